@@ -1,0 +1,33 @@
+//! # atmsim-kernel
+//!
+//! The discrete-event kernel every atmsim model runs on. It knows nothing of ATM:
+//!
+//! - [`time`]: `SimTime`/`SimDuration`, integer picoseconds;
+//! - [`rate`]: `Rate`, exact integer millibits per second, k-th cell times from a counter;
+//! - [`queue`]: the future-event list, `(time, seq)` order, FIFO on ties;
+//! - [`sim`]: components with numbered ports, static dispatch, zero-time message
+//!   delivery, warm-up deletion, event-trace fingerprint, conservation check;
+//! - [`rng`]: per-component random streams from (seed, run, component path, purpose);
+//! - [`probe`]: statistics and the long result table;
+//! - [`ledger`]: per-flow cell conservation;
+//! - [`error`]: `SimError`.
+//!
+//! No Python here: the `atmsim-py` crate is the only one that knows PyO3.
+
+pub mod error;
+pub mod ledger;
+pub mod probe;
+pub mod queue;
+pub mod rate;
+pub mod rng;
+pub mod sim;
+pub mod time;
+
+pub use error::SimError;
+pub use ledger::Ledger;
+pub use probe::{LevelHistogram, ProbeKind, ProbeRow, ProbeSpec, Report, Tally, TimeAverage};
+pub use queue::{CompId, EventQueue};
+pub use rate::{Rate, CELL_BITS};
+pub use rng::Stream;
+pub use sim::{Component, Ctx, PortId, Route, RunOutcome, Simulation};
+pub use time::{SimDuration, SimTime, PS_PER_S};

@@ -1,0 +1,257 @@
+//! Probes: the statistics models keep, and the long table they report into.
+//!
+//! Models declare their probes once, in a `&'static [ProbeSpec]` (name, unit, kind,
+//! help), which `atmsim describe` prints. At the end of a run each component writes rows
+//! `(component, probe, statistic, value, unit)` into a [`Report`]. Warm-up deletion is a
+//! call to `reset(now)` on every statistic at the warm-up instant: counters restart,
+//! time-weighted means restart their integration window and keep the current level.
+
+use crate::time::SimTime;
+
+/// What kind of statistic a probe is; decides which `statistic` rows it reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// A count of events over the measurement window (`count`, and often `rate`).
+    Counter,
+    /// A level integrated over time (`mean`, `max`).
+    TimeAverage,
+    /// Per-sample statistics (`count`, `mean`, `std`, `min`, `max`).
+    Tally,
+    /// A distribution (`p_gt_<x>` or bucket rows).
+    Histogram,
+    /// A single derived value (`value`).
+    Gauge,
+}
+
+impl ProbeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeKind::Counter => "counter",
+            ProbeKind::TimeAverage => "time_average",
+            ProbeKind::Tally => "tally",
+            ProbeKind::Histogram => "histogram",
+            ProbeKind::Gauge => "gauge",
+        }
+    }
+}
+
+/// A probe declaration.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSpec {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub kind: ProbeKind,
+    pub help: &'static str,
+}
+
+/// One row of the result table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeRow {
+    pub component: String,
+    pub probe: &'static str,
+    pub statistic: String,
+    pub value: f64,
+    pub unit: &'static str,
+}
+
+/// Collects rows at the end of a run.
+#[derive(Clone, Default, Debug)]
+pub struct Report {
+    pub rows: Vec<ProbeRow>,
+}
+
+impl Report {
+    pub fn push(&mut self, component: &str, probe: &'static str, statistic: &str, value: f64, unit: &'static str) {
+        self.rows.push(ProbeRow {
+            component: component.to_string(),
+            probe,
+            statistic: statistic.to_string(),
+            value,
+            unit,
+        });
+    }
+}
+
+/// A level integrated over time: mean and maximum of a piecewise-constant signal.
+#[derive(Clone, Debug, Default)]
+pub struct TimeAverage {
+    start: SimTime,
+    last: SimTime,
+    level: f64,
+    area: f64, // level × picoseconds
+    max: f64,
+}
+
+impl TimeAverage {
+    pub fn new(now: SimTime, level: f64) -> Self {
+        TimeAverage { start: now, last: now, level, area: 0.0, max: level }
+    }
+    #[inline]
+    pub fn set(&mut self, now: SimTime, level: f64) {
+        self.area += self.level * (now.0 - self.last.0) as f64;
+        self.last = now;
+        self.level = level;
+        if level > self.max {
+            self.max = level;
+        }
+    }
+    pub fn reset(&mut self, now: SimTime) {
+        *self = TimeAverage::new(now, self.level);
+    }
+    pub fn mean(&self, now: SimTime) -> f64 {
+        let span = now.0.saturating_sub(self.start.0) as f64;
+        if span <= 0.0 {
+            return self.level;
+        }
+        (self.area + self.level * (now.0 - self.last.0) as f64) / span
+    }
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+    pub fn level(&self) -> f64 {
+        self.level
+    }
+}
+
+/// Per-sample statistics with Welford's running variance.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    n: u64,
+    mean: f64,
+    m2: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Tally {
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        if self.n == 1 {
+            self.min = x;
+            self.max = x;
+        } else {
+            if x < self.min {
+                self.min = x;
+            }
+            if x > self.max {
+                self.max = x;
+            }
+        }
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+    pub fn reset(&mut self) {
+        *self = Tally::default();
+    }
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.mean }
+    }
+    pub fn std(&self) -> f64 {
+        if self.n < 2 { f64::NAN } else { (self.m2 / (self.n - 1) as f64).sqrt() }
+    }
+    pub fn min(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.min }
+    }
+    pub fn max(&self) -> f64 {
+        if self.n == 0 { f64::NAN } else { self.max }
+    }
+    /// Writes count, mean, std, min, max, each scaled by `scale` (count excepted).
+    pub fn report(&self, out: &mut Report, component: &str, probe: &'static str, unit: &'static str, scale: f64) {
+        out.push(component, probe, "count", self.count() as f64, "1");
+        out.push(component, probe, "mean", self.mean() * scale, unit);
+        out.push(component, probe, "std", self.std() * scale, unit);
+        out.push(component, probe, "min", self.min() * scale, unit);
+        out.push(component, probe, "max", self.max() * scale, unit);
+    }
+}
+
+/// Time-weighted distribution of a small non-negative integer level (such as a queue
+/// length): the fraction of time spent at each level `0..=cap`, levels above `cap`
+/// pooled in the last bucket.
+#[derive(Clone, Debug)]
+pub struct LevelHistogram {
+    start: SimTime,
+    last: SimTime,
+    level: usize,
+    time_at: Vec<u64>,
+}
+
+impl LevelHistogram {
+    pub fn new(now: SimTime, cap: usize) -> Self {
+        LevelHistogram { start: now, last: now, level: 0, time_at: vec![0; cap + 1] }
+    }
+    #[inline]
+    pub fn set(&mut self, now: SimTime, level: usize) {
+        let b = self.level.min(self.time_at.len() - 1);
+        self.time_at[b] += now.0 - self.last.0;
+        self.last = now;
+        self.level = level;
+    }
+    pub fn reset(&mut self, now: SimTime) {
+        self.time_at.iter_mut().for_each(|t| *t = 0);
+        self.start = now;
+        self.last = now;
+    }
+    /// Fraction of time with level strictly greater than `x`.
+    pub fn p_greater(&self, now: SimTime, x: usize) -> f64 {
+        let span = now.0.saturating_sub(self.start.0);
+        if span == 0 {
+            return f64::NAN;
+        }
+        let b = self.level.min(self.time_at.len() - 1);
+        let mut above = 0u64;
+        for (lvl, &t) in self.time_at.iter().enumerate() {
+            let t = if lvl == b { t + (now.0 - self.last.0) } else { t };
+            if lvl > x {
+                above += t;
+            }
+        }
+        above as f64 / span as f64
+    }
+    pub fn cap(&self) -> usize {
+        self.time_at.len() - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_average_integrates_piecewise_levels() {
+        let mut a = TimeAverage::new(SimTime(0), 0.0);
+        a.set(SimTime(10), 2.0);
+        a.set(SimTime(30), 1.0);
+        // 0 for 10, 2 for 20, 1 for 10 → 50 / 40
+        assert_eq!(a.mean(SimTime(40)), 1.25);
+        assert_eq!(a.max(), 2.0);
+        a.reset(SimTime(40));
+        assert_eq!(a.mean(SimTime(50)), 1.0);
+    }
+
+    #[test]
+    fn tally_matches_two_pass_statistics() {
+        let xs = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        let mut t = Tally::default();
+        xs.iter().for_each(|&x| t.add(x));
+        assert_eq!(t.mean(), 5.0);
+        let var: f64 = xs.iter().map(|x| (x - 5.0) * (x - 5.0)).sum::<f64>() / 7.0;
+        assert!((t.std() - var.sqrt()).abs() < 1e-12);
+        assert_eq!((t.min(), t.max()), (2.0, 9.0));
+    }
+
+    #[test]
+    fn level_histogram_tail() {
+        let mut h = LevelHistogram::new(SimTime(0), 4);
+        h.set(SimTime(10), 3); // level 0 for 10
+        h.set(SimTime(20), 9); // level 3 for 10, then 9 (pooled in bucket 4)
+        assert_eq!(h.p_greater(SimTime(40), 2), 30.0 / 40.0);
+        assert_eq!(h.p_greater(SimTime(40), 3), 20.0 / 40.0);
+        assert_eq!(h.p_greater(SimTime(40), 4), 0.0);
+    }
+}

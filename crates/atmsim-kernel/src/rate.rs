@@ -1,0 +1,90 @@
+//! Typed data rates, stored exactly as an integer number of millibits per second.
+//!
+//! Every physical-layer rate of interest (149.76 Mb/s, 40.704 Mb/s, 599.04 Mb/s) is an
+//! integer in b/s, so storing mb/s (millibit per second) makes the k-th departure of a
+//! periodic emitter exact: `t0 + ceil(k * bits * 1e15 / rate_mbit_per_s)` in integer
+//! arithmetic (u128), with no accumulation of rounded slot lengths.
+
+use crate::time::{SimDuration, PS_PER_S};
+
+/// Bits in one ATM cell (53 octets).
+pub const CELL_BITS: u64 = 424;
+
+/// A data rate. Zero is not a valid rate; constructors reject it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate {
+    millibits_per_s: u64,
+}
+
+impl Rate {
+    /// From bits per second (rounded to the millibit); `None` for zero, negative or
+    /// non-finite values.
+    pub fn from_bps(bps: f64) -> Option<Rate> {
+        if !bps.is_finite() || bps <= 0.0 {
+            return None;
+        }
+        let m = (bps * 1000.0).round();
+        if m < 1.0 || m >= u64::MAX as f64 {
+            return None;
+        }
+        Some(Rate { millibits_per_s: m as u64 })
+    }
+    /// From ATM cells per second (424 bits each).
+    pub fn from_cells_per_s(cps: f64) -> Option<Rate> {
+        Rate::from_bps(cps * CELL_BITS as f64)
+    }
+    pub fn bps(self) -> f64 {
+        self.millibits_per_s as f64 / 1000.0
+    }
+    pub fn cells_per_s(self) -> f64 {
+        self.bps() / CELL_BITS as f64
+    }
+    /// Exact time, rounded up to the picosecond, to send `bits` at this rate.
+    pub fn time_for_bits(self, bits: u64) -> SimDuration {
+        let num = bits as u128 * PS_PER_S as u128 * 1000;
+        let d = self.millibits_per_s as u128;
+        let q = num.div_ceil(d);
+        SimDuration(q.min(u64::MAX as u128) as u64)
+    }
+    /// Time of the end of the k-th cell (k = 1, 2, …) of a back-to-back train started
+    /// at offset 0: `ceil(k * 424 bits / rate)`. Exact for any k.
+    pub fn cell_train_offset(self, k: u64) -> SimDuration {
+        self.time_for_bits(k.saturating_mul(CELL_BITS))
+    }
+    /// One cell slot, rounded up to the picosecond (for display and queue bounds only;
+    /// emitters use [`Rate::cell_train_offset`]).
+    pub fn cell_slot(self) -> SimDuration {
+        self.cell_train_offset(1)
+    }
+    /// Mean cell inter-arrival in picoseconds, as a float (for random emitters).
+    pub fn mean_cell_gap_ps(self) -> f64 {
+        CELL_BITS as f64 * PS_PER_S as f64 / self.bps()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oc3c_cell_slot_is_2831196_58_ps_rounded_up() {
+        let r = Rate::from_bps(149.76e6).unwrap();
+        assert_eq!(r.cell_slot().ps(), 2_831_197);
+        // 100 slots are 283,119,658.1 ps: ceil gives ...659, not 100 * 2,831,197.
+        assert_eq!(r.cell_train_offset(100).ps(), 283_119_659);
+    }
+
+    #[test]
+    fn zero_negative_and_nan_rates_are_rejected() {
+        assert!(Rate::from_bps(0.0).is_none());
+        assert!(Rate::from_bps(-5.0).is_none());
+        assert!(Rate::from_bps(f64::INFINITY).is_none());
+        assert!(Rate::from_bps(0.0001).is_none());
+    }
+
+    #[test]
+    fn cells_per_second_round_trip() {
+        let r = Rate::from_cells_per_s(96_000.0).unwrap();
+        assert_eq!(r.bps(), 40.704e6);
+    }
+}
