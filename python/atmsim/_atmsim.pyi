@@ -1,0 +1,56 @@
+"""Typed stub of the native module built from crates/atmsim-py (the contract between
+the Rust core and the Python front end)."""
+from typing import Any, Callable, Optional
+
+class AtmsimError(Exception): ...
+class ScenarioError(AtmsimError):
+    """Bad scenario input. str(e) is one line: 'FILE:LINE: KEY: what is wrong; what would be valid'."""
+class ParamError(ScenarioError):
+    """A parameter value is out of range or has the wrong unit (same one-line format)."""
+class SimulationError(AtmsimError):
+    """A run failed: conservation violated, model invariant broken, or interrupted."""
+
+def version() -> str: ...
+
+class Scenario:
+    """A parsed, validated scenario (immutable)."""
+    name: str
+    path: str
+    duration_s: float
+    warmup_s: float
+    seed: int
+    replications: int
+    def components(self) -> list[dict[str, Any]]:
+        """[{'name': str, 'kind': str, 'params': {name: value-as-written-or-default (str)}}]"""
+    def with_overrides(self, overrides: dict[str, str]) -> "Scenario":
+        """Apply --set style overrides. Keys: 'COMPONENT.PARAM' or 'scenario.KEY'
+        (duration, warmup, seed, replications). Values are strings as in TOML without
+        quotes, e.g. '0.8', '256 cells', '8.8 ms'. Raises ScenarioError/ParamError
+        ('--set KEY: ...')."""
+    def to_toml(self) -> str: ...
+    def run(self, seed: Optional[int] = None, run: int = 0,
+            progress: Optional[Callable[[float, float], Any]] = None) -> dict[str, Any]:
+        """Runs one replication. seed None → scenario seed. progress(sim_now_s, duration_s)
+        is called about every 65k events (with the GIL); if it raises (e.g.
+        KeyboardInterrupt) the run stops and that exception propagates. Returns
+        {'name','seed','run','fingerprint' (16 hex digits),'events','duration_s','warmup_s',
+         'wall_s','probes': [(component, probe, statistic, value, unit), ...],
+         'ledger': {'generated','delivered','dropped' ({cause: n}),'in_flight'},
+         'flows': [{'flow','source','vc','generated','delivered','dropped','in_flight'}]}.
+        Raises SimulationError."""
+
+def load(path: str) -> Scenario: ...
+def loads(text: str, path: str = "<string>") -> Scenario: ...
+def describe_kinds() -> list[dict[str, str]]:
+    """[{'kind','help','source'}]"""
+def describe_kind(kind: str) -> dict[str, Any]:
+    """{'kind','help','source','params':[{'name','unit','default','help','source','required'}],
+        'inputs':[port names],'outputs':[port names],'probes':[{'name','unit','kind','help'}]}
+    Raises ScenarioError for an unknown kind (with a did-you-mean)."""
+
+def bench_hold(impl: str, pending: int, events: int, seed: int) -> dict[str, Any]:
+    """impl in {'atmsim','hand_heap'}. Returns {'events': int, 'wall_s': float, 'check': float}."""
+def bench_cell_queue(impl: str, cells: int, load: float, capacity: int, seed: int) -> dict[str, Any]:
+    """impl in {'atmsim','hand_heap','lindley'}: Poisson cells at `load` × OC-3c cell rate into
+    one FIFO of `capacity` cells served at the OC-3c cell rate (149.76 Mb/s payload).
+    events = arrivals + departures. Returns {'events','wall_s','lost','mean_wait_s'}."""
