@@ -1,0 +1,55 @@
+# atmsim — one entry point for setting up, building, testing and running.
+# Needs only python3 (>= 3.10) and cargo on PATH; everything else lands in .venv.
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+ATMSIM := $(VENV)/bin/atmsim
+
+# Anything that changes the native module forces a rebuild. Python sources under
+# python/ are NOT listed: `maturin develop` installs them as a path (.pth) into
+# the venv, so edits are visible without rebuilding.
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
+                Cargo.toml $(wildcard Cargo.lock) pyproject.toml
+
+.PHONY: all venv build test run bench validate validate-quick check-tools clean
+
+all: test
+
+check-tools:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python >= 3.10" >&2; exit 1; }
+	@command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found; install Rust with rustup (https://rustup.rs) and make sure ~/.cargo/bin is on PATH" >&2; exit 1; }
+
+venv: .stamp-venv
+.stamp-venv: requirements.lock
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python >= 3.10" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	@touch $@
+
+build: .stamp-build
+.stamp-build: .stamp-venv $(RUST_SOURCES) | check-tools
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+	@touch $@
+
+test: check-tools build
+	cargo test --workspace --exclude atmsim-py --release
+	$(VPY) -m pytest -q -W error tests/
+	$(ATMSIM) validate --quick
+
+run: build
+	@set -e; for f in scenarios/examples/*.toml; do \
+	  echo "=== $$f"; $(ATMSIM) run "$$f"; echo; \
+	done
+
+bench: build
+	$(ATMSIM) bench
+
+validate: build
+	$(ATMSIM) validate
+
+validate-quick: build
+	$(ATMSIM) validate --quick
+
+clean:
+	rm -rf $(VENV) .stamp-venv .stamp-build .pytest_cache

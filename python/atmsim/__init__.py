@@ -1,0 +1,33 @@
+"""atmsim — a fast cell-level discrete-event simulator for ATM networks.
+
+Quick start::
+
+    import atmsim
+    sc = atmsim.load("scenarios/examples/poisson_oc3.toml")
+    res = atmsim.run(sc, seed=1, run=0, set={"src.rate": "120 Mb/s"})
+    res.summary["fingerprint"], res.probes.head()
+    res.value("mux", "q_wait", "mean")
+
+The engine is the native module ``atmsim._atmsim`` (Rust, built with maturin); this
+package adds scenario/result objects, the CLI (``atmsim``), analytic validation and
+benchmarks.
+"""
+from atmsim._atmsim import version as _native_version
+from atmsim.api import Result, Scenario, describe, load, loads, run
+from atmsim.exceptions import AtmsimError, ParamError, ScenarioError, SimulationError
+
+__version__: str = _native_version()
+
+__all__ = [
+    "__version__",
+    "load",
+    "loads",
+    "run",
+    "describe",
+    "Scenario",
+    "Result",
+    "AtmsimError",
+    "ScenarioError",
+    "ParamError",
+    "SimulationError",
+]

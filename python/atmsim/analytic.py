@@ -1,0 +1,144 @@
+"""Exact queueing results used by ``atmsim validate``.
+
+Everything here is computed independently of the simulator (numpy/scipy only) so
+that the validation compares atmsim against theory, never against itself.
+
+References
+----------
+* Pollaczek–Khinchine mean value formula for M/G/1, specialised to deterministic
+  service: Kleinrock, *Queueing Systems* vol. 1 (1975), eq. 5.73.
+* M/G/1/K via the departure-epoch embedded Markov chain: Gross & Harris,
+  *Fundamentals of Queueing Theory*, 3rd ed. (1998), section 5.1.3.
+* N·D/D/1 queue tail: J. W. Roberts and J. T. Virtamo, "The superposition of periodic
+  cell arrival streams in an ATM multiplexer", IEEE Trans. Commun. 39(2), 1991.
+* Buddhikot–Kapoor–Parulkar on-off source (buddhikot92): alternating renewal process,
+  renewal-reward theorem.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+#: Bits in one ATM cell (53 bytes).
+CELL_BITS = 424
+#: SONET OC-3c payload rate available to cells (bit/s).
+OC3C_BPS = 149.76e6
+#: One OC-3c cell slot in seconds (424 bit / 149.76 Mb/s ≈ 2.8312 µs).
+OC3C_SLOT_S = CELL_BITS / OC3C_BPS
+
+
+def md1_mean_wait(rho: float, service_s: float = OC3C_SLOT_S) -> float:
+    """Mean waiting time in queue (arrival → start of service) of M/D/1.
+
+    Pollaczek–Khinchine with deterministic service S: Wq = ρ·S / (2(1−ρ)).
+    """
+    if not 0.0 <= rho < 1.0:
+        raise ValueError(f"M/D/1 needs 0 <= rho < 1, got {rho}")
+    return rho * service_s / (2.0 * (1.0 - rho))
+
+
+def _poisson_pmf(rho: float, kmax: int) -> np.ndarray:
+    return stats.poisson.pmf(np.arange(kmax + 1), rho)
+
+
+def md1k_departure_distribution(rho: float, k: int) -> np.ndarray:
+    """Stationary distribution π^d of the number left behind by a departure in
+    M/D/1/K (states 0..K−1), service time = 1 so arrivals per service ~ Poisson(ρ).
+
+    Transition matrix (Gross & Harris 5.1.3), a_j = e^{−ρ} ρ^j / j!:
+      P[0, j] = a_j,          j < K−1;   P[0, K−1] = Σ_{n≥K−1} a_n
+      P[i, j] = a_{j−i+1},    i−1 ≤ j < K−1; P[i, K−1] = Σ_{n≥K−i} a_n   (i ≥ 1)
+    Tail masses use the Poisson survival function so that tiny loss probabilities
+    are not lost to cancellation.
+    """
+    if k < 1:
+        raise ValueError("K must be >= 1")
+    if rho <= 0:
+        raise ValueError("rho must be > 0")
+    a = _poisson_pmf(rho, k)
+    p = np.zeros((k, k))
+    for i in range(k):
+        base = max(i - 1, 0)  # the lowest reachable state
+        for j in range(base, k - 1):
+            p[i, j] = a[j - base]
+        # everything else is clipped at K−1 (arrivals that find the system full are lost)
+        n_min = (k - 1) - base
+        p[i, k - 1] = stats.poisson.sf(n_min - 1, rho)
+    # Solve π (P − I) = 0 with Σπ = 1 (replace one balance equation by normalisation).
+    a_mat = (p - np.eye(k)).T
+    a_mat[-1, :] = 1.0
+    b = np.zeros(k)
+    b[-1] = 1.0
+    pi = np.linalg.solve(a_mat, b)
+    return pi
+
+
+def md1k_loss(rho: float, k: int) -> float:
+    """Cell loss probability of M/D/1/K, K = places in the system including the one
+    in service: P_loss = 1 − 1/(π^d_0 + ρ)  (Gross & Harris, M/G/1/K).
+
+    Sanity: K = 1 gives ρ/(1+ρ) (Erlang loss with one server)."""
+    pi = md1k_departure_distribution(rho, k)
+    return 1.0 - 1.0 / (pi[0] + rho)
+
+
+def ndd1_tail(n_sources: int, period_slots: int, x: int) -> float:
+    """Pr{Q > x} for N periodic (CBR) sources of period D slots with independent,
+    uniformly distributed phases into a unit-service FIFO (Roberts & Virtamo 1991):
+
+      Pr{Q > x} = Σ_{n=x+1}^{N} C(N,n) ((n−x)/D)^n (1 − (n−x)/D)^{N−n} (D−N+x)/(D−n+x)
+
+    Q is the unfinished work (in slots) at an arbitrary instant; for integer x this
+    is the same event as "more than x cells in the system" (the cell in service has
+    residual work in (0, 1]).  Needs N < D (load below 1)."""
+    n, d = n_sources, period_slots
+    if not 0 < n < d:
+        raise ValueError("N·D/D/1 needs 0 < N < D")
+    if x < 0:
+        raise ValueError("x must be >= 0")
+    total = 0.0
+    for m in range(x + 1, n + 1):
+        u = (m - x) / d
+        # log-space binomial term: avoids overflow of C(N, m) for large N
+        log_term = (
+            math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
+            + m * math.log(u)
+            + ((n - m) * math.log1p(-u) if n > m else 0.0)
+        )
+        total += math.exp(log_term) * (d - n + x) / (d - m + x)
+    return total
+
+
+def onoff_timing(peak_cps: float, mean_cps: float, burst_factor: float) -> tuple[float, float]:
+    """Mean active and idle periods (s) of the buddhikot92 on-off source:
+    T_on = B / (Λp − Λa), T_off = T_on·(Λp/Λa − 1), rates in cells/s."""
+    if not 0 < mean_cps < peak_cps:
+        raise ValueError("on-off source needs 0 < mean < peak")
+    t_on = burst_factor / (peak_cps - mean_cps)
+    t_off = t_on * (peak_cps / mean_cps - 1.0)
+    return t_on, t_off
+
+
+def onoff_mean_rate(peak_cps: float, mean_cps: float, burst_factor: float) -> float:
+    """Long-run cell rate (cells/s) = Λp·T_on/(T_on+T_off) = Λa (renewal-reward)."""
+    t_on, t_off = onoff_timing(peak_cps, mean_cps, burst_factor)
+    return peak_cps * t_on / (t_on + t_off)
+
+
+def onoff_mean_burst_cells(peak_cps: float, mean_cps: float, burst_factor: float) -> float:
+    """Mean cells per active period = Λp·T_on = B·Λp/(Λp − Λa)."""
+    t_on, _ = onoff_timing(peak_cps, mean_cps, burst_factor)
+    return peak_cps * t_on
+
+
+def student_t_ci(samples, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): two-sided Student-t confidence interval of the mean of
+    independent replications.  Needs at least two samples."""
+    x = np.asarray(samples, dtype=float)
+    if x.size < 2:
+        raise ValueError("a confidence interval needs at least two replications")
+    mean = float(x.mean())
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return mean, mean - half, mean + half

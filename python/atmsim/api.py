@@ -1,0 +1,243 @@
+"""Python API: scenarios as objects, results as pandas DataFrames.
+
+``Scenario`` wraps the native, immutable ``atmsim._atmsim.Scenario`` handle;
+``Result`` wraps the dict returned by one native run.  Nothing here simulates:
+all numbers come from the Rust core.
+"""
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Callable, Mapping, Optional, Union
+
+import pandas as pd
+
+from atmsim import _atmsim
+from atmsim.exceptions import ScenarioError
+from atmsim.progress import RunProgress
+
+PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
+
+ProgressArg = Union[None, bool, Callable[[float, float], Any]]
+
+
+class Scenario:
+    """A parsed, validated scenario.  Immutable: overrides return a new object."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_atmsim.Scenario") -> None:
+        self._native = native
+
+    @property
+    def native(self) -> "_atmsim.Scenario":
+        """The underlying native handle."""
+        return self._native
+
+    @property
+    def name(self) -> str:
+        return self._native.name
+
+    @property
+    def path(self) -> str:
+        return self._native.path
+
+    @property
+    def duration_s(self) -> float:
+        return self._native.duration_s
+
+    @property
+    def warmup_s(self) -> float:
+        return self._native.warmup_s
+
+    @property
+    def seed(self) -> int:
+        return self._native.seed
+
+    @property
+    def replications(self) -> int:
+        return self._native.replications
+
+    def components(self) -> list[dict[str, Any]]:
+        """``[{'name', 'kind', 'params': {name: value as written or default}}]``."""
+        return self._native.components()
+
+    def with_overrides(self, overrides: Optional[Mapping[str, Any]]) -> "Scenario":
+        """Apply ``--set`` style overrides: keys ``COMPONENT.PARAM`` or ``scenario.KEY``,
+        values as in TOML without quotes (``"0.8"``, ``"256 cells"``).  Non-string values
+        are converted with ``str``.  Raises ScenarioError/ParamError."""
+        if not overrides:
+            return self
+        return Scenario(self._native.with_overrides({str(k): _to_text(v) for k, v in overrides.items()}))
+
+    def to_toml(self) -> str:
+        return self._native.to_toml()
+
+    def run(self, seed: Optional[int] = None, run: int = 0, progress: ProgressArg = None) -> "Result":
+        return _run_scenario(self, seed=seed, run=run, progress=progress)
+
+    def __repr__(self) -> str:
+        return (f"Scenario(name={self.name!r}, path={self.path!r}, duration_s={self.duration_s:g}, "
+                f"warmup_s={self.warmup_s:g}, seed={self.seed})")
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Result:
+    """One replication: ``summary`` (dict), ``probes`` (DataFrame), ``ledger``, ``flows``."""
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = dict(raw)
+        self.probes: pd.DataFrame = pd.DataFrame(
+            [tuple(row) for row in raw.get("probes", [])], columns=PROBE_COLUMNS
+        ).astype({"value": "float64"})
+        self.summary: dict[str, Any] = {
+            "name": raw["name"],
+            "seed": raw["seed"],
+            "run": raw["run"],
+            "fingerprint": raw["fingerprint"],
+            "events": raw["events"],
+            "duration_s": raw["duration_s"],
+            "warmup_s": raw.get("warmup_s", 0.0),
+            "wall_s": raw["wall_s"],
+            "ledger": raw["ledger"],
+            "flows": raw["flows"],
+        }
+
+    # convenience accessors
+    @property
+    def fingerprint(self) -> str:
+        return self.summary["fingerprint"]
+
+    @property
+    def ledger(self) -> dict[str, Any]:
+        return self.summary["ledger"]
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        return self.summary["flows"]
+
+    @property
+    def events(self) -> int:
+        return self.summary["events"]
+
+    @property
+    def wall_s(self) -> float:
+        return self.summary["wall_s"]
+
+    def value(self, component: str, probe: str, statistic: str) -> float:
+        """The value of one probe statistic; KeyError (listing what exists) if absent."""
+        df = self.probes
+        hit = df[(df.component == component) & (df.probe == probe) & (df.statistic == statistic)]
+        if hit.empty:
+            known = df[df.component == component]
+            if known.empty:
+                comps = ", ".join(sorted(df.component.unique()))
+                raise KeyError(f"no component {component!r} in results; components: {comps}")
+            stats = ", ".join(f"{p}.{s}" for p, s in known[["probe", "statistic"]].itertuples(index=False))
+            raise KeyError(f"no probe statistic {probe}.{statistic} for {component!r}; it has: {stats}")
+        return float(hit["value"].iloc[0])
+
+    def ledger_balances(self) -> bool:
+        """Conservation: generated == delivered + dropped (all causes) + in flight."""
+        led = self.ledger
+        return led["generated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """The ``atmsim run --json`` object (NaN/inf become None)."""
+        return _json_clean({
+            "scenario": self.summary["name"],
+            "seed": self.summary["seed"],
+            "run": self.summary["run"],
+            "fingerprint": self.summary["fingerprint"],
+            "wall_s": self.summary["wall_s"],
+            "events": self.summary["events"],
+            "duration_s": self.summary["duration_s"],
+            "warmup_s": self.summary["warmup_s"],
+            "probes": [dict(zip(PROBE_COLUMNS, (c, p, s, float(v), u)))
+                       for c, p, s, v, u in self.probes.itertuples(index=False)],
+            "ledger": self.summary["ledger"],
+            "flows": self.summary["flows"],
+        })
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"Result(name={s['name']!r}, seed={s['seed']}, run={s['run']}, "
+                f"fingerprint={s['fingerprint']!r}, events={s['events']}, probes={len(self.probes)} rows)")
+
+
+def _json_clean(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _json_clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_clean(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return _json_clean(obj.item())
+    return obj
+
+
+def _check_readable(path: str) -> None:
+    """Turn file-system problems into one-line ScenarioErrors (bad input, exit 2)."""
+    if not os.path.exists(path):
+        raise ScenarioError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ScenarioError(f"{path}: is a directory, expected a scenario .toml file")
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def load(path: Union[str, os.PathLike]) -> Scenario:
+    """Parse and validate a scenario file.  Raises ScenarioError/ParamError."""
+    path = os.fspath(path)
+    _check_readable(path)
+    return Scenario(_atmsim.load(path))
+
+
+def loads(text: str, path: str = "<string>") -> Scenario:
+    """Parse and validate scenario text (``path`` is used in error messages)."""
+    return Scenario(_atmsim.loads(text, path))
+
+
+def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Scenario"]) -> Scenario:
+    if isinstance(scenario_or_path, Scenario):
+        return scenario_or_path
+    if isinstance(scenario_or_path, _atmsim.Scenario):
+        return Scenario(scenario_or_path)
+    return load(scenario_or_path)
+
+
+def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: ProgressArg) -> Result:
+    if progress is None or isinstance(progress, bool):
+        # Always hand the native run a callback: it is where Ctrl-C is noticed.
+        with RunProgress(label=sc.name, enabled=None if progress is None else progress) as bar:
+            return Result(sc.native.run(seed=seed, run=run, progress=bar))
+    return Result(sc.native.run(seed=seed, run=run, progress=progress))
+
+
+def run(scenario_or_path: Union[Scenario, str, os.PathLike], seed: Optional[int] = None, run: int = 0,
+        set: Optional[Mapping[str, Any]] = None, progress: ProgressArg = None) -> Result:  # noqa: A002
+    """Run one replication of a scenario (object or path).
+
+    seed: master seed (None → the scenario's); run: replication number (selects
+    independent random streams); set: ``--set`` style overrides; progress: None → a
+    bar on stderr for runs over 2 s when stderr is a terminal, False → none, True →
+    always allowed, or your own ``callable(sim_now_s, duration_s)``."""
+    sc = _as_scenario(scenario_or_path).with_overrides(set)
+    return _run_scenario(sc, seed=seed, run=run, progress=progress)
+
+
+def describe(kind: Optional[str] = None) -> Union[list[dict[str, str]], dict[str, Any]]:
+    """All component kinds (``[{'kind','help','source'}]``) or one kind's parameters,
+    ports and probes.  Raises ScenarioError (with a did-you-mean) for an unknown kind."""
+    if kind is None:
+        return _atmsim.describe_kinds()
+    return _atmsim.describe_kind(kind)
