@@ -22,6 +22,7 @@ pub mod rate;
 pub mod rng;
 pub mod sim;
 pub mod time;
+pub mod units;
 
 pub use error::SimError;
 pub use ledger::Ledger;

@@ -1,1 +1,290 @@
+//! # atmsim-models
+//!
+//! The model library. Each module is one area, each kind a component with declared
+//! parameters and probes:
+//!
+//! | kind      | module          | what it models                                    |
+//! |-----------|-----------------|---------------------------------------------------|
+//! | `cbr`     | [`traffic::cbr`]     | constant-bit-rate cells, fixed or random phase |
+//! | `poisson` | [`traffic::poisson`] | Poisson cells                                  |
+//! | `onoff`   | [`traffic::onoff`]   | buddhikot92 two-state Markov on-off source     |
+//! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
+//! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
+//! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
+//! | `hold`    | [`hold`]             | kernel benchmark workload                      |
+//!
+//! [`KINDS`] is the registry the scenario loader and `atmsim describe` read. [`Model`]
+//! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
+pub mod cell;
+pub mod hold;
+pub mod params;
+pub mod sink;
+pub mod suggest;
+pub mod traffic;
+pub mod transmitter;
+
+use atmsim_kernel::probe::{ProbeSpec, Report};
+use atmsim_kernel::{rng, Component, Ctx, Ledger, PortId, SimTime};
+
+pub use cell::{Cell, Msg};
+use params::{ParamIssue, ParamSpec, Params};
+
+/// An input port declaration; `multi` inputs accept any number of connections.
+#[derive(Clone, Copy, Debug)]
+pub struct PortSpec {
+    pub name: &'static str,
+    pub multi: bool,
+}
+
+/// What a constructor needs besides parameters.
+#[derive(Clone, Debug)]
+pub struct BuildInfo<'a> {
+    /// The component's path (its name in the scenario).
+    pub path: &'a str,
+    pub seed: u64,
+    pub run: u64,
+    /// Flow number, for sources (assigned in scenario order).
+    pub flow: u32,
+}
+
+impl BuildInfo<'_> {
+    /// The random stream for one purpose of this component.
+    pub fn stream(&self, purpose: &str) -> atmsim_kernel::Stream {
+        rng::stream(self.seed, self.run, self.path, purpose)
+    }
+}
+
+/// A component kind: its declarations and its constructor.
+pub struct KindSpec {
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub source: &'static str,
+    pub params: &'static [&'static [ParamSpec]],
+    pub inputs: &'static [PortSpec],
+    pub outputs: &'static [&'static str],
+    pub probes: &'static [&'static [ProbeSpec]],
+    /// Sources originate flows (they get a flow number and appear in the ledger).
+    pub is_source: bool,
+    pub build: fn(&Params, &BuildInfo) -> Result<Model, ParamIssue>,
+}
+
+impl KindSpec {
+    pub fn params(&self) -> impl Iterator<Item = &'static ParamSpec> {
+        self.params.iter().flat_map(|g| g.iter())
+    }
+    pub fn probes(&self) -> impl Iterator<Item = &'static ProbeSpec> {
+        self.probes.iter().flat_map(|g| g.iter())
+    }
+    pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.params().find(|p| p.name == name)
+    }
+}
+
+const IN_ONE: [PortSpec; 1] = [PortSpec { name: "in", multi: false }];
+const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
+const OUT: [&str; 1] = ["out"];
+
+/// Every component kind atmsim knows.
+pub static KINDS: [KindSpec; 7] = [
+    KindSpec {
+        kind: "cbr",
+        help: "constant-bit-rate cell source (fixed or random phase)",
+        source: "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
+        params: &[&traffic::cbr::PARAMS, &traffic::COMMON_PARAMS],
+        inputs: &[],
+        outputs: &OUT,
+        probes: &[&traffic::SOURCE_PROBES],
+        is_source: true,
+        build: |p, b| Ok(Model::Cbr(traffic::cbr::Cbr::new(p, b.flow, b.stream("phase"))?)),
+    },
+    KindSpec {
+        kind: "poisson",
+        help: "Poisson cell source",
+        source: "classic M/·/· arrivals",
+        params: &[&traffic::poisson::PARAMS, &traffic::COMMON_PARAMS],
+        inputs: &[],
+        outputs: &OUT,
+        probes: &[&traffic::SOURCE_PROBES],
+        is_source: true,
+        build: |p, b| Ok(Model::Poisson(traffic::poisson::Poisson::new(p, b.flow, b.stream("arrivals"))?)),
+    },
+    KindSpec {
+        kind: "onoff",
+        help: "two-state Markov on-off source ⟨peak, mean, burst factor⟩ with Poisson cells while active",
+        source: "buddhikot92 section 5, Figure 8",
+        params: &[&traffic::onoff::PARAMS, &traffic::COMMON_PARAMS],
+        inputs: &[],
+        outputs: &OUT,
+        probes: &[&traffic::SOURCE_PROBES, &traffic::onoff::PROBES],
+        is_source: true,
+        build: |p, b| Ok(Model::OnOff(traffic::onoff::OnOff::new(p, b.flow, b.stream("onoff"))?)),
+    },
+    KindSpec {
+        kind: "fifo",
+        help: "cell multiplexer: FIFO buffer (finite with tail drop, or unlimited) served at a line rate",
+        source: "output-buffered ATM multiplexer",
+        params: &[&transmitter::FIFO_PARAMS],
+        inputs: &IN_MANY,
+        outputs: &OUT,
+        probes: &[&transmitter::PROBES],
+        is_source: false,
+        build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
+    },
+    KindSpec {
+        kind: "link",
+        help: "physical link: transmitter at the line rate, then propagation delay (delay, or length at 5 µs/km)",
+        source: "SONET/DS-3/TAXI presets (ITU-T I.432, ATM Forum UNI 3.1)",
+        params: &[&transmitter::LINK_PARAMS],
+        inputs: &IN_ONE,
+        outputs: &OUT,
+        probes: &[&transmitter::PROBES],
+        is_source: false,
+        build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
+    },
+    KindSpec {
+        kind: "sink",
+        help: "cell sink: per-VC delay, throughput",
+        source: "atmsim",
+        params: &[],
+        inputs: &IN_MANY,
+        outputs: &[],
+        probes: &[&sink::PROBES],
+        is_source: false,
+        build: |_, _| Ok(Model::Sink(sink::Sink::new())),
+    },
+    KindSpec {
+        kind: "hold",
+        help: "hold-model benchmark workload: keeps N exponential timers pending",
+        source: "Vaucher & Duval 1975 hold model",
+        params: &[&hold::PARAMS],
+        inputs: &[],
+        outputs: &[],
+        probes: &[&hold::PROBES],
+        is_source: false,
+        build: |p, b| Ok(Model::Hold(hold::Hold::new(p, b.stream("hold"))?)),
+    },
+];
+
+/// Looks a kind up by name.
+pub fn kind(name: &str) -> Option<&'static KindSpec> {
+    KINDS.iter().find(|k| k.kind == name)
+}
+
+/// Every component, as one closed enum.
+#[derive(Clone, Debug)]
+pub enum Model {
+    Cbr(traffic::cbr::Cbr),
+    Poisson(traffic::poisson::Poisson),
+    OnOff(traffic::onoff::OnOff),
+    Transmitter(transmitter::Transmitter),
+    Sink(sink::Sink),
+    Hold(hold::Hold),
+}
+
+impl Model {
+    /// The flow and VC label of a source.
+    pub fn source_flow(&self) -> Option<(u32, u32)> {
+        let c = match self {
+            Model::Cbr(s) => s.core(),
+            Model::Poisson(s) => s.core(),
+            Model::OnOff(s) => s.core(),
+            _ => return None,
+        };
+        Some((c.flow, c.vc))
+    }
+}
+
+impl Component for Model {
+    type Msg = Msg;
+
+    fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        match self {
+            Model::Cbr(m) => m.start(ctx),
+            Model::Poisson(m) => m.start(ctx),
+            Model::OnOff(m) => m.start(ctx),
+            Model::Hold(m) => m.start(ctx),
+            Model::Transmitter(_) | Model::Sink(_) => {}
+        }
+    }
+
+    #[inline]
+    fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        match self {
+            Model::Transmitter(m) => m.on_timer(tag, ctx),
+            Model::Poisson(m) => m.on_timer(ctx),
+            Model::Cbr(m) => m.on_timer(ctx),
+            Model::OnOff(m) => m.on_timer(tag, ctx),
+            Model::Hold(m) => m.on_timer(ctx),
+            Model::Sink(_) => ctx.fail(format!("sink got timer {tag}")),
+        }
+    }
+
+    #[inline]
+    fn on_message(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx<'_, Msg>) {
+        let Msg::Cell(cell) = msg;
+        match self {
+            Model::Transmitter(m) => m.on_cell(cell, ctx),
+            Model::Sink(m) => m.on_cell(cell, ctx.now),
+            _ => ctx.fail("a source or workload received a cell".into()),
+        }
+    }
+
+    fn reset_stats(&mut self, now: SimTime) {
+        match self {
+            Model::Cbr(m) => m.reset_stats(now),
+            Model::Poisson(m) => m.reset_stats(now),
+            Model::OnOff(m) => m.reset_stats(now),
+            Model::Transmitter(m) => m.reset_stats(now),
+            Model::Sink(m) => m.reset_stats(now),
+            Model::Hold(m) => m.reset_stats(now),
+        }
+    }
+
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        match self {
+            Model::Cbr(m) => m.report(now, path, out),
+            Model::Poisson(m) => m.report(now, path, out),
+            Model::OnOff(m) => m.report(now, path, out),
+            Model::Transmitter(m) => m.report(now, path, out),
+            Model::Sink(m) => m.report(now, path, out),
+            Model::Hold(m) => m.report(now, path, out),
+        }
+    }
+
+    fn ledger(&self, l: &mut Ledger) {
+        match self {
+            Model::Cbr(m) => m.ledger(l),
+            Model::Poisson(m) => m.ledger(l),
+            Model::OnOff(m) => m.ledger(l),
+            Model::Transmitter(m) => m.ledger(l),
+            Model::Sink(m) => m.ledger(l),
+            Model::Hold(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_declares_distinct_params_and_valid_defaults() {
+        for k in &KINDS {
+            let mut names: Vec<_> = k.params().map(|p| p.name).collect();
+            let n = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(n, names.len(), "duplicate parameter in {}", k.kind);
+            for p in k.params() {
+                if let Some(d) = p.default {
+                    let raw = match d.parse::<i64>() {
+                        Ok(i) => params::Raw::Int(i),
+                        Err(_) => params::Raw::Str(d.into()),
+                    };
+                    params::parse_value(p, &raw).unwrap_or_else(|e| panic!("{}.{} default: {e}", k.kind, p.name));
+                }
+            }
+        }
+    }
+}

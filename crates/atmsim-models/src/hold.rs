@@ -1,0 +1,54 @@
+//! The classic hold model (Vaucher & Duval 1975; Jones 1986), the standard benchmark of
+//! future-event-list speed: `pending` events are kept scheduled; each one, when it
+//! fires, schedules one more after an exponential delay. It exercises only the kernel,
+//! through the same dispatch every real model uses (`atmsim bench`).
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, SimDuration, SimTime, Stream};
+
+use crate::cell::Msg;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::traffic::exp_ps;
+
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec { name: "pending", ty: ParamType::Int { min: 1, max: 100_000_000 }, default: Some("10000"), required: false, help: "events kept pending", source: "hold-model convention" },
+    ParamSpec { name: "mean", ty: ParamType::Time, default: Some("1 us"), required: false, help: "mean of the exponential hold time", source: "hold-model convention" },
+];
+
+pub const PROBES: [ProbeSpec; 1] = [ProbeSpec { name: "hold_events", unit: "1", kind: ProbeKind::Counter, help: "events handled (count)" }];
+
+#[derive(Clone, Debug)]
+pub struct Hold {
+    pending: u64,
+    mean_ps: f64,
+    handled: u64,
+    rng: Stream,
+}
+
+impl Hold {
+    pub fn new(p: &Params, rng: Stream) -> Result<Self, ParamIssue> {
+        let mean = p.time("mean").unwrap_or(SimDuration(1_000_000));
+        if mean.ps() == 0 {
+            return Err(ParamIssue::new("mean", "the hold time must be positive"));
+        }
+        Ok(Hold { pending: p.int("pending").unwrap_or(10_000) as u64, mean_ps: mean.ps() as f64, handled: 0, rng })
+    }
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        for _ in 0..self.pending {
+            let d = exp_ps(&mut self.rng, self.mean_ps);
+            ctx.schedule_in(SimDuration(d), 0);
+        }
+    }
+    #[inline]
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        self.handled += 1;
+        let d = exp_ps(&mut self.rng, self.mean_ps);
+        ctx.schedule_in(SimDuration(d), 0);
+    }
+    pub fn reset_stats(&mut self, _now: SimTime) {
+        self.handled = 0;
+    }
+    pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+        out.push(path, "hold_events", "count", self.handled as f64, "1");
+    }
+}

@@ -1,0 +1,83 @@
+//! Cell sink: the end of every cell's journey; measures per-VC delay and throughput.
+//!
+//! ```text
+//!   in (many) -->[ sink ]
+//! ```
+//!
+//! Statistics are kept per flow and reported under the component `<sink>/vc<N>`, N the
+//! VC label the cells carried on arrival (`<sink>/vc<N>-f<flow>` if several flows
+//! arrive with one label). Loss per VC comes from the run's ledger (`flow_loss_ratio`
+//! on each source), since only the source knows what was sent.
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
+use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
+
+use crate::cell::Cell;
+
+pub const PROBES: [ProbeSpec; 3] = [
+    ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
+    ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max)" },
+    ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
+];
+
+#[derive(Clone, Debug, Default)]
+struct PerFlow {
+    seen: bool,
+    vc: u32,
+    delivered: u64,
+    rx: u64,
+    delay: Tally,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Sink {
+    flows: Vec<PerFlow>,
+    since: SimTime,
+}
+
+impl Sink {
+    pub fn new() -> Self {
+        Sink::default()
+    }
+
+    #[inline]
+    pub fn on_cell(&mut self, cell: Cell, now: SimTime) {
+        let f = cell.flow as usize;
+        if self.flows.len() <= f {
+            self.flows.resize(f + 1, PerFlow::default());
+        }
+        let s = &mut self.flows[f];
+        s.seen = true;
+        s.vc = cell.vc;
+        s.delivered += 1;
+        s.rx += 1;
+        s.delay.add(now.since(cell.born).as_secs_f64());
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.since = now;
+        for s in &mut self.flows {
+            s.rx = 0;
+            s.delay.reset();
+        }
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        for (f, s) in self.flows.iter().enumerate().filter(|(_, s)| s.seen) {
+            let shared = self.flows.iter().enumerate().any(|(g, o)| g != f && o.seen && o.vc == s.vc);
+            let name = if shared { format!("{path}/vc{}-f{f}", s.vc) } else { format!("{path}/vc{}", s.vc) };
+            let rate = if secs > 0.0 { s.rx as f64 / secs } else { f64::NAN };
+            out.push(&name, "sink_rx_cells", "count", s.rx as f64, "cells");
+            out.push(&name, "sink_rx_cells", "rate", rate, "cells/s");
+            s.delay.report(out, &name, "sink_delay", "s", 1.0);
+            out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
+        }
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (f, s) in self.flows.iter().enumerate() {
+            l.add_delivered(f as u32, s.delivered);
+        }
+    }
+}

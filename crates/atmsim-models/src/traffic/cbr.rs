@@ -1,0 +1,82 @@
+//! Constant-bit-rate cell source.
+//!
+//! Cell k (k = 0, 1, …) leaves at `start + phase + ceil(k · 424 bit / rate)`, computed
+//! from the counter so that no rounding accumulates. With `phase = "random"` the phase
+//! is uniform over one cell period, drawn once per run from the component's own stream
+//! (the N·D/D/1 model of Roberts & Virtamo).
+
+use atmsim_kernel::probe::Report;
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream, CELL_BITS};
+use rand::Rng;
+
+use super::SourceCore;
+use crate::cell::Msg;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+pub const PARAMS: [ParamSpec; 3] = [
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell rate (424 bits per cell); give rate or interval", source: "required (rate or interval)" },
+    ParamSpec { name: "interval", ty: ParamType::Time, default: None, required: false, help: "time between cells; give rate or interval", source: "required (rate or interval)" },
+    ParamSpec { name: "phase", ty: ParamType::TimeOr("random"), default: Some("random"), required: false, help: "offset of the first cell after start; \"random\" = uniform over one period, drawn per run", source: "atmsim convention (random phases as in N·D/D/1 analyses)" },
+];
+
+#[derive(Clone, Debug)]
+pub struct Cbr {
+    core: SourceCore,
+    rate: Rate,
+    phase: Option<SimDuration>,
+    t0: SimTime,
+    k: u64,
+    rng: Stream,
+}
+
+impl Cbr {
+    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let rate = match (p.rate("rate"), p.time("interval")) {
+            (Some(_), Some(_)) => return Err(ParamIssue::new("interval", "give either rate or interval, not both")),
+            (Some(r), None) => r,
+            (None, Some(i)) => {
+                if i.ps() == 0 {
+                    return Err(ParamIssue::new("interval", "interval must be positive"));
+                }
+                Rate::from_bps(CELL_BITS as f64 / i.as_secs_f64()).ok_or_else(|| ParamIssue::new("interval", "interval too long"))?
+            }
+            (None, None) => return Err(ParamIssue::new("rate", "a cbr source needs rate or interval")),
+        };
+        let phase = p.time("phase");
+        Ok(Cbr { core: SourceCore::from_params(p, flow)?, rate, phase, t0: SimTime::ZERO, k: 0, rng })
+    }
+
+    fn schedule_next(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let t = self.t0.plus(self.rate.cell_train_offset(self.k));
+        if t < self.core.stop {
+            ctx.schedule_at(t, 0);
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let period = self.rate.cell_slot().ps();
+        let phase = match self.phase {
+            Some(p) => p,
+            None => SimDuration(self.rng.random_range(0..period.max(1))),
+        };
+        self.t0 = self.core.start.plus(phase);
+        self.schedule_next(ctx);
+    }
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        self.core.emit(ctx);
+        self.k += 1;
+        self.schedule_next(ctx);
+    }
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.core.reset_stats(now);
+    }
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core.report(now, path, out);
+    }
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.core.ledger(l);
+    }
+    pub fn core(&self) -> &SourceCore {
+        &self.core
+    }
+}

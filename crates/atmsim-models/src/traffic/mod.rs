@@ -1,0 +1,93 @@
+//! Traffic sources: CBR, Poisson and the two-state Markov on-off source of buddhikot92.
+//!
+//! ```text
+//!   +--------+
+//!   | source |--> out   (cells, one flow)
+//!   +--------+
+//! ```
+//!
+//! All sources share [`SourceCore`]: flow id, VC label, start/stop window, sequence
+//! numbers, and the `src_*` probes.
+
+pub mod cbr;
+pub mod onoff;
+pub mod poisson;
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, Ledger, SimTime, CELL_BITS};
+use rand_distr::{Distribution, Exp1};
+
+use crate::cell::{Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+/// Parameters every source has.
+pub const COMMON_PARAMS: [ParamSpec; 3] = [
+    ParamSpec { name: "vc", ty: ParamType::Int { min: 0, max: 4_294_967_295 }, default: None, required: false, help: "VC label carried by the cells (default: flow number + 1, unique per source)", source: "atmsim convention" },
+    ParamSpec { name: "start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "time of the first possible emission", source: "atmsim convention" },
+    ParamSpec { name: "stop", ty: ParamType::Time, default: None, required: false, help: "no emission at or after this time (default: never stop)", source: "atmsim convention" },
+];
+
+/// Probes every source reports.
+pub const SOURCE_PROBES: [ProbeSpec; 2] = [
+    ProbeSpec { name: "src_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells emitted after warm-up (count; rate in cells/s)" },
+    ProbeSpec { name: "src_tx_rate", unit: "Mb/s", kind: ProbeKind::Gauge, help: "mean emitted rate after warm-up, 424 bits per cell (statistic mean)" },
+];
+
+/// What every source keeps.
+#[derive(Clone, Debug)]
+pub struct SourceCore {
+    pub flow: u32,
+    pub vc: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    seq: u32,
+    generated: u64,
+    counted: u64,
+    since: SimTime,
+}
+
+impl SourceCore {
+    pub fn from_params(p: &Params, flow: u32) -> Result<SourceCore, ParamIssue> {
+        let start = SimTime::ZERO.plus(p.time("start").unwrap_or_default());
+        let stop = p.time("stop").map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX);
+        if stop <= start {
+            return Err(ParamIssue::new("stop", "stop must be later than start"));
+        }
+        let vc = p.int("vc").map(|v| v as u32).unwrap_or(flow + 1);
+        Ok(SourceCore { flow, vc, start, stop, seq: 0, generated: 0, counted: 0, since: SimTime::ZERO })
+    }
+
+    /// Emits one cell on output port 0 now.
+    #[inline]
+    pub fn emit(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let cell = Cell { born: ctx.now, flow: self.flow, vc: self.vc, seq: self.seq, flags: 0 };
+        self.seq = self.seq.wrapping_add(1);
+        self.generated += 1;
+        self.counted += 1;
+        ctx.send(0, Msg::Cell(cell));
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.counted = 0;
+        self.since = now;
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        let rate = if secs > 0.0 { self.counted as f64 / secs } else { f64::NAN };
+        out.push(path, "src_tx_cells", "count", self.counted as f64, "cells");
+        out.push(path, "src_tx_cells", "rate", rate, "cells/s");
+        out.push(path, "src_tx_rate", "mean", rate * CELL_BITS as f64 / 1e6, "Mb/s");
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        l.add_generated(self.flow, self.generated);
+    }
+}
+
+/// An exponential variate with the given mean in picoseconds, rounded to the picosecond.
+#[inline]
+pub fn exp_ps(rng: &mut atmsim_kernel::Stream, mean_ps: f64) -> u64 {
+    let x: f64 = Exp1.sample(rng);
+    (x * mean_ps).round() as u64
+}

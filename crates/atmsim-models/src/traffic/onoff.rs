@@ -1,0 +1,161 @@
+//! The two-state Markov on-off source of buddhikot92 (section 5, Figure 8).
+//!
+//! The source alternates between an active and an idle state, each of exponentially
+//! distributed duration; while active it emits Poisson cells at the peak rate Λp, while
+//! idle nothing. The paper characterises it by ⟨Λp, Λa, B⟩: peak rate, average rate and
+//! a burst factor B, "a measure of the amount by which the average bandwidth is exceeded
+//! during an active period", without a formula. atmsim reads that definition literally:
+//! B is the mean number of cells an active period carries *in excess of* what the average
+//! rate would carry in the same time,
+//!
+//! ```text
+//!   B = (Λp − Λa) · E[T_on]          (Λ in cells/s, B in cells)
+//!   E[T_on]  = B / (Λp − Λa)
+//!   E[T_off] = E[T_on] · (Λp/Λa − 1)   so that the long-run rate is Λa
+//!   mean burst length = Λp · E[T_on] = B · Λp / (Λp − Λa) cells
+//! ```
+//!
+//! With Λp/Λa = 2 and B = 1000 an active period carries 2000 cells on average.
+//! This mapping is an interpretation (documented in docs/models/traffic.md); the
+//! parameters `mean_on`/`mean_off` are not offered so that there is one way to say it.
+//! The initial state is drawn from the stationary distribution (active with
+//! probability Λa/Λp), so there is no start-up transient.
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::units::Size;
+use atmsim_kernel::{Ctx, Ledger, SimDuration, SimTime, Stream, Tally};
+use rand::Rng;
+
+use super::{exp_ps, SourceCore};
+use crate::cell::Msg;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params, Value};
+
+pub const PARAMS: [ParamSpec; 3] = [
+    ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: true, help: "peak rate Λp: Poisson cell rate while active", source: "buddhikot92 section 5" },
+    ParamSpec { name: "mean", ty: ParamType::Rate, default: None, required: true, help: "average rate Λa (must be below peak)", source: "buddhikot92 section 5" },
+    ParamSpec { name: "burst_factor", ty: ParamType::Size, default: None, required: true, help: "burst factor B in cells: mean excess over the average rate per active period, E[T_on] = B/(Λp−Λa)", source: "buddhikot92 section 5 (250, 500, 1000 in Table 3)" },
+];
+
+pub const PROBES: [ProbeSpec; 1] = [ProbeSpec {
+    name: "src_burst_cells",
+    unit: "cells",
+    kind: ProbeKind::Tally,
+    help: "cells per completed active period (statistics count, mean, std, min, max)",
+}];
+
+const TAG_CELL: u32 = 0;
+const TAG_SWITCH: u32 = 1;
+
+#[derive(Clone, Debug)]
+pub struct OnOff {
+    core: SourceCore,
+    peak_gap_ps: f64,
+    mean_on_ps: f64,
+    mean_off_ps: f64,
+    p_on: f64,
+    active: bool,
+    on_end: SimTime,
+    burst: u64,
+    bursts: Tally,
+    rng: Stream,
+}
+
+impl OnOff {
+    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let peak = p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?;
+        let mean = p.rate("mean").ok_or_else(|| ParamIssue::new("mean", "missing"))?;
+        if mean >= peak {
+            return Err(ParamIssue::new("mean", "the average rate must be below the peak rate"));
+        }
+        let b = match p.get("burst_factor") {
+            Some(Value::Size(Size::Cells(c))) => *c,
+            Some(Value::Size(Size::Bytes(_))) => return Err(ParamIssue::new("burst_factor", "give the burst factor in cells, e.g. \"1000 cells\"")),
+            _ => return Err(ParamIssue::new("burst_factor", "missing")),
+        };
+        if b <= 0.0 {
+            return Err(ParamIssue::new("burst_factor", "the burst factor must be positive"));
+        }
+        let (lp, la) = (peak.cells_per_s(), mean.cells_per_s());
+        let t_on = b / (lp - la);
+        let t_off = t_on * (lp / la - 1.0);
+        Ok(OnOff {
+            core: SourceCore::from_params(p, flow)?,
+            peak_gap_ps: peak.mean_cell_gap_ps(),
+            mean_on_ps: t_on * 1e12,
+            mean_off_ps: t_off * 1e12,
+            p_on: la / lp,
+            active: false,
+            on_end: SimTime::ZERO,
+            burst: 0,
+            bursts: Tally::default(),
+            rng,
+        })
+    }
+
+    /// In the active state: schedule the next cell, or the end of the period.
+    fn step_active(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+        let t = from.plus(SimDuration(exp_ps(&mut self.rng, self.peak_gap_ps)));
+        if t < self.on_end {
+            if t < self.core.stop {
+                ctx.schedule_at(t, TAG_CELL);
+            }
+        } else if self.on_end < self.core.stop {
+            ctx.schedule_at(self.on_end, TAG_SWITCH);
+        }
+    }
+
+    fn go_active(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+        self.active = true;
+        self.burst = 0;
+        self.on_end = from.plus(SimDuration(exp_ps(&mut self.rng, self.mean_on_ps)));
+        self.step_active(from, ctx);
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let s = self.core.start;
+        if self.rng.random::<f64>() < self.p_on {
+            self.go_active(s, ctx);
+        } else {
+            self.active = false;
+            let t = s.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
+            if t < self.core.stop {
+                ctx.schedule_at(t, TAG_SWITCH);
+            }
+        }
+    }
+
+    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        let now = ctx.now;
+        match tag {
+            TAG_CELL => {
+                self.core.emit(ctx);
+                self.burst += 1;
+                self.step_active(now, ctx);
+            }
+            _ if self.active => {
+                self.bursts.add(self.burst as f64);
+                self.active = false;
+                let t = now.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
+                if t < self.core.stop {
+                    ctx.schedule_at(t, TAG_SWITCH);
+                }
+            }
+            _ => self.go_active(now, ctx),
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.core.reset_stats(now);
+        self.bursts.reset();
+    }
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core.report(now, path, out);
+        self.bursts.report(out, path, "src_burst_cells", "cells", 1.0);
+    }
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.core.ledger(l);
+    }
+    pub fn core(&self) -> &SourceCore {
+        &self.core
+    }
+}

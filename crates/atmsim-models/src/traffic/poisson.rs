@@ -1,0 +1,60 @@
+//! Poisson cell source: exponential inter-cell times at a mean rate.
+
+use atmsim_kernel::probe::Report;
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
+
+use super::{exp_ps, SourceCore};
+use crate::cell::Msg;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
+    name: "rate",
+    ty: ParamType::Rate,
+    default: None,
+    required: true,
+    help: "mean cell rate (424 bits per cell; e.g. \"134.784 Mb/s\" or \"317886 cells/s\")",
+    source: "required",
+}];
+
+#[derive(Clone, Debug)]
+pub struct Poisson {
+    core: SourceCore,
+    mean_gap_ps: f64,
+    rng: Stream,
+}
+
+impl Poisson {
+    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let rate: Rate = p.rate("rate").ok_or_else(|| ParamIssue::new("rate", "missing"))?;
+        Ok(Poisson { core: SourceCore::from_params(p, flow)?, mean_gap_ps: rate.mean_cell_gap_ps(), rng })
+    }
+
+    fn next(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+        let t = from.plus(SimDuration(exp_ps(&mut self.rng, self.mean_gap_ps)));
+        if t < self.core.stop {
+            ctx.schedule_at(t, 0);
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let s = self.core.start;
+        self.next(s, ctx);
+    }
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        self.core.emit(ctx);
+        let now = ctx.now;
+        self.next(now, ctx);
+    }
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.core.reset_stats(now);
+    }
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core.report(now, path, out);
+    }
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.core.ledger(l);
+    }
+    pub fn core(&self) -> &SourceCore {
+        &self.core
+    }
+}

@@ -1,0 +1,269 @@
+//! A transmitter: a FIFO cell buffer served at a line rate, followed by a propagation
+//! delay. Two kinds share it:
+//!
+//! - `fifo`, the cell multiplexer: many inputs, finite or unlimited capacity with tail
+//!   drop, served at a line rate (usually a physical-layer preset), propagation 0 unless
+//!   set;
+//! - `link`, a physical link: line rate plus propagation delay (given as a delay or a
+//!   length at 5 µs/km), its transmit buffer unlimited unless set.
+//!
+//! ```text
+//!   in (many) -->[ buffer | server @ rate ]--( propagation )--> out
+//! ```
+//!
+//! A message delivered at `t` is a cell whose last bit arrived at `t`. The server is
+//! work-conserving in continuous time (no slot alignment): within a busy period that
+//! began at `t0`, cell j starts at `t0 + ceil(j·424/rate)` and ends at
+//! `t0 + ceil((j+1)·424/rate)`, computed from the counter (exact, no drift). `capacity`
+//! counts every cell in the buffer including the one being transmitted, so a
+//! `capacity = K` fifo fed by Poisson cells is the M/D/1/K queue. Cells on the wire keep
+//! their order, so the propagation stage is a FIFO with a single pending timer.
+
+use std::collections::VecDeque;
+
+use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally, TimeAverage};
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
+
+use crate::cell::{Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+/// Physical-layer presets: (name, bit rate available to cells, line rate, source).
+pub const PHY_PRESETS: [(&str, f64, f64, &str); 5] = [
+    ("OC-3c", 149.76e6, 155.52e6, "SONET STS-3c SPE payload: 149.76 of 155.52 Mb/s (ITU-T I.432)"),
+    ("OC-12c", 599.04e6, 622.08e6, "SONET STS-12c SPE payload: 599.04 of 622.08 Mb/s (ITU-T I.432)"),
+    ("DS-3", 40.704e6, 44.736e6, "DS-3 PLCP: 12 cells per 125 µs = 96,000 cells/s = 40.704 Mb/s (ATM Forum UNI 3.1)"),
+    ("TAXI-100", 100e6, 125e6, "TAXI 4B/5B: 100 Mb/s of cells on 125 Mbaud (ATM Forum UNI 3.1)"),
+    ("OC-3c-x4", 599.04e6, 622.08e6, "four OC-3c tributaries in an OC-12 (4 × 149.76 Mb/s)"),
+];
+
+pub const PHY_NAMES: [&str; 5] = ["OC-3c", "OC-12c", "DS-3", "TAXI-100", "OC-3c-x4"];
+
+/// The cell rate of a preset.
+pub fn phy_rate(name: &str) -> Option<Rate> {
+    PHY_PRESETS.iter().find(|p| p.0.eq_ignore_ascii_case(name)).and_then(|p| Rate::from_bps(p.1))
+}
+
+const COMMON: [ParamSpec; 3] = [
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the cell rate (OC-3c 149.76, OC-12c 599.04, DS-3 40.704, TAXI-100 100 Mb/s); give phy or rate", source: "ITU-T I.432, ATM Forum UNI 3.1" },
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
+    ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: false, help: "propagation delay after transmission (or give length)", source: "0 by default" },
+];
+
+const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
+
+pub const FIFO_PARAMS: [ParamSpec; 5] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH,
+    ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "buffer size counting the cell in transmission; tail drop when full (bytes convert at 53 per cell)", source: "atmsim convention" },
+];
+
+pub const LINK_PARAMS: [ParamSpec; 5] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH,
+    ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "transmit buffer size; unlimited by default", source: "atmsim convention" },
+];
+
+pub const PROBES: [ProbeSpec; 8] = [
+    ProbeSpec { name: "q_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count, rate)" },
+    ProbeSpec { name: "q_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells transmitted (count, rate)" },
+    ProbeSpec { name: "q_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped because the buffer was full (count)" },
+    ProbeSpec { name: "q_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "dropped / arrived (value)" },
+    ProbeSpec { name: "q_len", unit: "cells", kind: ProbeKind::TimeAverage, help: "cells in the buffer including the one in transmission (mean, max)" },
+    ProbeSpec { name: "q_wait", unit: "s", kind: ProbeKind::Tally, help: "time from a cell's arrival to the start of its transmission (count, mean, std, min, max)" },
+    ProbeSpec { name: "q_len_tail", unit: "1", kind: ProbeKind::Histogram, help: "fraction of time with more than x cells in the buffer (statistics p_gt_0 … p_gt_32)" },
+    ProbeSpec { name: "phy_utilisation", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the line was transmitting (value)" },
+];
+
+/// Levels of `q_len_tail` reported (p_gt_0 … p_gt_TAIL_MAX).
+pub const TAIL_MAX: usize = 32;
+
+const TAG_TX_DONE: u32 = 0;
+const TAG_ARRIVE: u32 = 1;
+
+#[derive(Clone, Debug)]
+pub struct Transmitter {
+    rate: Rate,
+    capacity: Option<usize>,
+    propagation: SimDuration,
+    buffer: VecDeque<(Cell, SimTime)>,
+    busy_start: SimTime,
+    served_in_busy: u64,
+    wire: VecDeque<(SimTime, Cell)>,
+    drops_by_flow: Vec<u64>,
+    // statistics since warm-up
+    rx: u64,
+    tx: u64,
+    dropped: u64,
+    since: SimTime,
+    len: TimeAverage,
+    busy: TimeAverage,
+    tail: LevelHistogram,
+    wait: Tally,
+}
+
+impl Transmitter {
+    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
+        let rate = match (p.word("phy"), p.rate("rate")) {
+            (Some(_), Some(_)) => return Err(ParamIssue::new("rate", "give either phy or rate, not both")),
+            (Some(name), None) => phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")))?,
+            (None, Some(r)) => r,
+            (None, None) => return Err(ParamIssue::new("phy", "a line rate is needed: give phy (e.g. \"OC-3c\") or rate")),
+        };
+        let capacity = match p.word("capacity") {
+            Some(_) => None,
+            None => {
+                let c = p.cells("capacity").unwrap_or(0);
+                if c == 0 {
+                    return Err(ParamIssue::new("capacity", "capacity must be at least 1 cell (or \"unlimited\")"));
+                }
+                Some(c as usize)
+            }
+        };
+        let propagation = p.propagation()?;
+        Ok(Transmitter {
+            rate,
+            capacity,
+            propagation,
+            buffer: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)),
+            busy_start: SimTime::ZERO,
+            served_in_busy: 0,
+            wire: VecDeque::new(),
+            drops_by_flow: Vec::new(),
+            rx: 0,
+            tx: 0,
+            dropped: 0,
+            since: SimTime::ZERO,
+            len: TimeAverage::new(SimTime::ZERO, 0.0),
+            busy: TimeAverage::new(SimTime::ZERO, 0.0),
+            tail: LevelHistogram::new(SimTime::ZERO, TAIL_MAX + 1),
+            wait: Tally::default(),
+        })
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    #[inline]
+    fn level_changed(&mut self, now: SimTime) {
+        let n = self.buffer.len();
+        self.len.set(now, n as f64);
+        self.tail.set(now, n);
+    }
+
+    #[inline]
+    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+        let now = ctx.now;
+        self.rx += 1;
+        if let Some(cap) = self.capacity {
+            if self.buffer.len() >= cap {
+                self.dropped += 1;
+                let f = cell.flow as usize;
+                if self.drops_by_flow.len() <= f {
+                    self.drops_by_flow.resize(f + 1, 0);
+                }
+                self.drops_by_flow[f] += 1;
+                return;
+            }
+        }
+        self.buffer.push_back((cell, now));
+        if self.buffer.len() == 1 {
+            // Idle line: a new busy period starts now.
+            self.busy_start = now;
+            self.served_in_busy = 0;
+            self.busy.set(now, 1.0);
+            self.wait.add(0.0);
+            ctx.schedule_at(now.plus(self.rate.cell_train_offset(1)), TAG_TX_DONE);
+        }
+        self.level_changed(now);
+    }
+
+    #[inline]
+    fn tx_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let now = ctx.now;
+        let Some((cell, _)) = self.buffer.pop_front() else {
+            ctx.fail("transmission ended with an empty buffer".into());
+            return;
+        };
+        self.tx += 1;
+        self.served_in_busy += 1;
+        if let Some(&(_, arrived)) = self.buffer.front() {
+            self.wait.add(now.since(arrived).as_secs_f64());
+            let end = self.busy_start.plus(self.rate.cell_train_offset(self.served_in_busy + 1));
+            ctx.schedule_at(end, TAG_TX_DONE);
+        } else {
+            self.busy.set(now, 0.0);
+        }
+        self.level_changed(now);
+        if self.propagation.ps() == 0 {
+            ctx.send(0, Msg::Cell(cell));
+        } else {
+            let at = now.plus(self.propagation);
+            if self.wire.is_empty() {
+                ctx.schedule_at(at, TAG_ARRIVE);
+            }
+            self.wire.push_back((at, cell));
+        }
+    }
+
+    fn arrive(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        let Some((_, cell)) = self.wire.pop_front() else {
+            ctx.fail("propagation timer with an empty wire".into());
+            return;
+        };
+        if let Some(&(next, _)) = self.wire.front() {
+            ctx.schedule_at(next, TAG_ARRIVE);
+        }
+        ctx.send(0, Msg::Cell(cell));
+    }
+
+    #[inline]
+    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        if tag == TAG_TX_DONE {
+            self.tx_done(ctx)
+        } else {
+            self.arrive(ctx)
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.rx = 0;
+        self.tx = 0;
+        self.dropped = 0;
+        self.since = now;
+        self.len.reset(now);
+        self.busy.reset(now);
+        self.tail.reset(now);
+        self.wait.reset();
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
+        out.push(path, "q_rx_cells", "count", self.rx as f64, "cells");
+        out.push(path, "q_rx_cells", "rate", per_s(self.rx), "cells/s");
+        out.push(path, "q_tx_cells", "count", self.tx as f64, "cells");
+        out.push(path, "q_tx_cells", "rate", per_s(self.tx), "cells/s");
+        out.push(path, "q_drop_cells", "count", self.dropped as f64, "cells");
+        let loss = if self.rx > 0 { self.dropped as f64 / self.rx as f64 } else { f64::NAN };
+        out.push(path, "q_loss_ratio", "value", loss, "1");
+        out.push(path, "q_len", "mean", self.len.mean(now), "cells");
+        out.push(path, "q_len", "max", self.len.max(), "cells");
+        self.wait.report(out, path, "q_wait", "s", 1.0);
+        let top = self.capacity.map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
+        for x in 0..=top {
+            out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.tail.p_greater(now, x), "1");
+        }
+        out.push(path, "phy_utilisation", "value", self.busy.mean(now), "1");
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (f, &n) in self.drops_by_flow.iter().enumerate() {
+            l.add_dropped("buffer_full", f as u32, n);
+        }
+        for (c, _) in &self.buffer {
+            l.add_in_flight(c.flow, 1);
+        }
+        for (_, c) in &self.wire {
+            l.add_in_flight(c.flow, 1);
+        }
+    }
+}
