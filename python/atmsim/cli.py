@@ -1,0 +1,231 @@
+"""The ``atmsim`` command line.
+
+Commands: ``run``, ``describe``, ``validate``, ``bench``.  The logic lives in
+:mod:`atmsim.api`, :mod:`atmsim.validate` and :mod:`atmsim.bench`; this module only
+parses arguments, prints, and maps errors to exit codes:
+
+* bad input (``ScenarioError``/``ParamError``, missing or unreadable file, bad
+  ``--set``) → one line ``atmsim: error: <message>`` on stderr, exit 2;
+* usage errors (unknown option, missing argument) → click's usage message, exit 2;
+* a failed run (``SimulationError``) → one line, exit 1;
+* Ctrl-C → ``atmsim: interrupted``, exit 130.
+Never a traceback for any of these.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import sys
+from typing import Annotated, Any, Iterator, Optional
+
+import typer
+
+from atmsim import api
+from atmsim.exceptions import AtmsimError, ScenarioError, SimulationError
+from atmsim.progress import RunProgress
+
+app = typer.Typer(
+    name="atmsim",
+    help="atmsim — a fast cell-level discrete-event simulator for ATM networks.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,  # user errors are one line; real bugs keep a plain traceback
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _die(message: str, code: int) -> None:
+    print(f"atmsim: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        print("atmsim: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+def parse_set(items: Optional[list[str]]) -> dict[str, str]:
+    """``["mux.capacity=256 cells", ...]`` → ``{"mux.capacity": "256 cells"}``.
+    One pair of surrounding quotes on the value is removed.  Raises ScenarioError."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or "." not in key or not value:
+            raise ScenarioError(
+                f"--set {item!r}: expected KEY=VALUE with KEY as COMPONENT.PARAM or scenario.KEY, "
+                f"e.g. --set 'mux.capacity=256 cells'"
+            )
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out[key] = value
+    return out
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _table(rows: list[list[str]], header: list[str], indent: str = "") -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines.append(indent + "  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def format_result(res: api.Result, path: str) -> str:
+    s = res.summary
+    wall = s["wall_s"]
+    rate = s["events"] / wall if wall > 0 else float("inf")
+    out = [
+        f"scenario     {s['name']}  ({path})",
+        f"seed / run   {s['seed']} / {s['run']}",
+        f"fingerprint  {s['fingerprint']}",
+        f"simulated    {_fmt(s['duration_s'])} s (warm-up {_fmt(s['warmup_s'])} s)",
+        f"events       {s['events']:,}",
+        f"wall time    {wall:.3f} s ({rate / 1e6:.2f} M events/s)",
+        "",
+    ]
+    rows: list[list[str]] = []
+    last = None
+    for comp, probe, stat, value, unit in res.probes.itertuples(index=False):
+        rows.append([comp if comp != last else "", probe, stat, _fmt(float(value)), unit])
+        last = comp
+    out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
+    led = s["ledger"]
+    dropped = led.get("dropped", {})
+    drop_total = sum(dropped.values())
+    causes = ", ".join(f"{k}: {v:,}" for k, v in sorted(dropped.items())) or "none"
+    out += [
+        "",
+        f"ledger       generated {led['generated']:,} = delivered {led['delivered']:,}"
+        f" + dropped {drop_total:,} ({causes}) + in flight {led['in_flight']:,}",
+    ]
+    flows = s.get("flows") or []
+    if flows:
+        cols = ["flow", "source", "vc", "generated", "delivered", "dropped", "in_flight"]
+        frows = [[_fmt(f.get(c, "")) if not isinstance(f.get(c), int) else f"{f[c]:,}" for c in cols] for f in flows]
+        out += ["", _table(frows, cols)]
+    return "\n".join(out)
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml).")],
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Master seed (default: the scenario's).")] = None,
+    run: Annotated[int, typer.Option("--run", min=0, help="Replication number (independent random streams).")] = 0,
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="KEY=VALUE",
+        help="Override a parameter, e.g. --set 'mux.capacity=64 cells' or --set scenario.duration='2 s'. Repeatable.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run one replication of a scenario and print its summary, probes and ledger."""
+    overrides = parse_set(set_)
+    sc = api.load(scenario).with_overrides(overrides)
+    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar:
+        res = sc.run(seed=seed, run=run, progress=bar)
+    if json_out:
+        print(json.dumps(res.to_json_obj(), allow_nan=False))
+    else:
+        print(format_result(res, scenario))
+
+
+@app.command("describe")
+def describe_cmd(
+    kind: Annotated[Optional[str], typer.Argument(help="A component kind, e.g. fifo.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List component kinds, or show one kind's parameters, ports and probes."""
+    info = api.describe(kind)
+    if json_out:
+        print(json.dumps(info, allow_nan=False))
+        return
+    if kind is None:
+        print(_table([[k["kind"], k.get("help", "")] for k in info], ["kind", "help"]))
+        return
+    print(f"{info['kind']}: {info.get('help', '')}")
+    if info.get("source"):
+        print(f"source: {info['source']}")
+    params = info.get("params", [])
+    print("\nparameters:")
+    prow = [[p["name"], p.get("unit") or "", "" if p.get("default") is None else str(p["default"]),
+             "yes" if p.get("required") else "no", p.get("source") or "", p.get("help") or ""]
+            for p in params]
+    print(_table(prow, ["name", "unit", "default", "required", "source of default", "help"], indent="  "))
+    print(f"\ninputs:  {', '.join(info.get('inputs', [])) or '-'}")
+    print(f"outputs: {', '.join(info.get('outputs', [])) or '-'}")
+    print("\nprobes:")
+    qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
+    print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
+
+
+@app.command("validate")
+def validate_cmd(
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer, shorter replications (CI: < 2 minutes).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Compare simulated results with exact queueing theory (M/D/1, M/D/1/K, on-off, N*D/D/1)."""
+    from atmsim import validate
+
+    with _interruptible():
+        code = validate.main(quick=quick, json_out=json_out, progress=not quiet)
+    raise SystemExit(code)
+
+
+@app.command("bench")
+def bench_cmd(
+    quick: Annotated[bool, typer.Option("--quick", help="10x fewer events (smoke test, not a measurement).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Hold-model and cell-queue benchmarks: atmsim vs hand-written Rust, Lindley and SimPy."""
+    from atmsim import bench
+
+    with _interruptible():
+        bench.main(quick=quick, json_out=json_out)
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the atmsim version."""
+    import atmsim
+
+    print(atmsim.__version__)
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Console-script entry point."""
+    try:
+        app(args=argv, prog_name="atmsim")
+    except ScenarioError as exc:  # includes ParamError
+        _die(_one_line(exc), 2)
+    except SimulationError as exc:
+        _die(_one_line(exc), 1)
+    except AtmsimError as exc:
+        _die(_one_line(exc), 1)
+    except KeyboardInterrupt:
+        print("atmsim: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        # `atmsim run x.toml | head`: not an error worth a traceback
+        sys.stderr.close()
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()
