@@ -1,0 +1,157 @@
+"""Exact formulas used by `atmsim validate`, checked against independent known values."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from atmsim import analytic
+
+
+def test_oc3c_slot():
+    assert analytic.OC3C_SLOT_S == pytest.approx(2.831196581e-6, rel=1e-9)
+
+
+def test_md1_pollaczek_khinchine():
+    s = analytic.OC3C_SLOT_S
+    assert analytic.md1_mean_wait(0.5) == pytest.approx(0.5 * s)
+    assert analytic.md1_mean_wait(0.8) == pytest.approx(2.0 * s)
+    assert analytic.md1_mean_wait(0.95) == pytest.approx(9.5 * s)
+    assert analytic.md1_mean_wait(0.0) == 0.0
+    # M/D/1 waits exactly half as long as M/M/1 (rho*S/(1-rho)) at the same load
+    assert analytic.md1_mean_wait(0.7, 1.0) == pytest.approx(0.5 * 0.7 / 0.3)
+    with pytest.raises(ValueError):
+        analytic.md1_mean_wait(1.0)
+
+
+@pytest.mark.parametrize("rho", [0.1, 0.5, 0.9, 1.0, 2.0])
+def test_md1k_k1_is_erlang_loss(rho):
+    assert analytic.md1k_loss(rho, 1) == pytest.approx(rho / (1 + rho), rel=1e-12)
+
+
+def test_md1k_k2_closed_form():
+    # K = 2: the departure chain has pi_0 = a_0 = e^-rho in both rows
+    rho = 0.9
+    assert analytic.md1k_loss(rho, 2) == pytest.approx(1 - 1 / (math.exp(-rho) + rho), rel=1e-12)
+
+
+def test_md1k_decreasing_in_k_and_tends_to_zero():
+    losses = [analytic.md1k_loss(0.9, k) for k in (1, 2, 4, 8, 16, 32, 64)]
+    assert all(a > b for a, b in zip(losses, losses[1:]))
+    assert losses[-1] < 1e-6
+    assert analytic.md1k_loss(0.9, 8) == pytest.approx(0.027263595, rel=1e-6)
+
+
+def test_md1k_overload_loss_tends_to_excess():
+    # rho = 2, large K: the server is always busy, so carried = 1 and loss = 1 - 1/rho
+    assert analytic.md1k_loss(2.0, 64) == pytest.approx(0.5, rel=1e-9)
+
+
+def test_md1k_departure_distribution_is_a_distribution():
+    pi = analytic.md1k_departure_distribution(0.9, 32)
+    assert pi.shape == (32,)
+    assert np.all(pi >= -1e-15)
+    assert pi.sum() == pytest.approx(1.0)
+
+
+def _md1k_loss_monte_carlo(rho, k, arrivals, seed):
+    """Independent route: a direct event-by-event M/D/1/K simulation in Python
+    (service = 1, K places including the cell in service)."""
+    from collections import deque
+
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.exponential(1 / rho, arrivals))
+    departures = deque()
+    last = 0.0
+    lost = 0
+    for now in t:
+        while departures and departures[0] <= now:
+            departures.popleft()
+        if len(departures) >= k:
+            lost += 1
+            continue
+        last = max(now, last) + 1.0
+        departures.append(last)
+    return lost / arrivals
+
+
+def test_md1k_matches_monte_carlo():
+    p = _md1k_loss_monte_carlo(0.9, 8, 300_000, seed=7)
+    assert p == pytest.approx(analytic.md1k_loss(0.9, 8), rel=0.06)
+
+
+def test_ndd1_tail_known_points():
+    n, d = 50, 60
+    # P(Q > 0) is the server's busy fraction = load N/D exactly
+    assert analytic.ndd1_tail(n, d, 0) == pytest.approx(n / d, rel=1e-9)
+    # never more than N cells in the system
+    assert analytic.ndd1_tail(n, d, n) == 0.0
+    assert analytic.ndd1_tail(n, d, n + 5) == 0.0
+    tail = [analytic.ndd1_tail(n, d, x) for x in range(0, 20)]
+    assert all(a > b for a, b in zip(tail, tail[1:]))
+
+
+def test_ndd1_single_source_never_queues():
+    # one periodic source: exactly one cell in service for 1/D of the time, never 2
+    assert analytic.ndd1_tail(1, 10, 0) == pytest.approx(0.1)
+    assert analytic.ndd1_tail(1, 10, 1) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40))
+def test_ndd1_busy_fraction_property(n, extra):
+    d = n + extra
+    assert analytic.ndd1_tail(n, d, 0) == pytest.approx(n / d, rel=1e-9)
+
+
+def test_onoff_formulas():
+    peak, mean, b = 100_000.0, 25_000.0, 100.0
+    t_on, t_off = analytic.onoff_timing(peak, mean, b)
+    assert t_on == pytest.approx(100 / 75_000)
+    assert t_off == pytest.approx(3 * t_on)
+    assert analytic.onoff_mean_rate(peak, mean, b) == pytest.approx(mean)
+    assert analytic.onoff_mean_burst_cells(peak, mean, b) == pytest.approx(400 / 3)
+    with pytest.raises(ValueError):
+        analytic.onoff_timing(10.0, 20.0, 5.0)
+
+
+def test_student_t_ci():
+    m, lo, hi = analytic.student_t_ci([1.0, 2.0, 3.0])
+    assert m == 2.0
+    # t_{0.975, 2} = 4.302653; s = 1; half = 4.302653/sqrt(3)
+    assert hi - m == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    assert m - lo == pytest.approx(hi - m)
+    with pytest.raises(ValueError):
+        analytic.student_t_ci([1.0])
+
+
+def _ndd1_tail_monte_carlo(n, d, xs, realizations, seed):
+    """Independent route: draw uniform phases, run the unfinished-work process for two
+    periods (the second is stationary-periodic because the load is < 1 and the
+    queue empties within the first), and measure the time fraction with work > x."""
+    rng = np.random.default_rng(seed)
+    acc = np.zeros(len(xs))
+    for _ in range(realizations):
+        ph = np.sort(rng.uniform(0, d, n))
+        times = np.concatenate([ph, ph + d, [3.0 * d]])
+        w = 0.0
+        for i in range(len(times) - 1):
+            w += 1.0
+            t0, t1 = times[i], times[i + 1]
+            # clip the segment to the measured period [d, 2d)
+            a, b = max(t0, d), min(t1, 2 * d)
+            if b > a:
+                wa = max(w - (a - t0), 0.0)  # work at the start of the clipped segment
+                for j, x in enumerate(xs):
+                    if wa > x:
+                        acc[j] += min(b - a, wa - x)
+            w = max(w - (t1 - t0), 0.0)
+    return acc / (realizations * d)
+
+
+def test_ndd1_matches_monte_carlo():
+    xs = [0, 1, 2, 4]
+    mc = _ndd1_tail_monte_carlo(20, 30, xs, 3000, seed=3)
+    for x, p in zip(xs, mc):
+        assert p == pytest.approx(analytic.ndd1_tail(20, 30, x), rel=0.05, abs=2e-3)
