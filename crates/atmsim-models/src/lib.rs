@@ -69,6 +69,12 @@ pub struct KindSpec {
     pub build: fn(&Params, &BuildInfo) -> Result<Model, ParamIssue>,
 }
 
+impl std::fmt::Debug for KindSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KindSpec({})", self.kind)
+    }
+}
+
 impl KindSpec {
     pub fn params(&self) -> impl Iterator<Item = &'static ParamSpec> {
         self.params.iter().flat_map(|g| g.iter())

@@ -1,1 +1,17 @@
+//! # atmsim-scenario
+//!
+//! Scenario files (TOML) to running simulations:
+//!
+//! - [`load`]: parse with line spans, check every key against the kinds' declarations,
+//!   parse values with units, check wiring; one-line errors with file:line, key and what
+//!   would be valid ([`ScenarioError`]);
+//! - [`run`]: build the kernel simulation for (seed, run) and run it, adding per-flow
+//!   books from the conservation ledger.
 
+pub mod error;
+pub mod load;
+pub mod run;
+
+pub use error::{Location, ScenarioError};
+pub use load::{ComponentDecl, Scenario, Wire};
+pub use run::{FlowBooks, RunResult};

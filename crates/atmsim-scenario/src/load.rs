@@ -1,0 +1,441 @@
+//! From TOML text to a validated [`Scenario`].
+//!
+//! Parsing keeps byte spans (toml_edit), so every error can name the line. The file's
+//! shape:
+//!
+//! ```toml
+//! connections = ["src.out -> mux.in", "mux -> sink"]   # before any table
+//! [scenario]            # name, description, duration, warmup, seed, replications
+//! [components.NAME]     # kind = "...", then that kind's parameters
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use atmsim_kernel::SimDuration;
+use atmsim_models::params::{parse_value, ParamType, Params, Raw, Value};
+use atmsim_models::suggest::did_you_mean;
+use atmsim_models::{kind, KindSpec, KINDS};
+use toml_edit::{ImDocument, Item, Table};
+
+use crate::error::{Location, ScenarioError};
+
+/// A value as written, with its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawEntry {
+    pub key: String,
+    pub raw: Raw,
+    pub line: Option<usize>,
+}
+
+/// One `[components.NAME]` table as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawComponent {
+    pub name: String,
+    pub line: Option<usize>,
+    pub entries: Vec<RawEntry>,
+}
+
+/// A whole file as written (kept so that overrides can be applied and re-validated).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawScenario {
+    pub file: String,
+    pub scenario: Vec<RawEntry>,
+    pub components: Vec<RawComponent>,
+    pub connections: Vec<(String, Option<usize>)>,
+}
+
+/// A validated component.
+#[derive(Clone, Debug)]
+pub struct ComponentDecl {
+    pub name: String,
+    pub kind: &'static KindSpec,
+    pub params: Params,
+    /// Parameter values as written or defaulted, for display.
+    pub shown: BTreeMap<&'static str, String>,
+    /// Flow number for sources.
+    pub flow: Option<u32>,
+}
+
+/// One wire: output port `out` of component `from` to input port `inp` of `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub from: usize,
+    pub out: u16,
+    pub to: usize,
+    pub inp: u16,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub raw: RawScenario,
+    pub name: String,
+    pub description: String,
+    pub duration: SimDuration,
+    pub warmup: SimDuration,
+    pub seed: u64,
+    pub replications: u32,
+    pub components: Vec<ComponentDecl>,
+    pub wires: Vec<Wire>,
+}
+
+fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> Option<usize> {
+    span.map(|s| text[..s.start.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1)
+}
+
+fn invalid(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::Invalid { at: Location { file: file.into(), line, key: key.into() }, msg: msg.into() }
+}
+
+fn param_err(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::Param { at: Location { file: file.into(), line, key: key.into() }, msg: msg.into() }
+}
+
+fn raw_of(item: &Item) -> Option<Raw> {
+    let v = item.as_value()?;
+    Some(if let Some(s) = v.as_str() {
+        Raw::Str(s.to_string())
+    } else if let Some(i) = v.as_integer() {
+        Raw::Int(i)
+    } else if let Some(x) = v.as_float() {
+        Raw::Float(x)
+    } else if let Some(b) = v.as_bool() {
+        Raw::Bool(b)
+    } else {
+        return None;
+    })
+}
+
+fn entries(text: &str, file: &str, table: &Table, prefix: &str) -> Result<Vec<RawEntry>, ScenarioError> {
+    let mut out = Vec::new();
+    for (k, item) in table.iter() {
+        let line = line_of(text, table.key(k).and_then(|key| key.span()).or_else(|| item.span()));
+        let raw = raw_of(item).ok_or_else(|| {
+            invalid(file, line, &format!("{prefix}{k}"), "expected a string, number or boolean (tables and arrays are not parameters)")
+        })?;
+        out.push(RawEntry { key: k.to_string(), raw, line });
+    }
+    Ok(out)
+}
+
+/// Parses TOML text into the raw structure; syntax and shape errors only.
+pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
+    let doc = ImDocument::parse(text).map_err(|e| {
+        let msg = e.message().trim().replace('\n', " ");
+        invalid(file, line_of(text, e.span()), "", format!("TOML syntax: {msg}"))
+    })?;
+    let root = doc.as_table();
+    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![] };
+    let top = ["connections", "scenario", "components"];
+    for (k, item) in root.iter() {
+        let line = line_of(text, root.key(k).and_then(|key| key.span()).or_else(|| item.span()));
+        match k {
+            "scenario" => {
+                let t = item.as_table().ok_or_else(|| invalid(file, line, "scenario", "must be a table: [scenario]"))?;
+                raw.scenario = entries(text, file, t, "scenario.")?;
+            }
+            "components" => {
+                let t = item.as_table().ok_or_else(|| invalid(file, line, "components", "must be tables: [components.NAME]"))?;
+                for (name, c) in t.iter() {
+                    let cline = line_of(text, t.key(name).and_then(|key| key.span()).or_else(|| c.span()));
+                    let ct = c.as_table().ok_or_else(|| {
+                        invalid(file, cline, &format!("components.{name}"), "must be a table: [components.NAME] with kind = \"...\"")
+                    })?;
+                    let cline = line_of(text, ct.span()).or(cline);
+                    raw.components.push(RawComponent {
+                        name: name.to_string(),
+                        line: cline,
+                        entries: entries(text, file, ct, &format!("components.{name}."))?,
+                    });
+                }
+            }
+            "connections" => {
+                let arr = item.as_array().ok_or_else(|| {
+                    invalid(file, line, "connections", "must be an array of strings like \"src.out -> mux.in\" (before any [table])")
+                })?;
+                for v in arr.iter() {
+                    let vline = line_of(text, v.span()).or(line);
+                    let s = v.as_str().ok_or_else(|| invalid(file, vline, "connections", "each connection is a string \"A.PORT -> B.PORT\""))?;
+                    raw.connections.push((s.to_string(), vline));
+                }
+            }
+            other => {
+                let hint = did_you_mean(other, top);
+                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME]{hint}")));
+            }
+        }
+    }
+    Ok(raw)
+}
+
+fn valid_name(n: &str) -> bool {
+    !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+const SCENARIO_KEYS: [&str; 6] = ["name", "description", "duration", "warmup", "seed", "replications"];
+
+impl Scenario {
+    /// Loads and validates a scenario file.
+    pub fn load(path: &str) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io { file: path.into(), msg: format!("cannot read scenario file: {e}") })?;
+        Scenario::from_text(&text, path)
+    }
+
+    /// Parses and validates scenario text; `file` names it in errors.
+    pub fn from_text(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_raw(parse_raw(text, file)?)
+    }
+
+    /// Validates a raw scenario.
+    pub fn from_raw(raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let file = raw.file.clone();
+        let f = file.as_str();
+        let stem = std::path::Path::new(f).file_stem().and_then(|s| s.to_str()).unwrap_or("scenario").to_string();
+        let mut name = stem;
+        let mut description = String::new();
+        let mut duration = None;
+        let mut warmup = SimDuration::ZERO;
+        let mut seed = 1u64;
+        let mut replications = 1u32;
+        for e in &raw.scenario {
+            let key = format!("scenario.{}", e.key);
+            let time = |e: &RawEntry| -> Result<SimDuration, ScenarioError> {
+                let spec = atmsim_models::params::ParamSpec { name: "t", ty: ParamType::Time, default: None, required: true, help: "", source: "" };
+                match parse_value(&spec, &e.raw) {
+                    Ok(Value::Time(t)) => Ok(t),
+                    Ok(_) => Err(param_err(f, e.line, &key, "expected a time")),
+                    Err(m) => Err(param_err(f, e.line, &key, m)),
+                }
+            };
+            match (e.key.as_str(), &e.raw) {
+                ("name", Raw::Str(s)) => name = s.clone(),
+                ("description", Raw::Str(s)) => description = s.clone(),
+                ("duration", _) => {
+                    let d = time(e)?;
+                    if d.ps() == 0 {
+                        return Err(param_err(f, e.line, &key, "duration must be positive"));
+                    }
+                    duration = Some(d);
+                }
+                ("warmup", _) => warmup = time(e)?,
+                ("seed", Raw::Int(i)) if *i >= 0 => seed = *i as u64,
+                ("seed", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected an integer >= 0", e.raw))),
+                ("replications", Raw::Int(i)) if *i >= 1 && *i <= 1_000_000 => replications = *i as u32,
+                ("replications", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected an integer 1..1000000", e.raw))),
+                ("name" | "description", _) => return Err(param_err(f, e.line, &key, "expected a string")),
+                (other, _) => {
+                    let hint = did_you_mean(other, SCENARIO_KEYS);
+                    return Err(invalid(f, e.line, &key, format!("unknown key; valid: {}{hint}", SCENARIO_KEYS.join(", "))));
+                }
+            }
+        }
+        let duration = duration.ok_or_else(|| invalid(f, None, "scenario.duration", "missing: every scenario needs [scenario] duration = \"...\" (e.g. \"1 s\")"))?;
+        if warmup >= duration {
+            let line = raw.scenario.iter().find(|e| e.key == "warmup").and_then(|e| e.line);
+            return Err(param_err(f, line, "scenario.warmup", "warm-up must be shorter than the duration"));
+        }
+        if raw.components.is_empty() {
+            return Err(invalid(f, None, "components", "no components: add tables like [components.src] with kind = \"poisson\""));
+        }
+
+        // Components.
+        let mut components = Vec::with_capacity(raw.components.len());
+        let mut next_flow = 0u32;
+        let kinds: Vec<&str> = KINDS.iter().map(|k| k.kind).collect();
+        for c in &raw.components {
+            let ckey = format!("components.{}", c.name);
+            if !valid_name(&c.name) {
+                return Err(invalid(f, c.line, &ckey, "component names use letters, digits, '_' and '-' only"));
+            }
+            let kind_entry = c.entries.iter().find(|e| e.key == "kind").ok_or_else(|| {
+                invalid(f, c.line, &format!("{ckey}.kind"), format!("missing; valid kinds: {}", kinds.join(", ")))
+            })?;
+            let kspec = match &kind_entry.raw {
+                Raw::Str(s) => kind(s).ok_or_else(|| {
+                    let hint = did_you_mean(s, kinds.iter().copied());
+                    invalid(f, kind_entry.line, &format!("{ckey}.kind"), format!("unknown kind '{s}'; valid: {}{hint}", kinds.join(", ")))
+                })?,
+                other => return Err(invalid(f, kind_entry.line, &format!("{ckey}.kind"), format!("{other} is not a kind; valid: {}", kinds.join(", ")))),
+            };
+            let mut params = Params::default();
+            let mut shown = BTreeMap::new();
+            let mut lines: BTreeMap<&str, Option<usize>> = BTreeMap::new();
+            for e in c.entries.iter().filter(|e| e.key != "kind") {
+                let pkey = format!("{ckey}.{}", e.key);
+                let Some(spec) = kspec.param(&e.key) else {
+                    let names: Vec<&str> = kspec.params().map(|p| p.name).collect();
+                    let hint = did_you_mean(&e.key, names.iter().copied());
+                    let valid = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+                    return Err(invalid(f, e.line, &pkey, format!("unknown parameter for kind {}; valid: {valid}{hint}", kspec.kind)));
+                };
+                let v = parse_value(spec, &e.raw).map_err(|m| param_err(f, e.line, &pkey, m))?;
+                params.values.insert(spec.name, v);
+                shown.insert(spec.name, match &e.raw {
+                    Raw::Str(s) => s.clone(),
+                    r => r.to_string(),
+                });
+                lines.insert(spec.name, e.line);
+            }
+            for spec in kspec.params() {
+                if params.values.contains_key(spec.name) {
+                    continue;
+                }
+                if let Some(d) = spec.default {
+                    let raw = d.parse::<i64>().map(Raw::Int).unwrap_or_else(|_| Raw::Str(d.into()));
+                    let v = parse_value(spec, &raw).map_err(|m| param_err(f, c.line, &format!("{ckey}.{}", spec.name), format!("bad default: {m}")))?;
+                    params.values.insert(spec.name, v);
+                    shown.insert(spec.name, d.to_string());
+                } else if spec.required {
+                    return Err(param_err(f, c.line, &format!("{ckey}.{}", spec.name), format!("missing required parameter ({}: {})", spec.ty.unit(), spec.help)));
+                }
+            }
+            let flow = if kspec.is_source {
+                next_flow += 1;
+                Some(next_flow - 1)
+            } else {
+                None
+            };
+            // Let the model check its own consistency now, so errors come at load time.
+            let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: flow.unwrap_or(0) };
+            if let Err(issue) = (kspec.build)(&params, &info) {
+                let line = lines.get(issue.key.as_str()).copied().flatten().or(c.line);
+                let key = if issue.key.is_empty() { ckey.clone() } else { format!("{ckey}.{}", issue.key) };
+                return Err(param_err(f, line, &key, issue.msg));
+            }
+            components.push(ComponentDecl { name: c.name.clone(), kind: kspec, params, shown, flow });
+        }
+
+        // Wiring.
+        let index: BTreeMap<&str, usize> = components.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+        let names: Vec<&str> = components.iter().map(|c| c.name.as_str()).collect();
+        let mut wires = Vec::new();
+        let mut used_out: BTreeSet<(usize, u16)> = BTreeSet::new();
+        let mut used_in: BTreeSet<(usize, u16)> = BTreeSet::new();
+        for (text, line) in &raw.connections {
+            let line = *line;
+            let Some((a, b)) = text.split_once("->") else {
+                return Err(invalid(f, line, "connections", format!("'{text}' is not a connection; write \"A.PORT -> B.PORT\" (ports optional when unique)")));
+            };
+            let end = |s: &str, outgoing: bool| -> Result<(usize, u16), ScenarioError> {
+                let s = s.trim();
+                let (cname, port) = match s.split_once('.') {
+                    Some((c, p)) => (c.trim(), Some(p.trim())),
+                    None => (s, None),
+                };
+                let &ci = index.get(cname).ok_or_else(|| {
+                    let hint = did_you_mean(cname, names.iter().copied());
+                    invalid(f, line, "connections", format!("'{text}': no component '{cname}'{hint}"))
+                })?;
+                let k = components[ci].kind;
+                let ports: Vec<&str> = if outgoing { k.outputs.to_vec() } else { k.inputs.iter().map(|p| p.name).collect() };
+                let dir = if outgoing { "output" } else { "input" };
+                if ports.is_empty() {
+                    return Err(invalid(f, line, "connections", format!("'{text}': {cname} (kind {}) has no {dir} port", k.kind)));
+                }
+                let pi = match port {
+                    Some(p) => ports.iter().position(|&q| q == p).ok_or_else(|| {
+                        let hint = did_you_mean(p, ports.iter().copied());
+                        invalid(f, line, "connections", format!("'{text}': {cname} (kind {}) has no {dir} port '{p}'; valid: {}{hint}", k.kind, ports.join(", ")))
+                    })?,
+                    None if ports.len() == 1 => 0,
+                    None => return Err(invalid(f, line, "connections", format!("'{text}': {cname} has several {dir} ports, name one: {}", ports.join(", ")))),
+                };
+                Ok((ci, pi as u16))
+            };
+            let (from, out) = end(a, true)?;
+            let (to, inp) = end(b, false)?;
+            if !used_out.insert((from, out)) {
+                return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].kind.outputs[out as usize])));
+            }
+            let ispec = components[to].kind.inputs[inp as usize];
+            if !used_in.insert((to, inp)) && !ispec.multi {
+                return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, ispec.name)));
+            }
+            wires.push(Wire { from, out, to, inp });
+        }
+        for (ci, c) in components.iter().enumerate() {
+            for (pi, p) in c.kind.outputs.iter().enumerate() {
+                if !used_out.contains(&(ci, pi as u16)) {
+                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("output port '{p}' is not connected: add \"{}.{p} -> ...\" to connections", c.name)));
+                }
+            }
+            for (pi, p) in c.kind.inputs.iter().enumerate() {
+                if !used_in.contains(&(ci, pi as u16)) {
+                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("input port '{}' is not connected: add \"... -> {}.{}\" to connections", p.name, c.name, p.name)));
+                }
+            }
+        }
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, components, wires })
+    }
+
+    /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
+    /// re-validates. A value is read as a TOML value when it is one (`0.8`, `12`,
+    /// `"text"`), else as a string (`256 cells`).
+    pub fn with_overrides(&self, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        let mut raw = self.raw.clone();
+        for (key, value) in overrides {
+            let at = |msg: String| ScenarioError::Invalid { at: Location { file: "--set".into(), line: None, key: key.clone() }, msg };
+            let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE or scenario.KEY=VALUE".into()))?;
+            let v = value.trim();
+            let rawv = if let Ok(i) = v.parse::<i64>() {
+                Raw::Int(i)
+            } else if let Ok(x) = v.parse::<f64>() {
+                Raw::Float(x)
+            } else if v == "true" || v == "false" {
+                Raw::Bool(v == "true")
+            } else {
+                Raw::Str(v.trim_matches('"').to_string())
+            };
+            let entry = RawEntry { key: param.to_string(), raw: rawv, line: None };
+            let list = if head == "scenario" {
+                &mut raw.scenario
+            } else {
+                let names: Vec<String> = raw.components.iter().map(|c| c.name.clone()).collect();
+                let comp = raw.components.iter_mut().find(|c| c.name == head).ok_or_else(|| {
+                    let hint = did_you_mean(head, names.iter().map(|s| s.as_str()));
+                    at(format!("no component '{head}'{hint}"))
+                })?;
+                &mut comp.entries
+            };
+            match list.iter_mut().find(|e| e.key == param) {
+                Some(e) => *e = entry,
+                None => list.push(entry),
+            }
+        }
+        raw.file = format!("{} (with --set)", self.raw.file);
+        Scenario::from_raw(raw).map_err(|e| match e {
+            ScenarioError::Invalid { at, msg } if at.line.is_none() => ScenarioError::Invalid { at: Location { file: "--set".into(), ..at }, msg },
+            ScenarioError::Param { at, msg } if at.line.is_none() => ScenarioError::Param { at: Location { file: "--set".into(), ..at }, msg },
+            other => other,
+        })
+    }
+
+    /// The scenario as TOML (values as written or defaulted).
+    pub fn to_toml(&self) -> String {
+        let mut s = String::new();
+        s.push_str("connections = [\n");
+        for w in &self.wires {
+            let a = &self.components[w.from];
+            let b = &self.components[w.to];
+            s.push_str(&format!("  \"{}.{} -> {}.{}\",\n", a.name, a.kind.outputs[w.out as usize], b.name, b.kind.inputs[w.inp as usize].name));
+        }
+        s.push_str("]\n\n[scenario]\n");
+        s.push_str(&format!("name = {:?}\n", self.name));
+        if !self.description.is_empty() {
+            s.push_str(&format!("description = {:?}\n", self.description));
+        }
+        s.push_str(&format!("duration = \"{} s\"\nwarmup = \"{} s\"\nseed = {}\nreplications = {}\n", self.duration.as_secs_f64(), self.warmup.as_secs_f64(), self.seed, self.replications));
+        for c in &self.components {
+            s.push_str(&format!("\n[components.{}]\nkind = \"{}\"\n", c.name, c.kind.kind));
+            for (k, v) in &c.shown {
+                let is_int = c.kind.param(k).map(|p| matches!(p.ty, ParamType::Int { .. } | ParamType::Float { .. })).unwrap_or(false);
+                if is_int {
+                    s.push_str(&format!("{k} = {v}\n"));
+                } else {
+                    s.push_str(&format!("{k} = {v:?}\n"));
+                }
+            }
+        }
+        s
+    }
+}

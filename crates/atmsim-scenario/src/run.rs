@@ -1,0 +1,98 @@
+//! Building a scenario into a kernel simulation and running one replication.
+
+use std::time::Instant;
+
+use atmsim_kernel::{Ledger, ProbeRow, Route, SimError, SimTime, Simulation};
+use atmsim_models::{BuildInfo, Model};
+
+use crate::load::Scenario;
+
+/// One flow (one source's cells) and its books.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowBooks {
+    pub flow: u32,
+    pub source: String,
+    pub vc: u32,
+    pub generated: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+/// Everything one run produces.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub name: String,
+    pub seed: u64,
+    pub run: u64,
+    pub fingerprint: u64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub probes: Vec<ProbeRow>,
+    pub ledger: Ledger,
+    pub flows: Vec<FlowBooks>,
+}
+
+impl Scenario {
+    /// Builds the simulation for `(seed, run)`. Construction errors were caught at load
+    /// time, so a failure here is a model bug and is reported as one.
+    pub fn build(&self, seed: u64, run: u64) -> Result<Simulation<Model>, SimError> {
+        let mut comps = Vec::with_capacity(self.components.len());
+        let mut paths = Vec::with_capacity(self.components.len());
+        let mut routes: Vec<Vec<Option<Route>>> = Vec::with_capacity(self.components.len());
+        for c in &self.components {
+            let info = BuildInfo { path: &c.name, seed, run, flow: c.flow.unwrap_or(0) };
+            let m = (c.kind.build)(&c.params, &info).map_err(|e| SimError::ModelPanic {
+                path: c.name.clone(),
+                time: SimTime::ZERO,
+                msg: format!("construction failed after validation: {}: {}", e.key, e.msg),
+            })?;
+            comps.push(m);
+            paths.push(c.name.clone());
+            routes.push(vec![None; c.kind.outputs.len()]);
+        }
+        for w in &self.wires {
+            routes[w.from][w.out as usize] = Some(Route { comp: w.to as u32, port: w.inp });
+        }
+        Ok(Simulation::new(comps, paths, routes))
+    }
+
+    /// Runs replication `run` with master seed `seed`. `progress(now, events)` is called
+    /// every 65,536 events; returning false interrupts the run.
+    pub fn run(&self, seed: u64, run: u64, progress: &mut dyn FnMut(SimTime, u64) -> bool) -> Result<RunResult, SimError> {
+        let started = Instant::now();
+        let sim = self.build(seed, run)?;
+        let end = SimTime::ZERO.plus(self.duration);
+        let warm = SimTime::ZERO.plus(self.warmup);
+        let out = sim.run(end, warm, progress)?;
+        let wall_s = started.elapsed().as_secs_f64();
+        let mut probes = out.report.rows;
+        let mut flows = Vec::new();
+        for c in &self.components {
+            let Some(flow) = c.flow else { continue };
+            let vc = c.params.int("vc").map(|v| v as u32).unwrap_or(flow + 1);
+            let at = |v: &Vec<u64>| v.get(flow as usize).copied().unwrap_or(0);
+            let books = FlowBooks {
+                flow,
+                source: c.name.clone(),
+                vc,
+                generated: at(&out.ledger.generated),
+                delivered: at(&out.ledger.delivered),
+                dropped: out.ledger.dropped_of(flow),
+                in_flight: at(&out.ledger.in_flight),
+            };
+            let loss = if books.generated > 0 { books.dropped as f64 / books.generated as f64 } else { f64::NAN };
+            for (stat, v, unit) in [
+                ("value", loss, "1"),
+                ("generated", books.generated as f64, "cells"),
+                ("delivered", books.delivered as f64, "cells"),
+                ("dropped", books.dropped as f64, "cells"),
+                ("in_flight", books.in_flight as f64, "cells"),
+            ] {
+                probes.push(ProbeRow { component: c.name.clone(), probe: "flow_loss_ratio", statistic: stat.to_string(), value: v, unit });
+            }
+            flows.push(books);
+        }
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, probes, ledger: out.ledger, flows })
+    }
+}
