@@ -1,0 +1,34 @@
+"""`atmsim validate --quick` passes; `atmsim bench --quick --json` has the right shape."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+
+def test_validate_quick_passes():
+    p = run_cli("validate", "--quick", "--json", timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["passed"] is True and obj["mode"] == "quick"
+    groups = {c["group"].split(" ")[0] for c in obj["cases"]}
+    assert len(obj["cases"]) >= 10, obj["cases"]
+    assert {"M/D/1", "M/D/1/K", "on-off"} <= groups
+    for c in obj["cases"]:
+        assert c["verdict"] in ("PASS", "PASS*")
+        assert c["replications"] >= 2
+
+
+def test_bench_quick_json_shape():
+    p = run_cli("bench", "--quick", "--json", timeout=600)
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    rows = obj["benchmarks"]
+    pairs = {(r["name"], r["impl"]) for r in rows}
+    assert pairs == {("hold", "atmsim"), ("hold", "hand_heap"), ("hold", "simpy"),
+                     ("cell_queue", "atmsim"), ("cell_queue", "hand_heap"), ("cell_queue", "lindley"),
+                     ("cell_queue", "simpy")}
+    for r in rows:
+        assert set(r) >= {"name", "impl", "events", "wall_s", "events_per_s"}
+        assert isinstance(r["events"], int) and r["events"] > 0
+        assert r["wall_s"] >= 0
