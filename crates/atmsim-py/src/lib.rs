@@ -1,1 +1,319 @@
+#![allow(unexpected_cfgs)] // pyo3 0.22 create_exception! checks a gil-refs feature this crate does not declare
+//! Python bindings: `atmsim._atmsim`.
+//!
+//! Errors cross the boundary in one place ([`to_py`]): scenario errors become
+//! `ScenarioError`/`ParamError`, run failures `SimulationError`. Runs release the GIL
+//! and take it back every 65,536 events to call the progress callback and check for
+//! Ctrl-C, so a long run can always be interrupted.
 
+use std::sync::Arc;
+
+use atmsim_kernel::{SimError, SimTime};
+use atmsim_models::{kind, suggest::did_you_mean, KINDS};
+use atmsim_scenario::{RunResult, Scenario, ScenarioError as CoreScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(_atmsim, AtmsimError, PyException, "Base of every atmsim error.");
+create_exception!(_atmsim, ScenarioError, AtmsimError, "Bad scenario input (one line: FILE:LINE: KEY: message).");
+create_exception!(_atmsim, ParamError, ScenarioError, "A parameter value is wrong (unit, range, consistency).");
+create_exception!(_atmsim, SimulationError, AtmsimError, "A run failed (conservation, model invariant, interrupted).");
+
+fn scenario_err(e: CoreScenarioError) -> PyErr {
+    if e.is_param() {
+        ParamError::new_err(e.to_string())
+    } else {
+        ScenarioError::new_err(e.to_string())
+    }
+}
+
+fn sim_err(e: SimError) -> PyErr {
+    SimulationError::new_err(e.to_string())
+}
+
+/// The one conversion of core errors into Python exceptions.
+enum CoreError {
+    Scenario(CoreScenarioError),
+    Sim(SimError),
+}
+
+fn to_py(e: CoreError) -> PyErr {
+    match e {
+        CoreError::Scenario(e) => scenario_err(e),
+        CoreError::Sim(e) => sim_err(e),
+    }
+}
+
+#[pyclass(frozen, module = "atmsim._atmsim", name = "Scenario")]
+struct PyScenario {
+    inner: Arc<Scenario>,
+    path: String,
+}
+
+fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("name", &r.name)?;
+    d.set_item("seed", r.seed)?;
+    d.set_item("run", r.run)?;
+    d.set_item("fingerprint", format!("{:016x}", r.fingerprint))?;
+    d.set_item("events", r.events)?;
+    d.set_item("duration_s", sc.duration.as_secs_f64())?;
+    d.set_item("warmup_s", sc.warmup.as_secs_f64())?;
+    d.set_item("wall_s", r.wall_s)?;
+    let rows = PyList::empty_bound(py);
+    for p in &r.probes {
+        rows.append((p.component.as_str(), p.probe, p.statistic.as_str(), p.value, p.unit))?;
+    }
+    d.set_item("probes", rows)?;
+    let (g, del, drop, inf) = r.ledger.totals();
+    let ledger = PyDict::new_bound(py);
+    ledger.set_item("generated", g)?;
+    ledger.set_item("delivered", del)?;
+    let by_cause = PyDict::new_bound(py);
+    for (cause, n) in r.ledger.dropped_by_cause() {
+        by_cause.set_item(cause, n)?;
+    }
+    ledger.set_item("dropped", by_cause)?;
+    ledger.set_item("dropped_total", drop)?;
+    ledger.set_item("in_flight", inf)?;
+    d.set_item("ledger", ledger)?;
+    let flows = PyList::empty_bound(py);
+    for f in &r.flows {
+        let fd = PyDict::new_bound(py);
+        fd.set_item("flow", f.flow)?;
+        fd.set_item("source", &f.source)?;
+        fd.set_item("vc", f.vc)?;
+        fd.set_item("generated", f.generated)?;
+        fd.set_item("delivered", f.delivered)?;
+        fd.set_item("dropped", f.dropped)?;
+        fd.set_item("in_flight", f.in_flight)?;
+        flows.append(fd)?;
+    }
+    d.set_item("flows", flows)?;
+    Ok(d)
+}
+
+#[pymethods]
+impl PyScenario {
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+    #[getter]
+    fn description(&self) -> String {
+        self.inner.description.clone()
+    }
+    #[getter]
+    fn path(&self) -> String {
+        self.path.clone()
+    }
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.inner.duration.as_secs_f64()
+    }
+    #[getter]
+    fn warmup_s(&self) -> f64 {
+        self.inner.warmup.as_secs_f64()
+    }
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.seed
+    }
+    #[getter]
+    fn replications(&self) -> u32 {
+        self.inner.replications
+    }
+
+    fn components<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty_bound(py);
+        for c in &self.inner.components {
+            let d = PyDict::new_bound(py);
+            d.set_item("name", &c.name)?;
+            d.set_item("kind", c.kind.kind)?;
+            let p = PyDict::new_bound(py);
+            for (k, v) in &c.shown {
+                p.set_item(*k, v)?;
+            }
+            d.set_item("params", p)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+
+    fn with_overrides(&self, overrides: std::collections::BTreeMap<String, String>) -> PyResult<PyScenario> {
+        let list: Vec<(String, String)> = overrides.into_iter().collect();
+        let sc = self.inner.with_overrides(&list).map_err(|e| to_py(CoreError::Scenario(e)))?;
+        Ok(PyScenario { inner: Arc::new(sc), path: self.path.clone() })
+    }
+
+    fn to_toml(&self) -> String {
+        self.inner.to_toml()
+    }
+
+    #[pyo3(signature = (seed=None, run=0, progress=None))]
+    fn run<'py>(&self, py: Python<'py>, seed: Option<u64>, run: u64, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+        let sc = self.inner.clone();
+        let seed = seed.unwrap_or(sc.seed);
+        let duration_s = sc.duration.as_secs_f64();
+        let mut pending: Option<PyErr> = None;
+        let result = py.allow_threads(|| {
+            let mut cb = |now: SimTime, _events: u64| -> bool {
+                Python::with_gil(|py| {
+                    if let Err(e) = py.check_signals() {
+                        pending = Some(e);
+                        return false;
+                    }
+                    if let Some(f) = &progress {
+                        if let Err(e) = f.call1(py, (now.as_secs_f64(), duration_s)) {
+                            pending = Some(e);
+                            return false;
+                        }
+                    }
+                    true
+                })
+            };
+            sc.run(seed, run, &mut cb)
+        });
+        if let Some(e) = pending {
+            return Err(e);
+        }
+        let r = result.map_err(|e| to_py(CoreError::Sim(e)))?;
+        result_dict(py, &sc, &r)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<atmsim Scenario {:?} from {:?}: {} components>", self.inner.name, self.path, self.inner.components.len())
+    }
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pyfunction]
+fn load(py: Python<'_>, path: String) -> PyResult<PyScenario> {
+    let p = path.clone();
+    let sc = py.allow_threads(move || Scenario::load(&p)).map_err(|e| to_py(CoreError::Scenario(e)))?;
+    Ok(PyScenario { inner: Arc::new(sc), path })
+}
+
+#[pyfunction]
+#[pyo3(signature = (text, path="<string>".to_string()))]
+fn loads(text: &str, path: String) -> PyResult<PyScenario> {
+    let sc = Scenario::from_text(text, &path).map_err(|e| to_py(CoreError::Scenario(e)))?;
+    Ok(PyScenario { inner: Arc::new(sc), path })
+}
+
+#[pyfunction]
+fn describe_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty_bound(py);
+    for k in &KINDS {
+        let d = PyDict::new_bound(py);
+        d.set_item("kind", k.kind)?;
+        d.set_item("help", k.help)?;
+        d.set_item("source", k.source)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+#[pyfunction]
+fn describe_kind<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let k = kind(name).ok_or_else(|| {
+        let names: Vec<&str> = KINDS.iter().map(|k| k.kind).collect();
+        let hint = did_you_mean(name, names.iter().copied());
+        ScenarioError::new_err(format!("unknown kind '{name}'; valid: {}{hint}", names.join(", ")))
+    })?;
+    let d = PyDict::new_bound(py);
+    d.set_item("kind", k.kind)?;
+    d.set_item("help", k.help)?;
+    d.set_item("source", k.source)?;
+    let params = PyList::empty_bound(py);
+    for p in k.params() {
+        let pd = PyDict::new_bound(py);
+        pd.set_item("name", p.name)?;
+        pd.set_item("unit", p.ty.unit())?;
+        pd.set_item("default", p.default)?;
+        pd.set_item("required", p.required)?;
+        pd.set_item("help", p.help)?;
+        pd.set_item("source", p.source)?;
+        params.append(pd)?;
+    }
+    d.set_item("params", params)?;
+    let inputs: Vec<&str> = k.inputs.iter().map(|p| p.name).collect();
+    d.set_item("inputs", inputs)?;
+    d.set_item("outputs", k.outputs.to_vec())?;
+    let probes = PyList::empty_bound(py);
+    for p in k.probes() {
+        let pd = PyDict::new_bound(py);
+        pd.set_item("name", p.name)?;
+        pd.set_item("unit", p.unit)?;
+        pd.set_item("kind", p.kind.name())?;
+        pd.set_item("help", p.help)?;
+        probes.append(pd)?;
+    }
+    d.set_item("probes", probes)?;
+    Ok(d)
+}
+
+fn measurement<'py>(py: Python<'py>, m: atmsim_bench::Measurement) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("events", m.events)?;
+    d.set_item("wall_s", m.wall_s)?;
+    d.set_item("check", m.check)?;
+    d.set_item("lost", m.lost)?;
+    d.set_item("mean_wait_s", m.check)?;
+    Ok(d)
+}
+
+fn bad_impl(name: &str, valid: &[&str]) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(format!("unknown implementation '{name}'; valid: {}", valid.join(", ")))
+}
+
+#[pyfunction]
+fn bench_hold<'py>(py: Python<'py>, implementation: &str, pending: u64, events: u64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    if pending == 0 || events == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err("pending and events must be positive"));
+    }
+    let m = match implementation {
+        "atmsim" => py.allow_threads(|| atmsim_bench::hold_atmsim(pending, events, seed)).map_err(SimulationError::new_err)?,
+        "hand_heap" => py.allow_threads(|| atmsim_bench::hold_hand_heap(pending, events, seed)),
+        other => return Err(bad_impl(other, &["atmsim", "hand_heap"])),
+    };
+    measurement(py, m)
+}
+
+#[pyfunction]
+fn bench_cell_queue<'py>(py: Python<'py>, implementation: &str, cells: u64, load: f64, capacity: u64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    if cells == 0 || capacity == 0 || !(load > 0.0 && load < 10.0) {
+        return Err(pyo3::exceptions::PyValueError::new_err("cells and capacity must be positive, load in (0, 10)"));
+    }
+    let m = match implementation {
+        "atmsim" => py.allow_threads(|| atmsim_bench::cell_queue_atmsim(cells, load, capacity, seed)).map_err(SimulationError::new_err)?,
+        "hand_heap" => py.allow_threads(|| atmsim_bench::cell_queue_hand_heap(cells, load, capacity, seed)),
+        "lindley" => py.allow_threads(|| atmsim_bench::cell_queue_lindley(cells, load, capacity, seed)),
+        other => return Err(bad_impl(other, &["atmsim", "hand_heap", "lindley"])),
+    };
+    measurement(py, m)
+}
+
+#[pymodule]
+fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("AtmsimError", py.get_type_bound::<AtmsimError>())?;
+    m.add("ScenarioError", py.get_type_bound::<ScenarioError>())?;
+    m.add("ParamError", py.get_type_bound::<ParamError>())?;
+    m.add("SimulationError", py.get_type_bound::<SimulationError>())?;
+    m.add_class::<PyScenario>()?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_hold, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_cell_queue, m)?)?;
+    Ok(())
+}
