@@ -31,8 +31,8 @@ def test_load_scenario_object():
     kinds = {c["name"]: c["kind"] for c in sc.components()}
     assert kinds == {"src": "poisson", "mux": "fifo", "sink": "sink"}
     assert sc.native is not None
-    sc2 = sc.with_overrides({"scenario.duration": "2 ms"})
-    assert sc2.duration_s == pytest.approx(0.002)
+    sc2 = sc.with_overrides({"scenario.duration": "20 ms"})
+    assert sc2.duration_s == pytest.approx(0.02)
     assert sc.duration_s == pytest.approx(1.0)  # immutable
 
 

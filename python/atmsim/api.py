@@ -92,9 +92,8 @@ class Result:
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.raw = dict(raw)
-        self.probes: pd.DataFrame = pd.DataFrame(
-            [tuple(row) for row in raw.get("probes", [])], columns=PROBE_COLUMNS
-        ).astype({"value": "float64"})
+        self._probes: Optional[pd.DataFrame] = None
+        self._index: Optional[dict[tuple[str, str, str], float]] = None
         self.summary: dict[str, Any] = {
             "name": raw["name"],
             "seed": raw["seed"],
@@ -107,6 +106,17 @@ class Result:
             "ledger": raw["ledger"],
             "flows": raw["flows"],
         }
+
+    @property
+    def probes(self) -> pd.DataFrame:
+        """One row per (component, probe, statistic): columns component, probe,
+        statistic, value (float64), unit.  Built on first use (validation runs
+        thousands of short replications and only needs :meth:`value`)."""
+        if self._probes is None:
+            self._probes = pd.DataFrame(
+                [tuple(row) for row in self.raw.get("probes", [])], columns=PROBE_COLUMNS
+            ).astype({"value": "float64"})
+        return self._probes
 
     # convenience accessors
     @property
@@ -131,16 +141,18 @@ class Result:
 
     def value(self, component: str, probe: str, statistic: str) -> float:
         """The value of one probe statistic; KeyError (listing what exists) if absent."""
-        df = self.probes
-        hit = df[(df.component == component) & (df.probe == probe) & (df.statistic == statistic)]
-        if hit.empty:
-            known = df[df.component == component]
-            if known.empty:
-                comps = ", ".join(sorted(df.component.unique()))
-                raise KeyError(f"no component {component!r} in results; components: {comps}")
-            stats = ", ".join(f"{p}.{s}" for p, s in known[["probe", "statistic"]].itertuples(index=False))
-            raise KeyError(f"no probe statistic {probe}.{statistic} for {component!r}; it has: {stats}")
-        return float(hit["value"].iloc[0])
+        if self._index is None:
+            self._index = {(c, p, s): float(v) for c, p, s, v, _u in self.raw.get("probes", [])}
+        try:
+            return self._index[(component, probe, statistic)]
+        except KeyError:
+            pass
+        known = [(p, s) for (c, p, s) in self._index if c == component]
+        if not known:
+            comps = ", ".join(sorted({c for c, _p, _s in self._index}))
+            raise KeyError(f"no component {component!r} in results; components: {comps}") from None
+        have = ", ".join(f"{p}.{s}" for p, s in known)
+        raise KeyError(f"no probe statistic {probe}.{statistic} for {component!r}; it has: {have}") from None
 
     def ledger_balances(self) -> bool:
         """Conservation: generated == delivered + dropped (all causes) + in flight."""

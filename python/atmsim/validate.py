@@ -104,17 +104,23 @@ def _fmt_s(x: float) -> str:
 # S/(1−√ρ)² (≈1,560 slots ≈ 4.4 ms at ρ = 0.95); warm-ups are many times longer.
 # `quick` is sized for CI (< 2 min on 2 cores), `full` for tight intervals.
 PLAN = {
+    # M/D/1 and M/D/1/K: {load or K: (replications, duration s, warm-up s)}.
+    # On-off: one cycle is T_on + T_off = 5.3 ms; 100 s is ~19,000 cycles.
+    # N*D/D/1: (runs, duration, warm-up).  Phases are drawn once per run, so only
+    # more runs (not longer ones) shrink the CI; the per-run tail estimates are very
+    # skewed (most runs never exceed x = 8), and with 200 runs the Student-t interval
+    # under-covers badly — a few thousand runs are needed for honest tails.
     "quick": {
-        "md1": {0.5: (10, 0.5, 0.01), 0.8: (10, 1.0, 0.02), 0.95: (10, 4.0, 0.1)},  # rho: (reps, duration s, warmup s)
-        "md1k": {8: (10, 1.0, 0.01), 32: (10, 6.0, 0.01)},
-        "onoff": (10, 10.0, 0.1),
-        "ndd1": (200, 1e-3, 0.4e-3),
+        "md1": {0.5: (20, 5.0, 0.05), 0.8: (20, 10.0, 0.1), 0.95: (20, 20.0, 0.5)},
+        "md1k": {8: (20, 5.0, 0.05), 32: (20, 20.0, 0.1)},
+        "onoff": (20, 100.0, 0.5),
+        "ndd1": (4000, 1e-3, 0.4e-3),
     },
     "full": {
-        "md1": {0.5: (30, 5.0, 0.05), 0.8: (30, 10.0, 0.1), 0.95: (30, 40.0, 0.5)},
-        "md1k": {8: (30, 10.0, 0.05), 32: (30, 60.0, 0.05)},
-        "onoff": (30, 100.0, 1.0),
-        "ndd1": (1000, 1e-3, 0.4e-3),
+        "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
+        "md1k": {8: (50, 20.0, 0.1), 32: (50, 100.0, 0.2)},
+        "onoff": (50, 500.0, 1.0),
+        "ndd1": (40000, 1e-3, 0.4e-3),
     },
 }
 
