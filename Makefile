@@ -29,7 +29,8 @@ venv: .stamp-venv
 
 build: .stamp-build
 .stamp-build: .stamp-venv $(RUST_SOURCES) | check-tools
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+	  $(VENV)/bin/maturin develop --release --quiet
 	@touch $@
 
 test: check-tools build

@@ -102,10 +102,18 @@ def format_result(res: api.Result, path: str) -> str:
     ]
     rows: list[list[str]] = []
     last = None
+    hidden = 0
     for comp, probe, stat, value, unit in res.probes.itertuples(index=False):
+        # A tail distribution (p_gt_0..p_gt_N) ends in a run of zeros: show the first
+        # zero only, to keep the table readable (--json has every row).
+        if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
+            hidden += 1
+            continue
         rows.append([comp if comp != last else "", probe, stat, _fmt(float(value)), unit])
         last = comp
     out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
+    if hidden:
+        out.append(f"({hidden} further zero tail rows not shown; see --json)")
     led = s["ledger"]
     dropped = led.get("dropped", {})
     drop_total = sum(dropped.values())
