@@ -193,7 +193,7 @@ impl<C: Component> Simulation<C> {
         }
         let mut warm = warmup == SimTime::ZERO;
         let mut next_progress = PROGRESS_EVERY;
-        while let Some(ev) = self.queue.pop() {
+        while let Some(ev) = self.queue.begin() {
             if ev.time >= end {
                 break;
             }
@@ -212,6 +212,7 @@ impl<C: Component> Simulation<C> {
             if !self.outbox.is_empty() {
                 self.drain(now, &mut fault)?;
             }
+            self.queue.finish();
             if self.events >= next_progress {
                 next_progress = self.events + PROGRESS_EVERY;
                 if !progress(now, self.events) {
