@@ -12,7 +12,8 @@ Two models, each in several implementations:
   no event list at all, a lower bound), ``simpy``.
 
 SimPy is ~100× slower, so it runs fewer events (``SIMPY_SHARE`` of the others) and is
-compared per event.  All wall times are for the model loop only (no process start-up).
+compared per event.  All wall times are for the model loop only (no process start-up),
+best of ``REPEAT`` runs.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ CELLQ_LOAD = 0.9
 CELLQ_CAPACITY = 256
 SIMPY_SHARE = 0.04        # SimPy runs 4% of the events (200k for hold)
 SEED = 1
+REPEAT = 3                # best of 3 (full mode)
 
 
 # --------------------------------------------------------------------------- SimPy models
@@ -107,19 +109,29 @@ def _row(name: str, impl: str, r: dict[str, Any]) -> dict[str, Any]:
             "events_per_s": events / wall if wall > 0 else None}
 
 
-def run_all(quick: bool = False) -> list[dict[str, Any]]:
+def _best(fn, repeat: int) -> dict[str, Any]:
+    """Best (shortest wall time) of ``repeat`` identical runs, as timeit does: the
+    minimum is the run least disturbed by other load on the machine."""
+    runs = [fn() for _ in range(repeat)]
+    return min(runs, key=lambda r: r["wall_s"])
+
+
+def run_all(quick: bool = False, repeat: int | None = None) -> list[dict[str, Any]]:
     div = 10 if quick else 1
+    repeat = repeat or (1 if quick else REPEAT)
     hold_events = HOLD_EVENTS // div
     cells = CELLQ_CELLS // div
     rows = []
     for impl in ("atmsim", "hand_heap"):
-        rows.append(_row("hold", impl, _atmsim.bench_hold(impl, HOLD_PENDING, hold_events, SEED)))
-    rows.append(_row("hold", "simpy", simpy_hold(HOLD_PENDING, int(hold_events * SIMPY_SHARE), SEED)))
+        rows.append(_row("hold", impl, _best(
+            lambda: _atmsim.bench_hold(impl, HOLD_PENDING, hold_events, SEED), repeat)))
+    rows.append(_row("hold", "simpy", _best(
+        lambda: simpy_hold(HOLD_PENDING, int(hold_events * SIMPY_SHARE), SEED), repeat)))
     for impl in ("atmsim", "hand_heap", "lindley"):
-        rows.append(_row("cell_queue", impl,
-                         _atmsim.bench_cell_queue(impl, cells, CELLQ_LOAD, CELLQ_CAPACITY, SEED)))
-    rows.append(_row("cell_queue", "simpy",
-                     simpy_cell_queue(int(cells * SIMPY_SHARE), CELLQ_LOAD, CELLQ_CAPACITY, SEED)))
+        rows.append(_row("cell_queue", impl, _best(
+            lambda: _atmsim.bench_cell_queue(impl, cells, CELLQ_LOAD, CELLQ_CAPACITY, SEED), repeat)))
+    rows.append(_row("cell_queue", "simpy", _best(
+        lambda: simpy_cell_queue(int(cells * SIMPY_SHARE), CELLQ_LOAD, CELLQ_CAPACITY, SEED), repeat)))
     return rows
 
 
