@@ -12,7 +12,9 @@ ATMSIM := $(VENV)/bin/atmsim
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
                 Cargo.toml $(wildcard Cargo.lock) pyproject.toml
 
-.PHONY: all venv build test run bench validate validate-quick check-tools clean
+.PHONY: all venv build test run bench validate validate-quick check-tools clean FORCE
+
+FORCE:
 
 all: test
 
@@ -27,8 +29,11 @@ venv: .stamp-venv
 	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	@touch $@
 
+# Rebuild also when the native module has disappeared from python/atmsim/.
+NATIVE_MISSING := $(if $(wildcard python/atmsim/_atmsim*.so),,FORCE)
+
 build: .stamp-build
-.stamp-build: .stamp-venv $(RUST_SOURCES) | check-tools
+.stamp-build: .stamp-venv $(RUST_SOURCES) $(NATIVE_MISSING) | check-tools
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
 	  $(VENV)/bin/maturin develop --release --quiet
 	@touch $@
