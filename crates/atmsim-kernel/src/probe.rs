@@ -86,7 +86,7 @@ impl TimeAverage {
     pub fn new(now: SimTime, level: f64) -> Self {
         TimeAverage { start: now, last: now, level, area: 0.0, max: level }
     }
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, now: SimTime, level: f64) {
         self.area += self.level * (now.0 - self.last.0) as f64;
         self.last = now;
@@ -113,34 +113,34 @@ impl TimeAverage {
     }
 }
 
-/// Per-sample statistics with Welford's running variance.
+/// Per-sample statistics: count, mean, standard deviation, min, max.
+///
+/// Sums are kept about the first sample (shifted data), which keeps the variance
+/// accurate without Welford's division per sample — this sits on every cell's path.
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
     n: u64,
-    mean: f64,
-    m2: f64,
+    shift: f64,
+    sum: f64,
+    sum2: f64,
     min: f64,
     max: f64,
 }
 
 impl Tally {
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, x: f64) {
-        self.n += 1;
-        if self.n == 1 {
+        if self.n == 0 {
+            self.shift = x;
             self.min = x;
             self.max = x;
-        } else {
-            if x < self.min {
-                self.min = x;
-            }
-            if x > self.max {
-                self.max = x;
-            }
         }
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        self.n += 1;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        let d = x - self.shift;
+        self.sum += d;
+        self.sum2 += d * d;
     }
     pub fn reset(&mut self) {
         *self = Tally::default();
@@ -149,10 +149,14 @@ impl Tally {
         self.n
     }
     pub fn mean(&self) -> f64 {
-        if self.n == 0 { f64::NAN } else { self.mean }
+        if self.n == 0 { f64::NAN } else { self.shift + self.sum / self.n as f64 }
     }
     pub fn std(&self) -> f64 {
-        if self.n < 2 { f64::NAN } else { (self.m2 / (self.n - 1) as f64).sqrt() }
+        if self.n < 2 {
+            return f64::NAN;
+        }
+        let n = self.n as f64;
+        ((self.sum2 - self.sum * self.sum / n).max(0.0) / (n - 1.0)).sqrt()
     }
     pub fn min(&self) -> f64 {
         if self.n == 0 { f64::NAN } else { self.min }
@@ -170,32 +174,72 @@ impl Tally {
     }
 }
 
-/// Time-weighted distribution of a small non-negative integer level (such as a queue
-/// length): the fraction of time spent at each level `0..=cap`, levels above `cap`
-/// pooled in the last bucket.
+/// Time-weighted distribution of a non-negative integer level (such as a queue length):
+/// the time spent at each level, from which the mean, the maximum and tail fractions
+/// follow exactly. The table grows with the highest level seen, up to `max_levels`;
+/// time above that is pooled in the last bucket for tails but still counted at its
+/// exact level for the mean.
 #[derive(Clone, Debug)]
 pub struct LevelHistogram {
     start: SimTime,
     last: SimTime,
     level: usize,
+    max: usize,
+    max_levels: usize,
     time_at: Vec<u64>,
+    area_pooled: f64,
 }
 
 impl LevelHistogram {
-    pub fn new(now: SimTime, cap: usize) -> Self {
-        LevelHistogram { start: now, last: now, level: 0, time_at: vec![0; cap + 1] }
+    pub fn new(now: SimTime, max_levels: usize) -> Self {
+        LevelHistogram { start: now, last: now, level: 0, max: 0, max_levels: max_levels.max(1), time_at: vec![0; 1], area_pooled: 0.0 }
     }
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, now: SimTime, level: usize) {
-        let b = self.level.min(self.time_at.len() - 1);
-        self.time_at[b] += now.0 - self.last.0;
+        let dt = now.0 - self.last.0;
+        let b = self.level;
+        if b < self.time_at.len() {
+            self.time_at[b] += dt;
+        } else {
+            self.grow_and_add(b, dt);
+        }
         self.last = now;
         self.level = level;
+        if level > self.max {
+            self.max = level;
+        }
+    }
+    #[cold]
+    fn grow_and_add(&mut self, b: usize, dt: u64) {
+        if b < self.max_levels {
+            self.time_at.resize(b + 1, 0);
+            self.time_at[b] += dt;
+        } else {
+            let top = self.max_levels - 1;
+            if self.time_at.len() < self.max_levels {
+                self.time_at.resize(self.max_levels, 0);
+            }
+            self.time_at[top] += dt;
+            self.area_pooled += (b - top) as f64 * dt as f64;
+        }
     }
     pub fn reset(&mut self, now: SimTime) {
         self.time_at.iter_mut().for_each(|t| *t = 0);
         self.start = now;
         self.last = now;
+        self.max = self.level;
+        self.area_pooled = 0.0;
+    }
+    fn closed(&self, now: SimTime) -> (Vec<u64>, f64) {
+        let mut t = self.time_at.clone();
+        let b = self.level.min(self.max_levels - 1);
+        if t.len() <= b {
+            t.resize(b + 1, 0);
+        }
+        let dt = now.0 - self.last.0;
+        t[b] += dt;
+        let extra = if self.level > b { (self.level - b) as f64 * dt as f64 } else { 0.0 };
+        (t, self.area_pooled + extra)
     }
     /// Fraction of time with level strictly greater than `x`.
     pub fn p_greater(&self, now: SimTime, x: usize) -> f64 {
@@ -203,18 +247,23 @@ impl LevelHistogram {
         if span == 0 {
             return f64::NAN;
         }
-        let b = self.level.min(self.time_at.len() - 1);
-        let mut above = 0u64;
-        for (lvl, &t) in self.time_at.iter().enumerate() {
-            let t = if lvl == b { t + (now.0 - self.last.0) } else { t };
-            if lvl > x {
-                above += t;
-            }
-        }
+        let (t, _) = self.closed(now);
+        let above: u64 = t.iter().skip(x + 1).sum();
         above as f64 / span as f64
     }
-    pub fn cap(&self) -> usize {
-        self.time_at.len() - 1
+    /// Time-weighted mean level.
+    pub fn mean(&self, now: SimTime) -> f64 {
+        let span = now.0.saturating_sub(self.start.0);
+        if span == 0 {
+            return f64::NAN;
+        }
+        let (t, pooled) = self.closed(now);
+        let area: f64 = t.iter().enumerate().map(|(l, &x)| l as f64 * x as f64).sum::<f64>() + pooled;
+        area / span as f64
+    }
+    /// Highest level since the last reset.
+    pub fn max(&self) -> usize {
+        self.max
     }
 }
 
@@ -247,11 +296,14 @@ mod tests {
 
     #[test]
     fn level_histogram_tail() {
-        let mut h = LevelHistogram::new(SimTime(0), 4);
+        let mut h = LevelHistogram::new(SimTime(0), 5);
         h.set(SimTime(10), 3); // level 0 for 10
         h.set(SimTime(20), 9); // level 3 for 10, then 9 (pooled in bucket 4)
         assert_eq!(h.p_greater(SimTime(40), 2), 30.0 / 40.0);
         assert_eq!(h.p_greater(SimTime(40), 3), 20.0 / 40.0);
         assert_eq!(h.p_greater(SimTime(40), 4), 0.0);
+        // mean counts the pooled time at its real level: (3·10 + 9·20) / 40
+        assert_eq!(h.mean(SimTime(40)), 210.0 / 40.0);
+        assert_eq!(h.max(), 9);
     }
 }

@@ -62,9 +62,63 @@ impl Rate {
     }
 }
 
+/// Exact end times of a back-to-back cell train without any division per cell.
+///
+/// Cell k of a train started at `t0` ends at `t0 + ceil(k·424·10^15 / r)` ps, r the rate
+/// in millibit/s. The clock keeps `k·B = Q·r + R` (B = 424·10^15) and steps Q and R by
+/// the precomputed quotient and remainder of B / r, so each step is two additions and a
+/// comparison, and the result equals [`Rate::cell_train_offset`] exactly.
+#[derive(Clone, Copy, Debug)]
+pub struct CellClock {
+    t0: u64,
+    q: u64,
+    rem: u64,
+    step_q: u64,
+    step_r: u64,
+    r: u64,
+}
+
+impl CellClock {
+    pub fn new(rate: Rate) -> Self {
+        let b = CELL_BITS as u128 * PS_PER_S as u128 * 1000;
+        let r = rate.millibits_per_s as u128;
+        CellClock { t0: 0, q: 0, rem: 0, step_q: (b / r) as u64, step_r: (b % r) as u64, r: r as u64 }
+    }
+    /// Starts a new train at `t0` (cell 0 starts then).
+    #[inline]
+    pub fn restart(&mut self, t0: crate::time::SimTime) {
+        self.t0 = t0.0;
+        self.q = 0;
+        self.rem = 0;
+    }
+    /// Advances by one cell and returns the instant that cell ends.
+    #[inline]
+    pub fn advance(&mut self) -> crate::time::SimTime {
+        self.q += self.step_q;
+        self.rem += self.step_r;
+        if self.rem >= self.r {
+            self.rem -= self.r;
+            self.q += 1;
+        }
+        crate::time::SimTime(self.t0 + self.q + u64::from(self.rem > 0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_clock_equals_the_division_formula() {
+        for bps in [149.76e6, 40.704e6, 599.04e6, 100e6, 1234.567, 77.7e6] {
+            let r = Rate::from_bps(bps).unwrap();
+            let mut c = CellClock::new(r);
+            c.restart(crate::time::SimTime(17));
+            for k in 1..=20_000u64 {
+                assert_eq!(c.advance().0, 17 + r.cell_train_offset(k).0, "rate {bps} k {k}");
+            }
+        }
+    }
 
     #[test]
     fn oc3c_cell_slot_is_2831196_58_ps_rounded_up() {

@@ -13,8 +13,6 @@
 //! The event-trace fingerprint is a running 64-bit hash of (time, component, event kind)
 //! for every timer and every message delivery; equal fingerprints mean equal traces.
 
-use std::collections::VecDeque;
-
 use crate::error::SimError;
 use crate::ledger::Ledger;
 use crate::probe::Report;
@@ -48,14 +46,14 @@ pub struct Ctx<'a, M> {
     pub now: SimTime,
     id: CompId,
     queue: &'a mut EventQueue,
-    outbox: &'a mut VecDeque<(CompId, PortId, M)>,
+    outbox: &'a mut Vec<(CompId, PortId, M)>,
     fault: &'a mut Option<String>,
 }
 
 impl<M> Ctx<'_, M> {
     /// Schedules timer `tag` on this component at `t`. A time in the past is a model bug:
     /// the run stops with [`SimError::ModelPanic`].
-    #[inline]
+    #[inline(always)]
     pub fn schedule_at(&mut self, t: SimTime, tag: u32) {
         if t < self.now {
             self.fail(format!("timer {tag} scheduled in the past ({t} < {})", self.now));
@@ -64,14 +62,14 @@ impl<M> Ctx<'_, M> {
         self.queue.schedule(t, self.id, tag);
     }
     /// Schedules timer `tag` on this component after `d`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_in(&mut self, d: SimDuration, tag: u32) {
         self.queue.schedule(self.now.plus(d), self.id, tag);
     }
     /// Sends `msg` out of output port `port`, delivered at this same instant.
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, port: PortId, msg: M) {
-        self.outbox.push_back((self.id, port, msg));
+        self.outbox.push((self.id, port, msg));
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -113,7 +111,9 @@ pub struct Simulation<C: Component> {
     port_base: Vec<u32>,
     routes: Vec<Route>,
     queue: EventQueue,
-    outbox: VecDeque<(CompId, PortId, C::Msg)>,
+    outbox: Vec<(CompId, PortId, C::Msg)>,
+    /// Messages being delivered (swapped with `outbox` so handlers can send more).
+    inbox: Vec<(CompId, PortId, C::Msg)>,
     fingerprint: u64,
     events: u64,
 }
@@ -142,7 +142,8 @@ impl<C: Component> Simulation<C> {
             port_base,
             routes: flat,
             queue: EventQueue::with_capacity(1024),
-            outbox: VecDeque::with_capacity(64),
+            outbox: Vec::with_capacity(64),
+            inbox: Vec::with_capacity(64),
             fingerprint: 0xcbf2_9ce4_8422_2325,
             events: 0,
         }
@@ -153,22 +154,28 @@ impl<C: Component> Simulation<C> {
         SimError::ModelPanic { path, time: now, msg }
     }
 
-    /// Delivers zero-time messages until the outbox is empty.
-    #[inline]
+    /// Delivers zero-time messages until none is left: breadth first, in the order they
+    /// were sent (each round delivers what the previous round sent).
+    #[inline(always)]
     fn drain(&mut self, now: SimTime, fault: &mut Option<String>) -> Result<(), SimError> {
-        while let Some((src, port, msg)) = self.outbox.pop_front() {
-            let idx = self.port_base[src as usize] as usize + port as usize;
-            let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
-            if route.comp == CompId::MAX {
-                return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
+        while !self.outbox.is_empty() {
+            std::mem::swap(&mut self.outbox, &mut self.inbox);
+            let mut batch = std::mem::take(&mut self.inbox);
+            for (src, port, msg) in batch.drain(..) {
+                let idx = self.port_base[src as usize] as usize + port as usize;
+                let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
+                if route.comp == CompId::MAX {
+                    return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
+                }
+                self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
+                self.events += 1;
+                let mut ctx = Ctx { now, id: route.comp, queue: &mut self.queue, outbox: &mut self.outbox, fault };
+                self.comps[route.comp as usize].on_message(route.port, msg, &mut ctx);
+                if let Some(m) = fault.take() {
+                    return Err(self.model_panic(route.comp, now, m));
+                }
             }
-            self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
-            self.events += 1;
-            let mut ctx = Ctx { now, id: route.comp, queue: &mut self.queue, outbox: &mut self.outbox, fault };
-            self.comps[route.comp as usize].on_message(route.port, msg, &mut ctx);
-            if let Some(m) = fault.take() {
-                return Err(self.model_panic(route.comp, now, m));
-            }
+            self.inbox = batch;
         }
         Ok(())
     }

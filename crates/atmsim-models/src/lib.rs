@@ -214,7 +214,7 @@ impl Component for Model {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
         match self {
             Model::Transmitter(m) => m.on_timer(tag, ctx),
@@ -226,7 +226,7 @@ impl Component for Model {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_message(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx<'_, Msg>) {
         let Msg::Cell(cell) = msg;
         match self {

@@ -40,7 +40,7 @@ impl Sink {
         Sink::default()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_cell(&mut self, cell: Cell, now: SimTime) {
         let f = cell.flow as usize;
         if self.flows.len() <= f {
@@ -51,7 +51,7 @@ impl Sink {
         s.vc = cell.vc;
         s.delivered += 1;
         s.rx += 1;
-        s.delay.add(now.since(cell.born).as_secs_f64());
+        s.delay.add(now.since(cell.born).0 as f64);
     }
 
     pub fn reset_stats(&mut self, now: SimTime) {
@@ -70,7 +70,7 @@ impl Sink {
             let rate = if secs > 0.0 { s.rx as f64 / secs } else { f64::NAN };
             out.push(&name, "sink_rx_cells", "count", s.rx as f64, "cells");
             out.push(&name, "sink_rx_cells", "rate", rate, "cells/s");
-            s.delay.report(out, &name, "sink_delay", "s", 1.0);
+            s.delay.report(out, &name, "sink_delay", "s", 1e-12);
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }
     }

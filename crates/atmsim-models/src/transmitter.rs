@@ -21,7 +21,8 @@
 
 use std::collections::VecDeque;
 
-use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally, TimeAverage};
+use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
+use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{Cell, Msg};
@@ -84,8 +85,7 @@ pub struct Transmitter {
     capacity: Option<usize>,
     propagation: SimDuration,
     buffer: VecDeque<(Cell, SimTime)>,
-    busy_start: SimTime,
-    served_in_busy: u64,
+    clock: CellClock,
     wire: VecDeque<(SimTime, Cell)>,
     drops_by_flow: Vec<u64>,
     // statistics since warm-up
@@ -93,9 +93,8 @@ pub struct Transmitter {
     tx: u64,
     dropped: u64,
     since: SimTime,
-    len: TimeAverage,
-    busy: TimeAverage,
-    tail: LevelHistogram,
+    /// Time at each buffer level: gives q_len mean and max, q_len_tail and utilisation.
+    levels: LevelHistogram,
     wait: Tally,
 }
 
@@ -123,17 +122,14 @@ impl Transmitter {
             capacity,
             propagation,
             buffer: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)),
-            busy_start: SimTime::ZERO,
-            served_in_busy: 0,
+            clock: CellClock::new(rate),
             wire: VecDeque::new(),
             drops_by_flow: Vec::new(),
             rx: 0,
             tx: 0,
             dropped: 0,
             since: SimTime::ZERO,
-            len: TimeAverage::new(SimTime::ZERO, 0.0),
-            busy: TimeAverage::new(SimTime::ZERO, 0.0),
-            tail: LevelHistogram::new(SimTime::ZERO, TAIL_MAX + 1),
+            levels: LevelHistogram::new(SimTime::ZERO, 1 << 20),
             wait: Tally::default(),
         })
     }
@@ -142,14 +138,12 @@ impl Transmitter {
         self.rate
     }
 
-    #[inline]
+    #[inline(always)]
     fn level_changed(&mut self, now: SimTime) {
-        let n = self.buffer.len();
-        self.len.set(now, n as f64);
-        self.tail.set(now, n);
+        self.levels.set(now, self.buffer.len());
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
         let now = ctx.now;
         self.rx += 1;
@@ -167,16 +161,15 @@ impl Transmitter {
         self.buffer.push_back((cell, now));
         if self.buffer.len() == 1 {
             // Idle line: a new busy period starts now.
-            self.busy_start = now;
-            self.served_in_busy = 0;
-            self.busy.set(now, 1.0);
+            self.clock.restart(now);
             self.wait.add(0.0);
-            ctx.schedule_at(now.plus(self.rate.cell_train_offset(1)), TAG_TX_DONE);
+            let end = self.clock.advance();
+            ctx.schedule_at(end, TAG_TX_DONE);
         }
         self.level_changed(now);
     }
 
-    #[inline]
+    #[inline(always)]
     fn tx_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
         let now = ctx.now;
         let Some((cell, _)) = self.buffer.pop_front() else {
@@ -184,13 +177,10 @@ impl Transmitter {
             return;
         };
         self.tx += 1;
-        self.served_in_busy += 1;
         if let Some(&(_, arrived)) = self.buffer.front() {
-            self.wait.add(now.since(arrived).as_secs_f64());
-            let end = self.busy_start.plus(self.rate.cell_train_offset(self.served_in_busy + 1));
+            self.wait.add(now.since(arrived).0 as f64);
+            let end = self.clock.advance();
             ctx.schedule_at(end, TAG_TX_DONE);
-        } else {
-            self.busy.set(now, 0.0);
         }
         self.level_changed(now);
         if self.propagation.ps() == 0 {
@@ -215,7 +205,7 @@ impl Transmitter {
         ctx.send(0, Msg::Cell(cell));
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
         if tag == TAG_TX_DONE {
             self.tx_done(ctx)
@@ -229,9 +219,7 @@ impl Transmitter {
         self.tx = 0;
         self.dropped = 0;
         self.since = now;
-        self.len.reset(now);
-        self.busy.reset(now);
-        self.tail.reset(now);
+        self.levels.reset(now);
         self.wait.reset();
     }
 
@@ -245,14 +233,15 @@ impl Transmitter {
         out.push(path, "q_drop_cells", "count", self.dropped as f64, "cells");
         let loss = if self.rx > 0 { self.dropped as f64 / self.rx as f64 } else { f64::NAN };
         out.push(path, "q_loss_ratio", "value", loss, "1");
-        out.push(path, "q_len", "mean", self.len.mean(now), "cells");
-        out.push(path, "q_len", "max", self.len.max(), "cells");
-        self.wait.report(out, path, "q_wait", "s", 1.0);
+        out.push(path, "q_len", "mean", self.levels.mean(now), "cells");
+        out.push(path, "q_len", "max", self.levels.max() as f64, "cells");
+        self.wait.report(out, path, "q_wait", "s", 1e-12);
         let top = self.capacity.map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
         for x in 0..=top {
-            out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.tail.p_greater(now, x), "1");
+            out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.levels.p_greater(now, x), "1");
         }
-        out.push(path, "phy_utilisation", "value", self.busy.mean(now), "1");
+        // The line transmits exactly when the buffer holds a cell.
+        out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
     }
 
     pub fn ledger(&self, l: &mut Ledger) {

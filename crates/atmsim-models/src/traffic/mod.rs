@@ -59,7 +59,7 @@ impl SourceCore {
     }
 
     /// Emits one cell on output port 0 now.
-    #[inline]
+    #[inline(always)]
     pub fn emit(&mut self, ctx: &mut Ctx<'_, Msg>) {
         let cell = Cell { born: ctx.now, flow: self.flow, vc: self.vc, seq: self.seq, flags: 0 };
         self.seq = self.seq.wrapping_add(1);
@@ -87,8 +87,9 @@ impl SourceCore {
 }
 
 /// An exponential variate with the given mean in picoseconds, rounded to the picosecond.
-#[inline]
+#[inline(always)]
 pub fn exp_ps(rng: &mut atmsim_kernel::Stream, mean_ps: f64) -> u64 {
     let x: f64 = Exp1.sample(rng);
-    (x * mean_ps).round() as u64
+    // x ≥ 0, so adding one half and truncating rounds to nearest without a libm call.
+    (x * mean_ps + 0.5) as u64
 }

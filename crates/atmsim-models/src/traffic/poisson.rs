@@ -29,6 +29,7 @@ impl Poisson {
         Ok(Poisson { core: SourceCore::from_params(p, flow)?, mean_gap_ps: rate.mean_cell_gap_ps(), rng })
     }
 
+    #[inline(always)]
     fn next(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
         let t = from.plus(SimDuration(exp_ps(&mut self.rng, self.mean_gap_ps)));
         if t < self.core.stop {
@@ -40,6 +41,7 @@ impl Poisson {
         let s = self.core.start;
         self.next(s, ctx);
     }
+    #[inline(always)]
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
         self.core.emit(ctx);
         let now = ctx.now;
