@@ -98,7 +98,7 @@ def test_ndd1_single_source_never_queues():
     assert analytic.ndd1_tail(1, 10, 1) == 0.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, database=None)
 @given(st.integers(1, 40), st.integers(1, 40))
 def test_ndd1_busy_fraction_property(n, extra):
     d = n + extra
