@@ -13,6 +13,8 @@ even for quiet runs.
 """
 from __future__ import annotations
 
+import io
+import os
 import sys
 from typing import Optional, TextIO
 
@@ -28,6 +30,15 @@ def stderr_is_tty(stream: Optional[TextIO] = None) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def _fixed_ncols(stream: TextIO) -> Optional[int]:
+    """None when the terminal reports its width (tqdm then follows resizes), else 80:
+    a pty with an unset size reports 0 columns and tqdm would draw nothing."""
+    try:
+        return None if os.get_terminal_size(stream.fileno()).columns > 0 else 80
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return 80
 
 
 class RunProgress:
@@ -47,9 +58,11 @@ class RunProgress:
         if self._bar is None:
             # tqdm's own `delay` keeps the bar hidden until delay_s of wall time passed
             # since it was created, i.e. since the first callback (≈ run start).
+            ncols = _fixed_ncols(self.stream)
             self._bar = tqdm(
                 total=duration_s, desc=self.label, unit="s", unit_scale=False,
-                file=self.stream, delay=self.delay_s, leave=False, dynamic_ncols=True,
+                file=self.stream, delay=self.delay_s, leave=False,
+                dynamic_ncols=ncols is None, ncols=ncols, nrows=None if ncols is None else 24,
                 bar_format="{desc} {percentage:3.0f}%|{bar}| {n:.3g}/{total:.3g} s simulated "
                            "[{elapsed}<{remaining}]",
             )
