@@ -33,14 +33,9 @@ pub struct Measurement {
     pub lost: u64,
 }
 
-/// OC-3c cell rate (149.76 Mb/s of cells).
-pub fn oc3c() -> Rate {
-    Rate::from_bps(149.76e6).unwrap_or_else(|| unreachable_rate())
-}
-
-fn unreachable_rate() -> Rate {
-    // 149.76e6 is a valid positive rate; this branch cannot be taken.
-    Rate::from_cells_per_s(1.0).expect("1 cell/s is a valid rate")
+/// OC-3c cell rate (149.76 Mb/s of cells), from the same preset table models use.
+pub fn oc3c() -> Result<Rate, String> {
+    atmsim_models::transmitter::phy_rate("OC-3c").ok_or_else(|| "no OC-3c preset".to_string())
 }
 
 const HOLD_MEAN_PS: f64 = 1_000_000.0; // 1 µs
@@ -104,8 +99,8 @@ pub fn cell_queue_atmsim(cells: u64, load: f64, capacity: u64, seed: u64) -> Res
 
 /// Cell queue as a hand-written binary-heap event loop (the naive event-driven
 /// reference): events are (time, kind) with kind 0 = arrival, 1 = departure.
-pub fn cell_queue_hand_heap(cells: u64, load: f64, capacity: u64, seed: u64) -> Measurement {
-    let rate = oc3c();
+pub fn cell_queue_hand_heap(cells: u64, load: f64, capacity: u64, seed: u64) -> Result<Measurement, String> {
+    let rate = oc3c()?;
     let slot = rate.cell_slot().ps();
     let mean_gap = rate.mean_cell_gap_ps() / load;
     let mut g = rng::stream(seed, 0, "hand_heap", "arrivals");
@@ -141,14 +136,14 @@ pub fn cell_queue_hand_heap(cells: u64, load: f64, capacity: u64, seed: u64) -> 
         }
     }
     let served = (arrivals - lost).max(1) as f64;
-    Measurement { events: arrivals + departures, wall_s: t.elapsed().as_secs_f64(), check: wait_sum / served * 1e-12, lost }
+    Ok(Measurement { events: arrivals + departures, wall_s: t.elapsed().as_secs_f64(), check: wait_sum / served * 1e-12, lost })
 }
 
 /// Cell queue by the Lindley recursion on the unfinished work V (in ps): an arrival
 /// finds ceil(V / slot) cells in the system; it is lost if that is the capacity,
 /// otherwise V grows by one slot. No event list: the physical limit of speed.
-pub fn cell_queue_lindley(cells: u64, load: f64, capacity: u64, seed: u64) -> Measurement {
-    let rate = oc3c();
+pub fn cell_queue_lindley(cells: u64, load: f64, capacity: u64, seed: u64) -> Result<Measurement, String> {
+    let rate = oc3c()?;
     let slot = rate.cell_slot().ps();
     let mean_gap = rate.mean_cell_gap_ps() / load;
     let mut g = rng::stream(seed, 0, "lindley", "arrivals");
@@ -170,7 +165,7 @@ pub fn cell_queue_lindley(cells: u64, load: f64, capacity: u64, seed: u64) -> Me
         }
     }
     let served = (cells - lost).max(1) as f64;
-    Measurement { events: 2 * cells - lost, wall_s: t.elapsed().as_secs_f64(), check: wait_sum / served * 1e-12, lost }
+    Ok(Measurement { events: 2 * cells - lost, wall_s: t.elapsed().as_secs_f64(), check: wait_sum / served * 1e-12, lost })
 }
 
 /// Time of the end of a hold run, for tests.
@@ -193,8 +188,8 @@ mod tests {
         // Unlimited buffer (capacity far above anything reached) at load 0.5.
         let n = 400_000;
         let a = cell_queue_atmsim(n, 0.5, 1_000_000, 3).unwrap();
-        let h = cell_queue_hand_heap(n, 0.5, 1_000_000, 3);
-        let l = cell_queue_lindley(n, 0.5, 1_000_000, 3);
+        let h = cell_queue_hand_heap(n, 0.5, 1_000_000, 3).unwrap();
+        let l = cell_queue_lindley(n, 0.5, 1_000_000, 3).unwrap();
         let w = pk_wait(0.5);
         for (name, m) in [("atmsim", &a), ("hand_heap", &h), ("lindley", &l)] {
             assert!((m.check - w).abs() / w < 0.05, "{name}: mean wait {} vs PK {}", m.check, w);
@@ -206,8 +201,8 @@ mod tests {
     fn finite_buffer_loses_cells_in_every_implementation() {
         let n = 200_000;
         let a = cell_queue_atmsim(n, 0.9, 8, 5).unwrap();
-        let h = cell_queue_hand_heap(n, 0.9, 8, 5);
-        let l = cell_queue_lindley(n, 0.9, 8, 5);
+        let h = cell_queue_hand_heap(n, 0.9, 8, 5).unwrap();
+        let l = cell_queue_lindley(n, 0.9, 8, 5).unwrap();
         let ra = a.lost as f64 / n as f64;
         let rh = h.lost as f64 / n as f64;
         let rl = l.lost as f64 / n as f64;

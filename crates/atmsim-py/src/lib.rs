@@ -293,8 +293,8 @@ fn bench_cell_queue<'py>(py: Python<'py>, implementation: &str, cells: u64, load
     }
     let m = match implementation {
         "atmsim" => py.allow_threads(|| atmsim_bench::cell_queue_atmsim(cells, load, capacity, seed)).map_err(SimulationError::new_err)?,
-        "hand_heap" => py.allow_threads(|| atmsim_bench::cell_queue_hand_heap(cells, load, capacity, seed)),
-        "lindley" => py.allow_threads(|| atmsim_bench::cell_queue_lindley(cells, load, capacity, seed)),
+        "hand_heap" => py.allow_threads(|| atmsim_bench::cell_queue_hand_heap(cells, load, capacity, seed)).map_err(SimulationError::new_err)?,
+        "lindley" => py.allow_threads(|| atmsim_bench::cell_queue_lindley(cells, load, capacity, seed)).map_err(SimulationError::new_err)?,
         other => return Err(bad_impl(other, &["atmsim", "hand_heap", "lindley"])),
     };
     measurement(py, m)
