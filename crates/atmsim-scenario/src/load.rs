@@ -126,7 +126,7 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
     })?;
     let root = doc.as_table();
     let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![] };
-    let top = ["connections", "scenario", "components"];
+    let top = ["connections", "scenario", "components", "sweep"];
     for (k, item) in root.iter() {
         let line = line_of(text, root.key(k).and_then(|key| key.span()).or_else(|| item.span()));
         match k {
@@ -159,9 +159,17 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
                     raw.connections.push((s.to_string(), vline));
                 }
             }
+            "sweep" => {
+                // Parameter grids and replications: read and checked by the Python sweep
+                // front end (python/atmsim/sweep.py), which applies each point through
+                // `with_overrides`. A single run ignores it.
+                if !item.is_table() {
+                    return Err(invalid(file, line, "sweep", "must be a table: [sweep]"));
+                }
+            }
             other => {
                 let hint = did_you_mean(other, top);
-                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME]{hint}")));
+                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME], [sweep]{hint}")));
             }
         }
     }

@@ -82,14 +82,14 @@ impl Scenario {
                 in_flight: at(&out.ledger.in_flight),
             };
             let loss = if books.generated > 0 { books.dropped as f64 / books.generated as f64 } else { f64::NAN };
-            for (stat, v, unit) in [
-                ("value", loss, "1"),
-                ("generated", books.generated as f64, "cells"),
-                ("delivered", books.delivered as f64, "cells"),
-                ("dropped", books.dropped as f64, "cells"),
-                ("in_flight", books.in_flight as f64, "cells"),
+            probes.push(ProbeRow { component: c.name.clone(), probe: "flow_loss_ratio", statistic: "value".into(), value: loss, unit: "1" });
+            for (stat, v) in [
+                ("generated", books.generated),
+                ("delivered", books.delivered),
+                ("dropped", books.dropped),
+                ("in_flight", books.in_flight),
             ] {
-                probes.push(ProbeRow { component: c.name.clone(), probe: "flow_loss_ratio", statistic: stat.to_string(), value: v, unit });
+                probes.push(ProbeRow { component: c.name.clone(), probe: "flow_cells", statistic: stat.to_string(), value: v as f64, unit: "cells" });
             }
             flows.push(books);
         }

@@ -28,10 +28,11 @@ pub const COMMON_PARAMS: [ParamSpec; 3] = [
 ];
 
 /// Probes every source reports.
-pub const SOURCE_PROBES: [ProbeSpec; 3] = [
+pub const SOURCE_PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "src_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells emitted after warm-up (count; rate in cells/s)" },
     ProbeSpec { name: "src_tx_rate", unit: "Mb/s", kind: ProbeKind::Gauge, help: "mean emitted rate after warm-up, 424 bits per cell (statistic mean)" },
-    ProbeSpec { name: "flow_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "this source's cells dropped anywhere / generated, whole run, from the conservation ledger (value; also statistics generated, delivered, dropped, in_flight in cells)" },
+    ProbeSpec { name: "flow_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "this source's cells dropped anywhere / generated, whole run, from the conservation ledger (value)" },
+    ProbeSpec { name: "flow_cells", unit: "cells", kind: ProbeKind::Gauge, help: "this source's books for the whole run (statistics generated, delivered, dropped, in_flight)" },
 ];
 
 /// What every source keeps.

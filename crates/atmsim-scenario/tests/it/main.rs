@@ -142,6 +142,14 @@ fn scenario_section_errors() {
 }
 
 #[test]
+fn a_sweep_table_is_left_to_the_sweep_front_end() {
+    let text = format!("{BASE}\n[sweep]\nreplications = 3\n[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\"]\n");
+    assert!(Scenario::from_text(&text, "s.toml").is_ok());
+    let e = err(&format!("{BASE}\nsweeps = 3\n"));
+    assert!(e.contains("did you mean 'sweep'"), "{e}");
+}
+
+#[test]
 fn model_consistency_errors_point_at_the_parameter() {
     let e = err(&BASE.replace("phy = \"OC-3c\"", "phy = \"OC-3c\"\nrate = \"100 Mb/s\""));
     assert!(e.starts_with("bad.toml:19: components.mux.rate: give either phy or rate"), "{e}");
