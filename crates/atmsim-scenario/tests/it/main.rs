@@ -145,7 +145,7 @@ fn scenario_section_errors() {
 fn a_sweep_table_is_left_to_the_sweep_front_end() {
     let text = format!("{BASE}\n[sweep]\nreplications = 3\n[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\"]\n");
     assert!(Scenario::from_text(&text, "s.toml").is_ok());
-    let e = err(&format!("{BASE}\nsweeps = 3\n"));
+    let e = err(&format!("sweeps = 3\n{BASE}"));
     assert!(e.contains("did you mean 'sweep'"), "{e}");
 }
 
