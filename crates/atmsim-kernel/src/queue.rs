@@ -26,51 +26,74 @@ pub struct Event {
     pub tag: u32,
 }
 
-#[inline(always)]
-fn key(e: &Event) -> u128 {
-    ((e.time.0 as u128) << 64) | e.seq as u128
-}
+/// A heap entry: ordered by time alone (reversed for std's max-heap), so every heap
+/// comparison is one `u64` comparison. Ties are resolved outside the heap, by `seq`.
+#[derive(Clone, Copy, Debug)]
+struct ByTime(Event);
 
-impl Ord for Event {
+impl PartialEq for ByTime {
     #[inline(always)]
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed so that std's max-heap pops the earliest (time, seq) first. One
-        // 128-bit comparison compiles to branch-free code, unlike two chained ones.
-        key(other).cmp(&key(self))
+    fn eq(&self, other: &Self) -> bool {
+        self.0.time == other.0.time
     }
 }
-
-impl PartialOrd for Event {
+impl Eq for ByTime {}
+impl Ord for ByTime {
+    #[inline(always)]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.time.cmp(&self.0.time)
+    }
+}
+impl PartialOrd for ByTime {
     #[inline(always)]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-/// The future-event list: a binary heap on `(time, seq)` with a staging area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum Current {
+    #[default]
+    None,
+    /// The event being handled is the heap's top, and no other pending event shares
+    /// its instant.
+    Top,
+    /// The event being handled is the front of `ready`.
+    Ready,
+}
+
+/// The future-event list: a binary heap on time, a tie buffer, and a staging area.
 ///
-/// Most events schedule exactly one follow-up (a source's next cell, a transmitter's
-/// next end of transmission, a hold timer). So the kernel does not pop an event before
-/// handling it: it [`EventQueue::begin`]s with the top still in the heap, the handler's
-/// schedules are *staged*, and [`EventQueue::finish`] then replaces the top with the
-/// first staged event (one sift-down) and pushes the rest. One heap operation per event
-/// instead of two, and the order is unchanged: staged events get their `seq` when they
-/// are scheduled, and none can precede the event being handled.
+/// *Speed.* Heap comparisons look at the time only (one `u64` compare, as in a
+/// hand-written loop). Ties are rare and are found cheaply: if neither child of the
+/// root has the root's time, no other pending event does (heap property). When some
+/// do, all events of that instant are taken out, sorted by `seq` into `ready`, and
+/// handled from there. And most events schedule exactly one follow-up (a source's next
+/// cell, a transmitter's next end of transmission, a hold timer), so the kernel does
+/// not pop an event before handling it: [`EventQueue::begin`] leaves it in place, the
+/// handler's schedules are *staged*, and [`EventQueue::finish`] replaces the top with
+/// the first staged event (one sift-down) and pushes the rest.
+///
+/// *Order.* Events come out in increasing `(time, seq)`: staged events get their `seq`
+/// when scheduled, so one scheduled for the current instant runs after every event
+/// already pending for it.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Event>,
+    heap: BinaryHeap<ByTime>,
+    ready: std::collections::VecDeque<Event>,
     staged: Vec<Event>,
+    current: Current,
     in_event: bool,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), staged: Vec::with_capacity(16), in_event: false, seq: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(n), staged: Vec::with_capacity(16), ..Default::default() }
     }
 
     /// Schedules an event (staged while an event is being handled).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, comp: CompId, tag: u32) {
         let seq = self.seq;
         self.seq += 1;
@@ -78,57 +101,94 @@ impl EventQueue {
         if self.in_event {
             self.staged.push(ev);
         } else {
-            self.heap.push(ev);
+            self.heap.push(ByTime(ev));
         }
+    }
+
+    /// Finds the next event; `Top` if it can be handled in place.
+    #[inline(always)]
+    fn locate(&mut self) -> Option<(Event, Current)> {
+        if let Some(&e) = self.ready.front() {
+            return Some((e, Current::Ready));
+        }
+        let s = self.heap.as_slice();
+        let top = s.first()?.0;
+        let tie = s.get(1).is_some_and(|c| c.0.time == top.time) || s.get(2).is_some_and(|c| c.0.time == top.time);
+        if !tie {
+            return Some((top, Current::Top));
+        }
+        self.collect_ties(top.time);
+        self.ready.front().map(|&e| (e, Current::Ready))
+    }
+
+    #[cold]
+    fn collect_ties(&mut self, t: SimTime) {
+        let mut same: Vec<Event> = Vec::new();
+        while self.heap.peek().is_some_and(|e| e.0.time == t) {
+            if let Some(e) = self.heap.pop() {
+                same.push(e.0);
+            }
+        }
+        same.sort_unstable_by_key(|e| e.seq);
+        self.ready.extend(same);
     }
 
     /// The next event, left in place until [`EventQueue::finish`].
-    #[inline]
+    #[inline(always)]
     pub fn begin(&mut self) -> Option<Event> {
-        let top = self.heap.peek().copied();
-        self.in_event = top.is_some();
-        top
+        let (e, cur) = self.locate()?;
+        self.current = cur;
+        self.in_event = true;
+        Some(e)
     }
 
     /// Removes the event returned by `begin` and commits what its handling scheduled.
-    #[inline]
+    #[inline(always)]
     pub fn finish(&mut self) {
         self.in_event = false;
-        if self.staged.is_empty() {
-            self.heap.pop();
-            return;
-        }
-        let first = self.staged[0];
-        let replaced = match self.heap.peek_mut() {
-            Some(mut top) => {
-                *top = first;
-                true
+        let cur = std::mem::take(&mut self.current);
+        let mut from = 0;
+        match cur {
+            Current::Top => {
+                if let Some(&first) = self.staged.first() {
+                    if let Some(mut top) = self.heap.peek_mut() {
+                        *top = ByTime(first);
+                    }
+                    from = 1;
+                } else {
+                    self.heap.pop();
+                }
             }
-            None => false,
-        };
-        if !replaced {
-            self.heap.push(first);
+            Current::Ready => {
+                self.ready.pop_front();
+            }
+            Current::None => {}
         }
-        for i in 1..self.staged.len() {
+        for i in from..self.staged.len() {
             let ev = self.staged[i];
-            self.heap.push(ev);
+            self.heap.push(ByTime(ev));
         }
         self.staged.clear();
     }
 
-    /// Removes and returns the next event (no staging).
-    #[inline]
+    /// Removes and returns the next event.
     pub fn pop(&mut self) -> Option<Event> {
-        self.heap.pop()
+        let e = self.begin()?;
+        self.finish();
+        Some(e)
     }
 
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        let h = self.heap.peek().map(|e| e.0.time);
+        match (self.ready.front(), h) {
+            (Some(r), _) => Some(r.time),
+            (None, h) => h,
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.staged.len()
+        self.heap.len() + self.ready.len() + self.staged.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -152,6 +212,23 @@ mod tests {
     }
 
     #[test]
+    fn ties_inside_an_event_run_after_pending_ones() {
+        // Three events at t=5; the first schedules two more at t=5 while it runs.
+        let mut q = EventQueue::default();
+        q.schedule(SimTime(5), 1, 0);
+        q.schedule(SimTime(9), 9, 0);
+        q.schedule(SimTime(5), 2, 0);
+        q.schedule(SimTime(5), 3, 0);
+        let e = q.begin().unwrap();
+        assert_eq!(e.comp, 1);
+        q.schedule(SimTime(5), 4, 0);
+        q.schedule(SimTime(5), 5, 0);
+        q.finish();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| e.comp).collect();
+        assert_eq!(order, vec![2, 3, 4, 5, 9]);
+    }
+
+    #[test]
     fn staged_schedules_keep_the_order() {
         let mut q = EventQueue::default();
         q.schedule(SimTime(10), 1, 0);
@@ -168,18 +245,21 @@ mod tests {
 
     #[test]
     fn matches_a_sort_on_many_random_keys() {
-        // Pseudo-random times with many ties; the pop order must equal a stable sort.
+        // Pseudo-random times with many ties, never before the last popped instant (as
+        // in a simulation); the pop order must equal a stable sort on (time, seq).
         let mut q = EventQueue::default();
         let mut x: u64 = 12345;
         let mut expect = Vec::new();
+        let mut now = 0u64;
         for i in 0..5000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let t = (x >> 33) % 300;
+            let t = now + (x >> 33) % 40;
             q.schedule(SimTime(t), i, 0);
             expect.push((t, i));
             if i % 7 == 3 {
                 // interleave pops with pushes
                 let e = q.pop().unwrap();
+                now = e.time.0;
                 let pos = expect.iter().enumerate().min_by_key(|(_, &(t, id))| (t, id)).map(|(p, _)| p).unwrap();
                 assert_eq!((e.time.0, e.comp), expect.remove(pos));
             }
