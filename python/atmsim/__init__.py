@@ -9,8 +9,8 @@ Quick start::
     res.value("mux", "q_wait", "mean")
 
 The engine is the native module ``atmsim._atmsim`` (Rust, built with maturin); this
-package adds scenario/result objects, the CLI (``atmsim``), analytic validation and
-benchmarks.
+package adds scenario/result objects, the CLI (``atmsim``), analytic validation,
+benchmarks and sweeps (``atmsim.run_sweep``, see :mod:`atmsim.sweep`).
 """
 from atmsim._atmsim import version as _native_version
 from atmsim.api import Result, Scenario, describe, load, loads, run
@@ -30,4 +30,15 @@ __all__ = [
     "ScenarioError",
     "ParamError",
     "SimulationError",
+    "run_sweep",
 ]
+
+
+def __getattr__(name: str):
+    # atmsim.run_sweep is atmsim.sweep.run_sweep, imported on first use (it pulls in
+    # scipy and sqlite, which single runs do not need).
+    if name == "run_sweep":
+        from atmsim.sweep import run_sweep
+
+        return run_sweep
+    raise AttributeError(f"module 'atmsim' has no attribute {name!r}")

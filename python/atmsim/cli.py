@@ -1,6 +1,6 @@
 """The ``atmsim`` command line.
 
-Commands: ``run``, ``describe``, ``validate``, ``bench``.  The logic lives in
+Commands: ``run``, ``describe``, ``sweep``, ``export``, ``validate``, ``bench``.  The logic lives in
 :mod:`atmsim.api`, :mod:`atmsim.validate` and :mod:`atmsim.bench`; this module only
 parses arguments, prints, and maps errors to exit codes:
 
@@ -180,6 +180,77 @@ def describe_cmd(
     print("\nprobes:")
     qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
     print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
+
+
+@app.command("sweep")
+def sweep_cmd(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml) with a [sweep] table.")],
+    db: Annotated[str, typer.Option("--db", help="Result store (SQLite); runs already done in it are skipped.")],
+    quick: Annotated[bool, typer.Option("--quick", help="quick_replications and the [sweep.quick] overrides.")] = False,
+    executor: Annotated[str, typer.Option("--executor", help="local (process pool) or dask.")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(
+        "--scheduler", metavar="tcp://HOST:PORT", help="Dask scheduler to use (default: a LocalCluster).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Worker processes (default: all cores).")] = None,
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="KEY=VALUE", help="Override a parameter at every point (part of the run keys). Repeatable.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a scenario's parameter sweep with replications into a resumable result store."""
+    from atmsim import sweep, store
+    from atmsim.progress import stderr_is_tty
+
+    overrides = parse_set(set_)
+    try:
+        with _interruptible():
+            res = sweep.run_sweep(scenario, db, quick=quick, executor=executor, workers=workers,
+                                  scheduler=scheduler, progress=not quiet and stderr_is_tty(), overrides=overrides)
+    except store.StorePathError as exc:
+        _die(_one_line(exc), 2)
+    except store.StoreError as exc:
+        _die(_one_line(exc), 1)
+    spec = res.spec
+    n_runs = len(res.runs)
+    n_failed = len(res.failures)
+    print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}")
+    print(f"points       {len(spec.points)} ({', '.join(spec.keys) or 'no swept keys'})")
+    print(f"runs         {n_runs}: {n_runs - n_failed} done, {n_failed} failed "
+          f"({res.executed} run now, {res.skipped} already in the store)")
+    print(f"executor     {res.executor}" + (f", pool restarted {res.restarts}x" if res.restarts else ""))
+    print(f"wall time    {res.wall_s:.2f} s")
+    print(f"store        {db}  (atmsim export --db {db} --what stats --out stats.csv)")
+    if spec.target is not None and not quick:
+        t = spec.target
+        sel = res.stats[(res.stats["component"] == t.component) & (res.stats["probe"] == t.probe)
+                        & (res.stats["statistic"] == t.statistic)]
+        rows = [[str(int(p)), json.dumps(spec.written[int(p)], ensure_ascii=False), str(int(n)), _fmt(float(m)),
+                 f"[{_fmt(float(lo))}, {_fmt(float(hi))}]"]
+                for p, n, m, lo, hi in sel[["point", "n", "mean", "ci_low", "ci_high"]].itertuples(index=False)]
+        print(f"\ntarget {t.component}.{t.probe}.{t.statistic} (CI half-width <= {t.rel_half_width:g} x |mean|, "
+              f"at most {t.max_replications} replications):")
+        print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))
+    if res.failures:
+        print(f"\nfailed runs ({n_failed}; re-run the same command to retry them):", file=sys.stderr)
+        for f in res.failures:
+            vals = json.dumps(f["values"], ensure_ascii=False)
+            print(f"  point {f['point']} {vals} replication {f['replication']} seed {f['seed']}: {f['error']}",
+                  file=sys.stderr)
+        raise SystemExit(1)
+
+
+@app.command("export")
+def export_cmd(
+    db: Annotated[str, typer.Option("--db", help="Result store written by atmsim sweep.")],
+    out: Annotated[str, typer.Option("--out", help="Output file: .parquet or .csv.")],
+    what: Annotated[str, typer.Option("--what", help="runs, values (probe values per run) or stats (per point).")] = "runs",
+) -> None:
+    """Export a result store to Parquet or CSV."""
+    from atmsim import export, store
+
+    try:
+        n = export.export(db, out, what)
+    except store.StorePathError as exc:
+        _die(_one_line(exc), 2)
+    print(f"{out}: {n} rows ({what})")
 
 
 @app.command("validate")

@@ -1,0 +1,270 @@
+"""Where sweep runs execute: a local process pool (default) or a Dask cluster.
+
+Both run :func:`execute_run` on a *task* — a small dict with the scenario text and
+path, the overrides of the run's point, its seed and run number — and hand back the
+result dict.  The worker loads the scenario with the native ``atmsim._atmsim.loads``
+(cached per scenario text), so results and fingerprints depend only on the task,
+never on which worker or executor ran it.
+
+* :class:`LocalExecutor` — ``concurrent.futures.ProcessPoolExecutor`` with the
+  ``forkserver`` start method (workers fork from a clean server process that has
+  imported atmsim once: cheap to start, no fork-with-threads hazards).  At most
+  ``2 × workers`` tasks are in flight.  If a worker dies (``BrokenProcessPool``:
+  SIGKILL, out-of-memory killer, a crash in native code) the pool is restarted and
+  the tasks that had not finished are resubmitted; a task caught in
+  ``MAX_BREAKS`` broken pools is reported as failed (it is probably what kills its
+  worker).  Workers ignore SIGINT: Ctrl-C is handled by the parent, which
+  terminates them.
+* :class:`DaskExecutor` — ``distributed.Client`` on an existing scheduler
+  (``tcp://HOST:PORT``; its workers need the same atmsim installed) or on a
+  ``LocalCluster(n_workers=N, threads_per_worker=1, processes=True)`` with the
+  dashboard off.  Dask retries a task whose worker died (``allowed-failures``);
+  ``KilledWorker`` and other errors become failed runs.
+
+A run that raises inside the worker is not an executor error: :func:`execute_run`
+returns ``{'status': 'failed', 'error': ...}`` and the sweep goes on.
+"""
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Iterable, Iterator, Optional
+
+#: A task pending in this many broken pools is reported as failed.
+MAX_BREAKS = 3
+
+#: Testing only: a task whose ``fail`` field is set raises inside the worker, to
+#: exercise failure recording (set by atmsim.sweep from ATMSIM_SWEEP_FAIL_POINT).
+_scenario_cache: dict[tuple[str, str], Any] = {}
+
+
+def _load_cached(text: str, path: str) -> Any:
+    from atmsim import _atmsim
+
+    key = (path, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    sc = _scenario_cache.get(key)
+    if sc is None:
+        if len(_scenario_cache) > 32:
+            _scenario_cache.clear()
+        sc = _scenario_cache[key] = _atmsim.loads(text, path)
+    return sc
+
+
+def execute_run(task: dict[str, Any]) -> dict[str, Any]:
+    """Run one replication; never raises for a failing run.
+
+    task: ``{'text', 'path', 'overrides': {key: str}, 'seed': int, 'run': int,
+    'fail': bool}``.  Returns ``{'status': 'done', 'fingerprint', 'events', 'wall_s',
+    'probes': [(component, probe, statistic, value, unit)]}`` or ``{'status':
+    'failed', 'error': one line, 'wall_s'}``."""
+    t0 = time.perf_counter()
+    try:
+        if task.get("fail"):
+            raise RuntimeError("ATMSIM_SWEEP_FAIL_POINT: failure injected for testing")
+        sc = _load_cached(task["text"], task["path"])
+        if task.get("overrides"):
+            sc = sc.with_overrides(task["overrides"])
+        raw = sc.run(seed=task["seed"], run=task["run"])
+        return {"status": "done", "fingerprint": raw["fingerprint"], "events": int(raw["events"]),
+                "wall_s": float(raw["wall_s"]), "probes": [tuple(p) for p in raw["probes"]]}
+    except Exception as exc:  # noqa: BLE001 - every failure is recorded, the sweep goes on
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        if not isinstance(exc, _atmsim_errors()):
+            last = traceback.extract_tb(exc.__traceback__)[-1:]
+            where = f" (at {os.path.basename(last[0].filename)}:{last[0].lineno})" if last else ""
+            msg = f"{type(exc).__name__}: {msg}{where}"
+        return {"status": "failed", "error": msg, "wall_s": time.perf_counter() - t0}
+
+
+def _atmsim_errors() -> tuple[type, ...]:
+    from atmsim.exceptions import AtmsimError
+
+    return (AtmsimError,)
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalExecutor:
+    """Process pool on this machine (see module doc)."""
+
+    name = "local"
+
+    def __init__(self, workers: Optional[int] = None) -> None:
+        self.workers = workers or default_workers()
+        self.restarts = 0
+        self._ctx = multiprocessing.get_context("forkserver")
+        # Workers fork from a server that has already imported the native module.
+        self._ctx.set_forkserver_preload(["atmsim.executors", "atmsim._atmsim"])
+        self._pool: Optional[ProcessPoolExecutor] = None
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_init)
+
+    def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        """Yield ``(tag, result)`` for every ``(tag, task)`` as runs finish (any order)."""
+        todo: deque = deque((tag, task, 0) for tag, task in tasks)
+        inflight: dict[Future, tuple[Any, dict[str, Any], int]] = {}
+        window = 2 * self.workers
+        if self._pool is None:
+            self._pool = self._new_pool()
+        while todo or inflight:
+            while todo and len(inflight) < window:
+                tag, task, breaks = todo.popleft()
+                try:
+                    fut = self._pool.submit(execute_run, task)
+                except BrokenProcessPool:
+                    todo.appendleft((tag, task, breaks))
+                    self._restart(inflight, todo)
+                    continue
+                inflight[fut] = (tag, task, breaks)
+            done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                tag, task, breaks = inflight.pop(fut)
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                    if breaks + 1 >= MAX_BREAKS:
+                        yield tag, {"status": "failed", "wall_s": None,
+                                    "error": f"the worker process died {MAX_BREAKS} times running this point "
+                                             f"(killed, out of memory or crashed)"}
+                    else:
+                        todo.appendleft((tag, task, breaks + 1))
+                    continue
+                except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be unpickled
+                    result = {"status": "failed", "wall_s": None,
+                              "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+                yield tag, result
+            if broken:
+                self._restart(inflight, todo)
+
+    def _restart(self, inflight: dict, todo: deque) -> None:
+        """A worker died: every unfinished future of the old pool is lost; resubmit."""
+        for fut, (tag, task, breaks) in list(inflight.items()):
+            if fut.done() and not isinstance(fut.exception(), BrokenProcessPool):
+                continue  # finished before the break: collected on the next wait()
+            inflight.pop(fut)
+            todo.appendleft((tag, task, breaks + 1 if breaks + 1 < MAX_BREAKS else breaks))
+        self.restarts += 1
+        self._shutdown(kill=True)
+        self._pool = self._new_pool()
+
+    def _shutdown(self, kill: bool) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kill:
+            for p in list((getattr(pool, "_processes", None) or {}).values()):
+                try:
+                    p.kill()
+                except (OSError, ValueError):
+                    pass
+        pool.shutdown(wait=not kill, cancel_futures=True)
+
+    def close(self, kill: bool = False) -> None:
+        self._shutdown(kill)
+
+    def describe(self) -> str:
+        return f"local, {self.workers} worker{'s' if self.workers != 1 else ''}"
+
+
+class DaskExecutor:
+    """Dask distributed (see module doc)."""
+
+    name = "dask"
+
+    def __init__(self, workers: Optional[int] = None, scheduler: Optional[str] = None) -> None:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        # The cluster's own INFO logging would drown the progress bar.
+        for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        self.cluster = None
+        self.scheduler = scheduler
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                from atmsim.exceptions import ScenarioError
+
+                raise ScenarioError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler "
+                                    f"({' '.join(str(exc).split())}); expected tcp://HOST:PORT of a running "
+                                    f"`dask scheduler`") from None
+            self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 0)
+        else:
+            self.workers = workers or default_workers()
+            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+
+    def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        from distributed import as_completed
+
+        todo = deque(tasks)
+        window = max(4, 4 * max(self.workers, 1))
+        tags: dict[Any, Any] = {}
+        ac = as_completed([], with_results=False)
+
+        def submit_one() -> None:
+            tag, task = todo.popleft()
+            fut = self.client.submit(execute_run, task, pure=False)
+            tags[fut.key] = tag
+            ac.add(fut)
+
+        while todo and len(tags) < window:
+            submit_one()
+        for fut in ac:
+            tag = tags.pop(fut.key)
+            try:
+                result = fut.result()
+            except Exception as exc:  # noqa: BLE001 - KilledWorker, lost connection, ...
+                result = {"status": "failed", "wall_s": None,
+                          "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+            fut.release()
+            yield tag, result
+            while todo and len(tags) < window:
+                submit_one()
+
+    def close(self, kill: bool = False) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+    def describe(self) -> str:
+        where = self.scheduler or "LocalCluster"
+        return f"dask ({where}), {self.workers} worker{'s' if self.workers != 1 else ''}"
+
+
+def make_executor(kind: str = "local", workers: Optional[int] = None, scheduler: Optional[str] = None):
+    from atmsim.exceptions import ScenarioError
+
+    if workers is not None and workers < 1:
+        raise ScenarioError(f"--workers {workers}: must be at least 1")
+    if kind == "local":
+        if scheduler:
+            raise ScenarioError("--scheduler needs --executor dask")
+        return LocalExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(workers, scheduler)
+    raise ScenarioError(f"--executor {kind!r}: unknown executor; valid: local, dask")

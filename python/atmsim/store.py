@@ -1,0 +1,283 @@
+"""The result store: one SQLite file (WAL mode) per study, written by one process.
+
+Schema (``SCHEMA_VERSION`` 1)::
+
+    sweeps(sweep_key TEXT PRIMARY KEY,   -- sha256(scenario_hash | quick | overrides)
+           scenario_name, scenario_path, scenario_hash,  -- sha256 of the file text
+           quick INTEGER, overrides TEXT (JSON), created TEXT, software_version TEXT)
+    runs(run_key TEXT PRIMARY KEY,       -- see atmsim.sweep.run_key
+         sweep_key, scenario_hash, point_index INTEGER, point TEXT (canonical JSON),
+         point_values TEXT (JSON, values as written), replication INTEGER, seed INTEGER,
+         quick INTEGER, status TEXT ('done' | 'failed'), wall_s REAL, events INTEGER,
+         fingerprint TEXT, software_version TEXT, error TEXT, finished TEXT)
+    probe_values(run_key, component, probe, statistic, value REAL, unit,
+                 PRIMARY KEY (run_key, component, probe, statistic))
+
+Guarantees:
+
+* **Atomic per run**: a run's row and all its probe rows are written in one
+  transaction (``BEGIN IMMEDIATE … COMMIT``); a kill at any instant leaves either
+  the whole run or nothing.  ``synchronous=NORMAL`` in WAL mode survives a killed
+  process (the OS has the pages); only a power cut may lose the last commits,
+  which a re-run then simply recomputes.
+* **One row per run**: ``run_key`` is the primary key; a failed run that is retried
+  replaces its row; a 'done' run is never rewritten (the sweep skips it).
+* **One writer**: only the parent process writes; workers return results.
+
+Errors: :class:`StorePathError` (the ``--db`` path cannot be created or opened:
+bad input, CLI exit 2, nothing written) and :class:`StoreError` (a write failed,
+e.g. the disk is full: exit 1; the failed run's transaction is rolled back).
+``ATMSIM_STORE_MAX_PAGES`` (testing only) caps the database size with
+``PRAGMA max_page_count`` to simulate a full disk.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import json
+import os
+import sqlite3
+from typing import Any, Iterable, Optional, Sequence
+
+import pandas as pd
+
+from atmsim.exceptions import AtmsimError, ScenarioError
+
+SCHEMA_VERSION = 1
+MAX_PAGES_ENV = "ATMSIM_STORE_MAX_PAGES"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sweeps (
+    sweep_key TEXT PRIMARY KEY,
+    scenario_name TEXT NOT NULL,
+    scenario_path TEXT NOT NULL,
+    scenario_hash TEXT NOT NULL,
+    quick INTEGER NOT NULL,
+    overrides TEXT NOT NULL,
+    created TEXT NOT NULL,
+    software_version TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_key TEXT PRIMARY KEY,
+    sweep_key TEXT NOT NULL REFERENCES sweeps(sweep_key),
+    scenario_hash TEXT NOT NULL,
+    point_index INTEGER NOT NULL,
+    point TEXT NOT NULL,
+    point_values TEXT NOT NULL,
+    replication INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    quick INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    wall_s REAL,
+    events INTEGER,
+    fingerprint TEXT,
+    software_version TEXT NOT NULL,
+    error TEXT,
+    finished TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_sweep ON runs (sweep_key, point_index, replication);
+CREATE TABLE IF NOT EXISTS probe_values (
+    run_key TEXT NOT NULL REFERENCES runs(run_key),
+    component TEXT NOT NULL,
+    probe TEXT NOT NULL,
+    statistic TEXT NOT NULL,
+    value REAL,
+    unit TEXT NOT NULL,
+    PRIMARY KEY (run_key, component, probe, statistic)
+);
+"""
+
+RUN_COLUMNS = ["run_key", "sweep_key", "scenario_hash", "point_index", "point", "point_values",
+               "replication", "seed", "quick", "status", "wall_s", "events", "fingerprint",
+               "software_version", "error", "finished"]
+
+
+class StoreError(AtmsimError):
+    """Writing the result store failed (disk full, I/O error): CLI exit 1."""
+
+
+class StorePathError(ScenarioError):
+    """The ``--db`` path cannot be created or opened (bad input): CLI exit 2."""
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _explain_open_failure(path: str, exc: BaseException) -> str:
+    d = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(d):
+        return f"{path}: cannot create the result store: directory {d} does not exist; create it or choose another --db"
+    if os.path.isdir(path):
+        return f"{path}: is a directory; --db needs a file path such as {os.path.join(path, 'results.sqlite')}"
+    if not os.access(d, os.W_OK | os.X_OK) or isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (f"{path}: cannot write the result store: directory {d} is read-only "
+                f"(SQLite needs to create {os.path.basename(path)}-wal beside it); choose a writable --db path")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return f"{path}: cannot write the result store: the file is read-only; choose a writable --db path"
+    msg = " ".join(str(exc).split())
+    return f"{path}: cannot open the result store ({msg}); is it an atmsim SQLite file in a writable directory?"
+
+
+class Store:
+    """An open result store.  Use as a context manager, or call :meth:`close`."""
+
+    def __init__(self, path: str, *, readonly: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.readonly = readonly
+        try:
+            if readonly:
+                if not os.path.isfile(self.path):
+                    raise StorePathError(f"{self.path}: no such result store (run `atmsim sweep ... --db {self.path}` first)")
+                uri = "file:" + os.path.abspath(self.path) + "?mode=ro"
+                self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+                self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            else:
+                d = os.path.dirname(os.path.abspath(self.path))
+                if not os.path.isdir(d) or os.path.isdir(self.path) or not os.access(d, os.W_OK | os.X_OK):
+                    raise StorePathError(_explain_open_failure(self.path, OSError(errno.EACCES, "")))
+                self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+                self._setup()
+        except sqlite3.DatabaseError as exc:
+            raise StorePathError(_explain_open_failure(self.path, exc)) from None
+        except OSError as exc:
+            raise StorePathError(_explain_open_failure(self.path, exc)) from None
+
+    def _setup(self) -> None:
+        c = self.conn
+        mode = c.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StorePathError(f"{self.path}: cannot switch the result store to WAL mode (got {mode}); "
+                                 f"use a local file system for --db")
+        c.execute("PRAGMA synchronous=NORMAL")
+        c.execute("PRAGMA foreign_keys=ON")
+        max_pages = os.environ.get(MAX_PAGES_ENV)
+        if max_pages:
+            c.execute(f"PRAGMA max_page_count={int(max_pages)}")
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                c.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StorePathError(f"{self.path}: result store schema version {row[0]}, this atmsim "
+                                     f"reads version {SCHEMA_VERSION}; use a new --db file")
+            c.execute("COMMIT")
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ writing
+    def ensure_sweep(self, sweep_key: str, *, name: str, path: str, scenario_hash: str, quick: bool,
+                     overrides: dict[str, str], software_version: str) -> None:
+        self._write(lambda c: c.execute(
+            "INSERT OR IGNORE INTO sweeps(sweep_key, scenario_name, scenario_path, scenario_hash, quick, "
+            "overrides, created, software_version) VALUES (?,?,?,?,?,?,?,?)",
+            (sweep_key, name, path, scenario_hash, int(quick),
+             json.dumps(overrides, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+             now_iso(), software_version)))
+
+    def write_run(self, run: dict[str, Any], probes: Sequence[Sequence[Any]] = ()) -> None:
+        """Insert or replace one run and all its probe rows in one transaction."""
+        row = tuple(run.get(col) for col in RUN_COLUMNS)
+
+        def tx(c: sqlite3.Connection) -> None:
+            c.execute("DELETE FROM probe_values WHERE run_key=?", (run["run_key"],))
+            c.execute(f"INSERT OR REPLACE INTO runs({', '.join(RUN_COLUMNS)}) "
+                      f"VALUES ({', '.join('?' * len(RUN_COLUMNS))})", row)
+            if probes:
+                c.executemany("INSERT INTO probe_values(run_key, component, probe, statistic, value, unit) "
+                              "VALUES (?,?,?,?,?,?)",
+                              [(run["run_key"], comp, probe, stat, _real(value), unit)
+                               for comp, probe, stat, value, unit in probes])
+        self._write(tx)
+
+    def _write(self, fn) -> None:
+        c = self.conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            fn(c)
+            c.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if c.in_transaction:
+                try:
+                    c.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            msg = " ".join(str(exc).split())
+            if "full" in msg.lower():
+                raise StoreError(f"{self.path}: the result store is full ({msg}); free disk space and re-run "
+                                 f"the same command to finish the missing runs") from None
+            raise StoreError(f"{self.path}: writing the result store failed ({msg}); re-run the same "
+                             f"command to finish the missing runs") from None
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ reading
+    def done_keys(self, sweep_key: str) -> set[str]:
+        return {r[0] for r in self.conn.execute(
+            "SELECT run_key FROM runs WHERE sweep_key=? AND status='done'", (sweep_key,))}
+
+    def runs(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
+        """Run rows (all, or those with the given keys), ordered by point and replication."""
+        q = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+        rows = self._select_keys(q, keys, "run_key", order="point_index, replication, run_key")
+        return pd.DataFrame(rows, columns=RUN_COLUMNS)
+
+    def values(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
+        """Probe values of 'done' runs joined with their run's point and replication."""
+        q = ("SELECT r.run_key, r.sweep_key, r.point_index, r.point, r.replication, v.component, v.probe, "
+             "v.statistic, v.value, v.unit FROM probe_values v JOIN runs r ON r.run_key = v.run_key "
+             "WHERE r.status='done'")
+        cols = ["run_key", "sweep_key", "point_index", "point", "replication", "component", "probe",
+                "statistic", "value", "unit"]
+        rows = self._select_keys(q, keys, "r.run_key", where_prefix=" AND ",
+                                 order="r.point_index, r.replication, v.rowid")
+        df = pd.DataFrame(rows, columns=cols)
+        return df.astype({"value": "float64"})
+
+    def sweeps(self) -> pd.DataFrame:
+        cols = ["sweep_key", "scenario_name", "scenario_path", "scenario_hash", "quick", "overrides",
+                "created", "software_version"]
+        return pd.DataFrame(self.conn.execute(f"SELECT {', '.join(cols)} FROM sweeps ORDER BY created").fetchall(),
+                            columns=cols)
+
+    def _select_keys(self, q: str, keys: Optional[Iterable[str]], col: str, *, where_prefix: str = " WHERE ",
+                     order: str) -> list[tuple]:
+        if keys is None:
+            return self.conn.execute(f"{q} ORDER BY {order}").fetchall()
+        keys = list(keys)
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted(k TEXT PRIMARY KEY)")
+        self.conn.execute("DELETE FROM temp.wanted")
+        self.conn.executemany("INSERT OR IGNORE INTO temp.wanted(k) VALUES (?)", ((k,) for k in keys))
+        return self.conn.execute(f"{q}{where_prefix}{col} IN (SELECT k FROM temp.wanted) ORDER BY {order}").fetchall()
+
+    def integrity_ok(self) -> bool:
+        return self.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _real(value: Any) -> Optional[float]:
+    """NaN is stored as NULL (SQLite has no NaN); read back as NaN."""
+    if value is None:
+        return None
+    v = float(value)
+    return None if v != v else v

@@ -1,0 +1,206 @@
+"""Running sweeps: store contents, resume, worker counts, Dask, failures, statistics."""
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import atmsim
+from atmsim import export
+from atmsim.stats import summarize_values
+from atmsim.sweep import load_sweep, run_sweep
+from conftest import BASE, ROOT, atmsim_cmd
+
+SWEEP = """
+[sweep]
+replications = 3
+quick_replications = 1
+[sweep.grid]
+"mux.capacity" = ["4 cells", "16 cells"]
+[sweep.zip]
+"src.rate" = ["100 Mb/s", "140 Mb/s"]
+"src.vc" = [1, 2]
+[sweep.quick]
+"scenario.duration" = "1 ms"
+"""
+
+
+@pytest.fixture
+def scenario(write_scenario):
+    return str(write_scenario(BASE + SWEEP))
+
+
+def run_cli_env(*args: str, env: dict | None = None, timeout: float = 300, **popen):
+    """Like conftest.run_cli, with extra environment variables."""
+    full = dict(os.environ)
+    full.pop("PYTHONWARNINGS", None)
+    full.update(env or {})
+    return subprocess.run(atmsim_cmd() + list(args), capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env=full, **popen)
+
+
+def db_rows(db: str, sql: str):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_sweep_store_and_frames(scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    res = atmsim.run_sweep(scenario, db, workers=2)
+    assert res.ok and res.executed == 12 and res.skipped == 0
+    runs = res.runs
+    assert list(runs.columns[:8]) == ["point", "replication", "seed", "status", "wall_s", "events", "fingerprint", "error"]
+    assert list(runs.columns[8:]) == ["mux.capacity", "src.rate", "src.vc"]
+    assert len(runs) == 12 and (runs["status"] == "done").all()
+    assert runs["src.vc"].tolist()[:6] == [1, 1, 1, 2, 2, 2]  # value as written (a number)
+    # per point one seed; replications are native run numbers
+    assert runs.groupby("point")["seed"].nunique().eq(1).all()
+    assert runs["fingerprint"].nunique() == 12
+    st = res.stats
+    assert list(st.columns) == ["point", "mux.capacity", "src.rate", "src.vc", "component", "probe", "statistic",
+                                "unit", "n", "mean", "std", "ci_low", "ci_high"]
+    row = st[(st.point == 0) & (st.component == "mux") & (st.probe == "q_rx_cells") & (st.statistic == "count")].iloc[0]
+    # stats agree with a direct recomputation from single native runs
+    spec = load_sweep(scenario)
+    vals = [atmsim.run(scenario, seed=spec.seed_of(0), run=r, set=spec.points[0], progress=False)
+            .value("mux", "q_rx_cells", "count") for r in range(3)]
+    n, mean, std, lo, hi = summarize_values(vals)
+    assert (row.n, row["mean"], row["std"], row.ci_low, row.ci_high) == (n, mean, std, lo, hi)
+    assert lo < mean < hi
+    # the store: WAL, one row per run, probe rows for each
+    assert db_rows(db, "PRAGMA journal_mode")[0][0] == "wal"
+    assert db_rows(db, "SELECT count(*), count(DISTINCT run_key) FROM runs")[0] == (12, 12)
+    assert db_rows(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
+                       "(SELECT 1 FROM probe_values v WHERE v.run_key = r.run_key)")[0][0] == 0
+    assert db_rows(db, "SELECT scenario_name, software_version FROM sweeps") == [("t", atmsim.__version__)]
+
+
+def test_resume_reruns_only_missing(scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    first = run_sweep(scenario, db, workers=2)
+    con = sqlite3.connect(db)
+    victims = [r[0] for r in con.execute("SELECT run_key FROM runs WHERE replication = 1 OR point_index = 3")]
+    before = dict(con.execute("SELECT run_key, finished FROM runs"))
+    con.executemany("DELETE FROM probe_values WHERE run_key = ?", [(k,) for k in victims])
+    con.executemany("DELETE FROM runs WHERE run_key = ?", [(k,) for k in victims])
+    con.commit()
+    con.close()
+    second = run_sweep(scenario, db, workers=2)
+    assert second.executed == len(victims) == 6 and second.skipped == 6
+    after = dict(db_rows(db, "SELECT run_key, finished FROM runs"))
+    assert set(after) == set(before)
+    assert [k for k in after if after[k] != before[k]] == sorted(victims, key=list(after).index)
+    pd.testing.assert_frame_equal(first.stats, second.stats, check_exact=True)
+    assert first.runs["fingerprint"].tolist() == second.runs["fingerprint"].tolist()
+    third = run_sweep(scenario, db, workers=1)
+    assert third.executed == 0 and third.skipped == 12
+
+
+def test_quick_is_a_separate_set_of_runs(scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    q = run_sweep(scenario, db, quick=True, workers=1)
+    assert len(q.runs) == 4 and (q.runs["replication"] == 0).all()
+    full = run_sweep(scenario, db, workers=1)
+    assert full.executed == 12  # quick runs are shorter: never reused for the full sweep
+    assert db_rows(db, "SELECT quick, count(*) FROM runs GROUP BY quick") == [(0, 12), (1, 4)]
+
+
+def test_worker_count_and_dask_same_fingerprints(cli, scenario, tmp_path):
+    one = run_sweep(scenario, str(tmp_path / "one.sqlite"), workers=1)
+    two = run_sweep(scenario, str(tmp_path / "two.sqlite"), workers=2)
+    pd.testing.assert_frame_equal(one.stats, two.stats, check_exact=True)
+    assert one.runs["fingerprint"].tolist() == two.runs["fingerprint"].tolist()
+    p = cli("sweep", scenario, "--db", str(tmp_path / "dask.sqlite"), "--executor", "dask", "--workers", "2",
+            "--quiet", timeout=240)
+    assert p.returncode == 0, p.stderr
+    assert "dask (LocalCluster), 2 workers" in p.stdout
+    dask = dict(db_rows(str(tmp_path / "dask.sqlite"), "SELECT run_key, fingerprint FROM runs"))
+    local = dict(db_rows(str(tmp_path / "one.sqlite"), "SELECT run_key, fingerprint FROM runs"))
+    assert dask == local
+
+
+def test_failed_run_recorded_sweep_continues_then_retried(cli, scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    env = {"ATMSIM_SWEEP_FAIL_POINT": "1"}
+    p = run_cli_env("sweep", scenario, "--db", db, "--quiet", "--workers", "2", env=env)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    assert "runs         12: 9 done, 3 failed" in p.stdout
+    assert "failed runs (3;" in p.stderr and "point 1" in p.stderr and "failure injected" in p.stderr
+    rows = db_rows(db, "SELECT point_index, status, error IS NOT NULL FROM runs ORDER BY point_index, replication")
+    assert [r for r in rows if r[1] == "failed"] == [(1, "failed", 1)] * 3
+    assert db_rows(db, "SELECT count(*) FROM probe_values v JOIN runs r USING (run_key) "
+                       "WHERE r.status = 'failed'")[0][0] == 0
+    p = cli("sweep", scenario, "--db", db, "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "(3 run now, 9 already in the store)" in p.stdout
+    assert db_rows(db, "SELECT status, count(*) FROM runs GROUP BY status") == [("done", 12)]
+
+
+def test_nan_values_and_progress_quiet_off_tty(cli, write_scenario, tmp_path):
+    # the source starts after the end: wait statistics are NaN in every replication
+    text = BASE.replace('rate = "100 Mb/s"', 'rate = "100 Mb/s"\nstart = "1 s"') + \
+        '[sweep]\nreplications = 2\n[sweep.grid]\n"mux.capacity" = ["8 cells"]\n'
+    path = write_scenario(text)
+    db = str(tmp_path / "r.sqlite")
+    p = cli("sweep", str(path), "--db", db)  # no --quiet: stderr is a pipe, so no bar
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    res = run_sweep(str(path), db)
+    wait = res.stats[(res.stats.probe == "q_wait") & (res.stats.statistic == "mean")].iloc[0]
+    assert wait.n == 0 and math.isnan(wait["mean"]) and math.isnan(wait.ci_low)
+
+
+def test_relative_precision_stopping(write_scenario, tmp_path):
+    text = BASE + """
+[sweep]
+replications = 2
+target = { component = "mux", probe = "q_rx_cells", statistic = "count", rel_half_width = 0.02, max_replications = 8, batch = 2 }
+[sweep.grid]
+"src.rate" = ["20 Mb/s", "100 Mb/s"]
+"""
+    path = str(write_scenario(text))
+    db = str(tmp_path / "r.sqlite")
+    res = run_sweep(path, db, workers=2)
+    n = res.runs.groupby("point").size().to_dict()
+    st = res.stats[(res.stats.probe == "q_rx_cells") & (res.stats.statistic == "count")].set_index("point")
+    for point, count in n.items():
+        rel = (st.loc[point, "ci_high"] - st.loc[point, "mean"]) / st.loc[point, "mean"]
+        assert count == 8 or rel <= 0.02, (point, count, rel)
+        assert count % 2 == 0 and 2 <= count <= 8
+    # fewer cells → relatively noisier count → needs at least as many replications
+    assert n[0] >= n[1]
+    again = run_sweep(path, db, workers=1)
+    assert again.executed == 0
+    pd.testing.assert_frame_equal(res.stats, again.stats, check_exact=True)
+
+
+def test_export_formats(cli, scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    res = run_sweep(scenario, db, workers=2)
+    for what, rows in (("runs", 12), ("values", None), ("stats", len(res.stats))):
+        for ext in ("parquet", "csv"):
+            out = tmp_path / f"{what}.{ext}"
+            if ext == "csv":
+                p = cli("export", "--db", db, "--out", str(out), "--what", what)
+                assert p.returncode == 0 and f"({what})" in p.stdout, p.stderr
+            else:
+                export.export(db, str(out), what)
+            df = pd.read_parquet(out) if ext == "parquet" else pd.read_csv(out)
+            if rows is not None:
+                assert len(df) == rows
+            assert "mux.capacity" in df.columns
+    st = pd.read_parquet(tmp_path / "stats.parquet")
+    assert np.array_equal(st["mean"].to_numpy(), res.stats["mean"].to_numpy(), equal_nan=True)
+    p = cli("export", "--db", str(tmp_path / "missing.sqlite"), "--out", str(tmp_path / "x.csv"))
+    assert p.returncode == 2 and "no such result store" in p.stderr
+    assert not os.path.exists(tmp_path / "missing.sqlite")
+    p = cli("export", "--db", db, "--out", str(tmp_path / "x.xlsx"))
+    assert p.returncode == 2 and ".parquet or .csv" in p.stderr

@@ -1,0 +1,162 @@
+"""Sweep specifications: parsing, points, seeds and every kind of bad spec."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from atmsim.exceptions import ScenarioError
+from atmsim.sweep import canonical_point, fnv1a64, load_sweep, point_seed, run_key
+from conftest import BASE
+from test_cli import assert_one_line_error, line_of
+
+
+def spec_file(write_scenario, sweep: str, base: str = BASE, name: str = "s.toml"):
+    text = base + "\n" + sweep
+    return write_scenario(text, name), text
+
+
+def test_grid_range_zip_points(write_scenario):
+    path, _ = spec_file(write_scenario, """
+[sweep]
+replications = 3
+quick_replications = 1
+[sweep.grid]
+"src.rate" = ["80 Mb/s", "100 Mb/s"]
+"mux.capacity" = { from = 8, to = 24, step = 8, unit = "cells" }
+[sweep.zip]
+"src.start" = ["0 s", "1 ms"]
+"scenario.warmup" = ["0 s", "1 ms"]
+[sweep.quick]
+"scenario.duration" = "2 ms"
+""")
+    spec = load_sweep(str(path))
+    assert spec.keys == ["src.rate", "mux.capacity", "src.start", "scenario.warmup"]
+    assert len(spec.points) == 2 * 3 * 2
+    # last axis varies fastest; zip keys move together
+    assert spec.points[0] == {"src.rate": "80 Mb/s", "mux.capacity": "8 cells", "src.start": "0 s",
+                              "scenario.warmup": "0 s"}
+    assert spec.points[1] == {"src.rate": "80 Mb/s", "mux.capacity": "8 cells", "src.start": "1 ms",
+                              "scenario.warmup": "1 ms"}
+    assert [p["mux.capacity"] for p in spec.points[:6:2]] == ["8 cells", "16 cells", "24 cells"]
+    assert spec.replications == 3 and spec.replications_for(True) == 1
+    assert spec.quick_overrides == {"scenario.duration": "2 ms"}
+    assert spec.target is None
+
+
+def test_defaults_and_numbers(write_scenario):
+    # replications default to [scenario] replications; numbers and float ranges
+    base = BASE.replace('duration = "5 ms"', 'duration = "5 ms"\nreplications = 4')
+    path, _ = spec_file(write_scenario, """
+[sweep.grid]
+"scenario.seed" = [1, 2]
+"mux.capacity" = { from = 0.5, to = 1.0, step = 0.25, unit = "KiB" }
+""", base=base)
+    spec = load_sweep(str(path))
+    assert spec.replications == 4 and spec.quick_replications == 2
+    assert [p["mux.capacity"] for p in spec.points[:3]] == ["0.5 KiB", "0.75 KiB", "1 KiB"]
+    assert spec.written[0]["scenario.seed"] == 1 and spec.points[0]["scenario.seed"] == "1"
+
+
+def test_no_sweep_table_is_one_point(write_scenario):
+    spec = load_sweep(str(write_scenario(BASE)))
+    assert spec.points == [{}] and spec.keys == [] and spec.replications == 1
+
+
+# --------------------------------------------------------------------------- seeds
+def _independent_fnv1a_64(text: str) -> int:
+    """FNV-1a, 64 bit, written from the reference description (not atmsim's code)."""
+    acc = 14695981039346656037
+    for octet in bytearray(text, "utf-8"):
+        acc = ((acc ^ octet) * 1099511628211) % 2**64
+    return acc
+
+
+def test_fnv_vectors():
+    for data, expected in ((b"", 0xCBF29CE484222325), (b"a", 0xAF63DC4C8601EC8C), (b"foobar", 0x85944171F73967E8)):
+        assert fnv1a64(data) == expected
+
+
+def test_seed_formula_is_stable():
+    point = {"src.rate": "100 Mb/s", "mux.capacity": "8 cells"}
+    assert canonical_point(point) == '{"mux.capacity":"8 cells","src.rate":"100 Mb/s"}'
+    expected = 5997448379229580171  # hard-coded: changing it breaks every stored sweep
+    text = 'atmsim-sweep-v1|1|{"mux.capacity":"8 cells","src.rate":"100 Mb/s"}'
+    assert _independent_fnv1a_64(text) & (2**63 - 1) == expected
+    assert point_seed(1, point) == expected
+    assert point_seed(2, point) != expected
+    assert 0 <= point_seed(7, {}) < 2**63
+
+
+def test_seeds_ignore_comments_but_follow_scenario_seed(write_scenario):
+    sweep = '[sweep.grid]\n"mux.capacity" = ["8 cells", "16 cells"]\n'
+    a = load_sweep(str(spec_file(write_scenario, sweep, name="a.toml")[0]))
+    b = load_sweep(str(spec_file(write_scenario, "# a comment\n\n" + sweep, name="b.toml")[0]))
+    c = load_sweep(str(spec_file(write_scenario, sweep, base=BASE.replace('name = "t"', 'name = "t"\nseed = 9'),
+                                 name="c.toml")[0]))
+    seeds = lambda s: [s.seed_of(i) for i in range(len(s.points))]  # noqa: E731
+    assert seeds(a) == seeds(b)
+    assert seeds(a) != seeds(c)
+    assert len(set(seeds(a))) == 2
+    # the store key follows the file text (a re-run of an edited file recomputes)
+    assert a.scenario_hash != b.scenario_hash
+    assert run_key(a.scenario_hash, a.points[0], 0, False) != run_key(a.scenario_hash, a.points[0], 1, False)
+    assert run_key(a.scenario_hash, a.points[0], 0, False) != run_key(a.scenario_hash, a.points[0], 0, True)
+
+
+# --------------------------------------------------------------------------- bad specs
+BAD = {
+    "empty_grid": ("[sweep.grid]\n", "sweep.grid", "[sweep.grid]", "empty grid"),
+    "empty_list": ('[sweep.grid]\n"mux.capacity" = []\n', "mux.capacity", '"mux.capacity" = []', "empty list"),
+    "zip_unequal": ('[sweep.zip]\n"src.rate" = ["80 Mb/s", "90 Mb/s"]\n"src.start" = ["0 s"]\n',
+                    "equal lengths", '"src.start"', "src.rate"),
+    "step_zero": ('[sweep.grid]\n"mux.capacity" = { from = 8, to = 64, step = 0, unit = "cells" }\n',
+                  "step", "step = 0", "> 0"),
+    "from_gt_to": ('[sweep.grid]\n"mux.capacity" = { from = 64, to = 8, step = 8, unit = "cells" }\n',
+                   "greater than", "from = 64", "inclusive"),
+    "unit_mismatch": ('[sweep.grid]\n"src.rate" = ["20 Mb/s", "3 ms"]\n', "is a time, but a rate is needed",
+                      '"src.rate" =', "src.rate"),
+    "bad_param": ('[sweep.grid]\n"mux.capacty" = ["8 cells"]\n', "did you mean 'capacity'", '"mux.capacty"',
+                  "unknown parameter"),
+    "bad_component": ('[sweep.grid]\n"mxu.capacity" = ["8 cells"]\n', "did you mean 'mux'", '"mxu.capacity"',
+                      "no component"),
+    "in_grid_and_zip": ('[sweep.grid]\n"src.rate" = ["80 Mb/s"]\n[sweep.zip]\n"src.rate" = ["90 Mb/s"]\n',
+                        "both", '[sweep.zip]', "src.rate"),
+    "unknown_key": ("[sweep]\nreplication = 3\n", "did you mean 'replications'", "replication = 3", "valid:"),
+    "bad_replications": ("[sweep]\nreplications = 0\n", ">= 1", "replications = 0", "replications"),
+    "no_dot": ('[sweep.grid]\ncapacity = ["8 cells"]\n', "COMPONENT.PARAM", 'capacity = ["8', "--set"),
+    "range_unknown": ('[sweep.grid]\n"mux.capacity" = { from = 8, to = 9, stp = 1 }\n', "did you mean 'step'",
+                      '"mux.capacity"', "range"),
+    "duplicate": ('[sweep.grid]\n"mux.capacity" = ["8 cells", "8 cells"]\n', "twice", '"mux.capacity"', "distinct"),
+    "target_probe": ('[sweep]\ntarget = { component = "mux", probe = "q_loss_rato", statistic = "value", '
+                     'rel_half_width = 0.1, max_replications = 5 }\n', "did you mean 'q_loss_ratio'", "target =",
+                     "no probe"),
+    "quick_unit": ('[sweep.quick]\n"scenario.duration" = "5 cells"\n', "a time is needed", '"scenario.duration"',
+                   "sweep.quick"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_spec_one_line_with_line_number(write_scenario, case):
+    sweep, must, line_needle, also = BAD[case]
+    path, text = spec_file(write_scenario, sweep)
+    with pytest.raises(ScenarioError) as ei:
+        load_sweep(str(path))
+    msg = str(ei.value)
+    assert "\n" not in msg
+    m = re.match(r"^(.+?):(\d+): (sweep[^:]*): (.+)$", msg)
+    assert m, msg
+    assert m.group(1) == str(path)
+    expected_line = line_of(text, line_needle) if case != "in_grid_and_zip" else line_of(text, '"src.rate" = ["90')
+    assert int(m.group(2)) == expected_line, (msg, expected_line)
+    assert must in msg and also in msg, msg
+
+
+@pytest.mark.parametrize("case", ["empty_list", "unit_mismatch", "bad_param"])
+def test_bad_spec_cli_exit_2_nothing_written(cli, write_scenario, tmp_path, case):
+    path, _ = spec_file(write_scenario, BAD[case][0])
+    db = tmp_path / "r.sqlite"
+    p = cli("sweep", str(path), "--db", str(db), "--quiet")
+    err = assert_one_line_error(p, 2, contains=(f"{path}:", "sweep"))
+    assert BAD[case][1] in err
+    assert not db.exists()
