@@ -105,13 +105,29 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _dir_writable(d: str) -> bool:
+    """Can files be created in ``d``?  Permission bits do not stop root, and a
+    read-only mount or a pseudo file system only says no when asked: create an
+    anonymous temporary file (O_TMPFILE on Linux: nothing appears in ``d``)."""
+    if not os.access(d, os.W_OK | os.X_OK):
+        return False
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=d):
+            pass
+    except OSError:
+        return False
+    return True
+
+
 def _explain_open_failure(path: str, exc: BaseException) -> str:
     d = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(d):
         return f"{path}: cannot create the result store: directory {d} does not exist; create it or choose another --db"
     if os.path.isdir(path):
         return f"{path}: is a directory; --db needs a file path such as {os.path.join(path, 'results.sqlite')}"
-    if not os.access(d, os.W_OK | os.X_OK) or isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if not _dir_writable(d) or isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return (f"{path}: cannot write the result store: directory {d} is read-only "
                 f"(SQLite needs to create {os.path.basename(path)}-wal beside it); choose a writable --db path")
     if os.path.exists(path) and not os.access(path, os.W_OK):
@@ -135,11 +151,14 @@ class Store:
                 self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             else:
                 d = os.path.dirname(os.path.abspath(self.path))
-                if not os.path.isdir(d) or os.path.isdir(self.path) or not os.access(d, os.W_OK | os.X_OK):
+                if not os.path.isdir(d) or os.path.isdir(self.path) or not _dir_writable(d):
                     raise StorePathError(_explain_open_failure(self.path, OSError(errno.EACCES, "")))
                 self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
                 self._setup()
         except sqlite3.DatabaseError as exc:
+            if "full" in str(exc).lower():
+                raise StoreError(f"{self.path}: the result store is full ({' '.join(str(exc).split())}); "
+                                 f"free disk space and re-run the same command") from None
             raise StorePathError(_explain_open_failure(self.path, exc)) from None
         except OSError as exc:
             raise StorePathError(_explain_open_failure(self.path, exc)) from None
