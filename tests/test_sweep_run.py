@@ -1,6 +1,7 @@
 """Running sweeps: store contents, resume, worker counts, Dask, failures, statistics."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import sqlite3
@@ -204,3 +205,11 @@ def test_export_formats(cli, scenario, tmp_path):
     assert not os.path.exists(tmp_path / "missing.sqlite")
     p = cli("export", "--db", db, "--out", str(tmp_path / "x.xlsx"))
     assert p.returncode == 2 and ".parquet or .csv" in p.stderr
+
+
+def test_bench_sweep_quick_json_shape(cli):
+    p = cli("bench", "--sweep", "--quick", "--json", timeout=300)
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["sweep_overhead"]["runs"] > 0 and obj["sweep_overhead"]["overhead_ms_per_run"] > 0
+    assert obj["sweep_speedup"]["speedup"] > 0 and obj["sweep_speedup"]["runs"] == 4

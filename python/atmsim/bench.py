@@ -174,3 +174,120 @@ def main(quick: bool = False, json_out: bool = False) -> None:
     for name, k, v in ratios(rows):
         print(f"  {name:<10}  {k:<16}  {v:8.2f}")
     print(f"\nmachine: {machine()}" + ("   (--quick: 10x fewer events, not a measurement)" if quick else ""))
+
+
+# --------------------------------------------------------------------------- sweeps
+# `atmsim bench --sweep`: what the sweep machinery (atmsim.sweep) costs and gains.
+#
+# * sweep_overhead — SWEEP_TINY_RUNS replications of a scenario of a couple of events
+#   through the local process pool and the SQLite store: wall time per run is
+#   (almost) all overhead: scheduling, pickling, the native load, the store
+#   transaction.  Includes the pool start-up, so it is an upper bound.
+# * sweep_speedup — SWEEP_LONG_RUNS runs of ≈ SWEEP_LONG_S seconds each (the
+#   poisson-oc3 example, duration calibrated on this machine) on 1 and on 2 worker
+#   processes; speed-up = wall(1) / wall(2).  The machine's load average is
+#   reported beside it: other work on the cores lowers the speed-up.
+SWEEP_TINY_RUNS = 200
+SWEEP_LONG_RUNS = 4
+SWEEP_LONG_S = 1.0
+
+_TINY = """\
+connections = ["src -> sink"]
+[scenario]
+name = "bench-tiny"
+duration = "1 us"
+[components.src]
+kind = "cbr"
+rate = "1 Gb/s"
+[components.sink]
+kind = "sink"
+[sweep]
+replications = {reps}
+"""
+
+
+def _sweep_scenario(tmp: str, text: str, name: str) -> str:
+    import os
+
+    path = os.path.join(tmp, name)
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def sweep_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
+    """Sweep overhead per run and local speed-up (see the comment above)."""
+    import os
+    import tempfile
+
+    from atmsim.sweep import run_sweep
+
+    runs = SWEEP_TINY_RUNS // (4 if quick else 1)
+    long_s = SWEEP_LONG_S / (4 if quick else 1)
+    out: dict[str, Any] = {"quick": quick, "load_before": os.getloadavg()}
+    with tempfile.TemporaryDirectory(prefix="atmsim-bench-") as tmp:
+        tiny = _sweep_scenario(tmp, _TINY.format(reps=runs), "tiny.toml")
+        t0 = time.perf_counter()
+        res = run_sweep(tiny, os.path.join(tmp, "tiny.sqlite"), workers=workers)
+        wall = time.perf_counter() - t0
+        sim = float(res.runs["wall_s"].sum())
+        # steady state: the interval between the first and the last stored run
+        import sqlite3
+        from datetime import datetime
+
+        con = sqlite3.connect(os.path.join(tmp, "tiny.sqlite"))
+        first, last = con.execute("SELECT min(finished), max(finished) FROM runs").fetchone()
+        con.close()
+        span = (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
+        out["sweep_overhead"] = {"runs": runs, "workers": workers, "wall_s": wall,
+                                 "events_per_run": float(res.runs["events"].mean()),
+                                 "overhead_ms_per_run": (wall - sim / workers) / runs * 1e3,
+                                 "steady_ms_per_run": (span - sim / workers) / max(runs - 1, 1) * 1e3}
+        # calibrate: one simulated second of poisson-oc3 takes `per_s` of wall time here
+        base = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios", "examples", "poisson_oc3.toml")
+        text = open(base).read() if os.path.exists(base) else None
+        if text is None:
+            return out
+        probe = _atmsim.loads(text, base).with_overrides({"scenario.duration": "1 s"}).run(seed=1, run=0)
+        per_s = max(float(probe["wall_s"]), 1e-6)
+        duration = long_s / per_s
+        text += f"\n[sweep]\nreplications = {SWEEP_LONG_RUNS}\n"
+        long_path = _sweep_scenario(tmp, text, "long.toml")
+        walls = {}
+        run_walls = {}
+        for w in (1, workers):
+            t0 = time.perf_counter()
+            r = run_sweep(long_path, os.path.join(tmp, f"long{w}.sqlite"), workers=w,
+                          overrides={"scenario.duration": f"{duration:.3f} s"})
+            walls[w] = time.perf_counter() - t0
+            run_walls[w] = float(r.runs["wall_s"].mean())
+        out["sweep_speedup"] = {"runs": SWEEP_LONG_RUNS, "simulated_s": duration, "run_wall_s": run_walls[1],
+                                "wall_1": walls[1], f"wall_{workers}": walls[workers], "workers": workers,
+                                "speedup": walls[1] / walls[workers]}
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def sweep_main(quick: bool = False, json_out: bool = False, workers: int = 2) -> None:
+    r = sweep_bench(quick=quick, workers=workers)
+    if json_out:
+        print(json.dumps(r))
+        return
+    o = r["sweep_overhead"]
+    print(f"sweep_overhead  {o['runs']} runs of {o['events_per_run']:.0f} events, local pool ({o['workers']} workers) "
+          f"+ SQLite store: {o['wall_s']:.2f} s = {o['overhead_ms_per_run']:.2f} ms per run with pool start-up, "
+          f"{o['steady_ms_per_run']:.2f} ms per run after it (target < 20 ms)")
+    s = r.get("sweep_speedup")
+    if s:
+        w = s["workers"]
+        print(f"sweep_speedup   {s['runs']} runs of {s['run_wall_s']:.2f} s: 1 worker {s['wall_1']:.2f} s, "
+              f"{w} workers {s[f'wall_{w}']:.2f} s: speed-up {s['speedup']:.2f}x (target >= 1.8x)")
+    la, lb = r["load_before"], r["load_after"]
+    print(f"\nload average before {la[0]:.2f}, after {lb[0]:.2f} ({multiprocessing_cpus()} cores); "
+          f"machine: {machine()}" + ("   (--quick: not a measurement)" if quick else ""))
+
+
+def multiprocessing_cpus() -> int:
+    from atmsim.executors import default_workers
+
+    return default_workers()

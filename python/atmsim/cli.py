@@ -271,11 +271,16 @@ def validate_cmd(
 def bench_cmd(
     quick: Annotated[bool, typer.Option("--quick", help="10x fewer events (smoke test, not a measurement).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    sweep: Annotated[bool, typer.Option(
+        "--sweep", help="Instead: sweep overhead per run (local pool + store) and 1 vs 2 worker speed-up.")] = False,
 ) -> None:
     """Hold-model and cell-queue benchmarks: atmsim vs hand-written Rust, Lindley and SimPy."""
     from atmsim import bench
 
     with _interruptible():
+        if sweep:
+            bench.sweep_main(quick=quick, json_out=json_out)
+            return
         bench.main(quick=quick, json_out=json_out)
 
 
