@@ -37,6 +37,15 @@ pub struct PortSpec {
     pub multi: bool,
 }
 
+/// The ports of one component instance (kinds with a `ports` function decide them
+/// from their parameters, e.g. a switch's port count).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Ports {
+    /// (name, accepts many connections)
+    pub inputs: Vec<(String, bool)>,
+    pub outputs: Vec<String>,
+}
+
 /// What a constructor needs besides parameters.
 #[derive(Clone, Debug)]
 pub struct BuildInfo<'a> {
@@ -61,8 +70,11 @@ pub struct KindSpec {
     pub help: &'static str,
     pub source: &'static str,
     pub params: &'static [&'static [ParamSpec]],
+    /// Input ports (for kinds with `ports`, a description such as `p<N>`).
     pub inputs: &'static [PortSpec],
     pub outputs: &'static [&'static str],
+    /// Per-instance ports, for kinds whose ports depend on parameters.
+    pub ports: Option<fn(&Params) -> Ports>,
     pub probes: &'static [&'static [ProbeSpec]],
     /// Sources originate flows (they get a flow number and appear in the ledger).
     pub is_source: bool,
@@ -85,6 +97,16 @@ impl KindSpec {
     pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
         self.params().find(|p| p.name == name)
     }
+    /// The ports of an instance with these parameters.
+    pub fn ports_for(&self, p: &Params) -> Ports {
+        match self.ports {
+            Some(f) => f(p),
+            None => Ports {
+                inputs: self.inputs.iter().map(|i| (i.name.to_string(), i.multi)).collect(),
+                outputs: self.outputs.iter().map(|o| o.to_string()).collect(),
+            },
+        }
+    }
 }
 
 const IN_ONE: [PortSpec; 1] = [PortSpec { name: "in", multi: false }];
@@ -100,6 +122,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&traffic::cbr::PARAMS, &traffic::COMMON_PARAMS],
         inputs: &[],
         outputs: &OUT,
+        ports: None,
         probes: &[&traffic::SOURCE_PROBES],
         is_source: true,
         build: |p, b| Ok(Model::Cbr(traffic::cbr::Cbr::new(p, b.flow, b.stream("phase"))?)),
@@ -111,6 +134,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&traffic::poisson::PARAMS, &traffic::COMMON_PARAMS],
         inputs: &[],
         outputs: &OUT,
+        ports: None,
         probes: &[&traffic::SOURCE_PROBES],
         is_source: true,
         build: |p, b| Ok(Model::Poisson(traffic::poisson::Poisson::new(p, b.flow, b.stream("arrivals"))?)),
@@ -122,6 +146,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&traffic::onoff::PARAMS, &traffic::COMMON_PARAMS],
         inputs: &[],
         outputs: &OUT,
+        ports: None,
         probes: &[&traffic::SOURCE_PROBES, &traffic::onoff::PROBES],
         is_source: true,
         build: |p, b| Ok(Model::OnOff(traffic::onoff::OnOff::new(p, b.flow, b.stream("onoff"))?)),
@@ -133,6 +158,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&transmitter::FIFO_PARAMS],
         inputs: &IN_MANY,
         outputs: &OUT,
+        ports: None,
         probes: &[&transmitter::PROBES],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
@@ -144,6 +170,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&transmitter::LINK_PARAMS],
         inputs: &IN_ONE,
         outputs: &OUT,
+        ports: None,
         probes: &[&transmitter::PROBES],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
@@ -155,6 +182,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[],
         inputs: &IN_MANY,
         outputs: &[],
+        ports: None,
         probes: &[&sink::PROBES],
         is_source: false,
         build: |_, _| Ok(Model::Sink(sink::Sink::new())),
@@ -166,6 +194,7 @@ pub static KINDS: [KindSpec; 7] = [
         params: &[&hold::PARAMS],
         inputs: &[],
         outputs: &[],
+        ports: None,
         probes: &[&hold::PROBES],
         is_source: false,
         build: |p, b| Ok(Model::Hold(hold::Hold::new(p, b.stream("hold"))?)),

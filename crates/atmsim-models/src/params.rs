@@ -31,6 +31,10 @@ pub enum ParamType {
     Int { min: i64, max: i64 },
     Float { min: f64, max: f64 },
     Choice(&'static [&'static str]),
+    /// A list of strings (each checked by the model, e.g. VC table entries).
+    StrList,
+    /// true or false.
+    Bool,
 }
 
 impl ParamType {
@@ -46,6 +50,8 @@ impl ParamType {
             ParamType::Int { min, max } => format!("integer {min}..{max}"),
             ParamType::Float { min, max } => format!("number {min}..{max}"),
             ParamType::Choice(c) => format!("one of {}", c.join(", ")),
+            ParamType::StrList => "list of strings".into(),
+            ParamType::Bool => "true or false".into(),
         }
     }
 }
@@ -73,6 +79,8 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Word(String),
+    List(Vec<String>),
+    Bool(bool),
 }
 
 /// What a scenario file holds for one parameter before parsing.
@@ -82,6 +90,8 @@ pub enum Raw {
     Int(i64),
     Float(f64),
     Bool(bool),
+    /// An array (of strings, for `StrList` parameters).
+    List(Vec<Raw>),
 }
 
 impl std::fmt::Display for Raw {
@@ -91,6 +101,16 @@ impl std::fmt::Display for Raw {
             Raw::Int(i) => write!(f, "{i}"),
             Raw::Float(x) => write!(f, "{x}"),
             Raw::Bool(b) => write!(f, "{b}"),
+            Raw::List(v) => {
+                write!(f, "[")?;
+                for (i, x) in v.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                write!(f, "]")
+            }
         }
     }
 }
@@ -129,6 +149,17 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
                 Ok(Value::Float(x))
             }
         }
+        (ParamType::StrList, Raw::List(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, it) in items.iter().enumerate() {
+                match it {
+                    Raw::Str(x) => out.push(x.clone()),
+                    other => return Err(format!("item {} is {other}; expected a string", i + 1)),
+                }
+            }
+            Ok(Value::List(out))
+        }
+        (ParamType::Bool, Raw::Bool(b)) => Ok(Value::Bool(*b)),
         (ParamType::Choice(choices), Raw::Str(s)) => {
             if let Some(c) = choices.iter().find(|c| c.eq_ignore_ascii_case(s.trim())) {
                 Ok(Value::Word(c.to_string()))
@@ -174,6 +205,8 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
                 ParamType::Int { .. } => "an integer".to_string(),
                 ParamType::Float { .. } => "a number".to_string(),
                 ParamType::Choice(c) => format!("a string, one of {}", c.join(", ")),
+                ParamType::StrList => "a list of strings, e.g. [\"a\", \"b\"]".to_string(),
+                ParamType::Bool => "true or false".to_string(),
                 ParamType::SizeOr(k) | ParamType::TimeOr(k) => {
                     let d = dimension_of(ty).unwrap_or(Dimension::Time);
                     format!("a string with a unit such as \"{}\" ({}) or \"{k}\"", example(d), d.examples())
@@ -243,6 +276,18 @@ impl Params {
     pub fn int(&self, key: &str) -> Option<i64> {
         match self.get(key) {
             Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+    pub fn list(&self, key: &str) -> Option<&[String]> {
+        match self.get(key) {
+            Some(Value::List(v)) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn bool(&self, key: &str) -> Option<bool> {
+        match self.get(key) {
+            Some(Value::Bool(b)) => Some(*b),
             _ => None,
         }
     }

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use atmsim_kernel::SimDuration;
 use atmsim_models::params::{parse_value, ParamType, Params, Raw, Value};
 use atmsim_models::suggest::did_you_mean;
-use atmsim_models::{kind, KindSpec, KINDS};
+use atmsim_models::{kind, KindSpec, Ports, KINDS};
 use toml_edit::{ImDocument, Item, Table};
 
 use crate::error::{Location, ScenarioError};
@@ -54,6 +54,8 @@ pub struct ComponentDecl {
     pub shown: BTreeMap<&'static str, String>,
     /// Flow number for sources.
     pub flow: Option<u32>,
+    /// This instance's ports.
+    pub ports: Ports,
 }
 
 /// One wire: output port `out` of component `from` to input port `inp` of `to`.
@@ -92,8 +94,13 @@ fn param_err(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>)
 }
 
 fn raw_of(item: &Item) -> Option<Raw> {
-    let v = item.as_value()?;
-    Some(if let Some(s) = v.as_str() {
+    raw_of_value(item.as_value()?)
+}
+
+fn raw_of_value(v: &toml_edit::Value) -> Option<Raw> {
+    Some(if let Some(a) = v.as_array() {
+        Raw::List(a.iter().map(raw_of_value).collect::<Option<Vec<_>>>()?)
+    } else if let Some(s) = v.as_str() {
         Raw::Str(s.to_string())
     } else if let Some(i) = v.as_integer() {
         Raw::Int(i)
@@ -111,7 +118,7 @@ fn entries(text: &str, file: &str, table: &Table, prefix: &str) -> Result<Vec<Ra
     for (k, item) in table.iter() {
         let line = line_of(text, table.key(k).and_then(|key| key.span()).or_else(|| item.span()));
         let raw = raw_of(item).ok_or_else(|| {
-            invalid(file, line, &format!("{prefix}{k}"), "expected a string, number or boolean (tables and arrays are not parameters)")
+            invalid(file, line, &format!("{prefix}{k}"), "expected a string, number, boolean or array of strings (tables are not parameters)")
         })?;
         out.push(RawEntry { key: k.to_string(), raw, line });
     }
@@ -310,7 +317,8 @@ impl Scenario {
                 let key = if issue.key.is_empty() { ckey.clone() } else { format!("{ckey}.{}", issue.key) };
                 return Err(param_err(f, line, &key, issue.msg));
             }
-            components.push(ComponentDecl { name: c.name.clone(), kind: kspec, params, shown, flow });
+            let ports = kspec.ports_for(&params);
+            components.push(ComponentDecl { name: c.name.clone(), kind: kspec, params, shown, flow, ports });
         }
 
         // Wiring.
@@ -335,7 +343,8 @@ impl Scenario {
                     invalid(f, line, "connections", format!("'{text}': no component '{cname}'{hint}"))
                 })?;
                 let k = components[ci].kind;
-                let ports: Vec<&str> = if outgoing { k.outputs.to_vec() } else { k.inputs.iter().map(|p| p.name).collect() };
+                let decl_ports = &components[ci].ports;
+                let ports: Vec<&str> = if outgoing { decl_ports.outputs.iter().map(|s| s.as_str()).collect() } else { decl_ports.inputs.iter().map(|p| p.0.as_str()).collect() };
                 let dir = if outgoing { "output" } else { "input" };
                 if ports.is_empty() {
                     return Err(invalid(f, line, "connections", format!("'{text}': {cname} (kind {}) has no {dir} port", k.kind)));
@@ -353,23 +362,23 @@ impl Scenario {
             let (from, out) = end(a, true)?;
             let (to, inp) = end(b, false)?;
             if !used_out.insert((from, out)) {
-                return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].kind.outputs[out as usize])));
+                return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].ports.outputs[out as usize])));
             }
-            let ispec = components[to].kind.inputs[inp as usize];
-            if !used_in.insert((to, inp)) && !ispec.multi {
-                return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, ispec.name)));
+            let (iname, imulti) = &components[to].ports.inputs[inp as usize];
+            if !used_in.insert((to, inp)) && !imulti {
+                return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, iname)));
             }
             wires.push(Wire { from, out, to, inp });
         }
         for (ci, c) in components.iter().enumerate() {
-            for (pi, p) in c.kind.outputs.iter().enumerate() {
+            for (pi, p) in c.ports.outputs.iter().enumerate() {
                 if !used_out.contains(&(ci, pi as u16)) {
                     return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("output port '{p}' is not connected: add \"{}.{p} -> ...\" to connections", c.name)));
                 }
             }
-            for (pi, p) in c.kind.inputs.iter().enumerate() {
+            for (pi, p) in c.ports.inputs.iter().enumerate() {
                 if !used_in.contains(&(ci, pi as u16)) {
-                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("input port '{}' is not connected: add \"... -> {}.{}\" to connections", p.name, c.name, p.name)));
+                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("input port '{}' is not connected: add \"... -> {}.{}\" to connections", p.0, c.name, p.0)));
                 }
             }
         }
@@ -385,15 +394,8 @@ impl Scenario {
             let at = |msg: String| ScenarioError::Invalid { at: Location { file: "--set".into(), line: None, key: key.clone() }, msg };
             let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE or scenario.KEY=VALUE".into()))?;
             let v = value.trim();
-            let rawv = if let Ok(i) = v.parse::<i64>() {
-                Raw::Int(i)
-            } else if let Ok(x) = v.parse::<f64>() {
-                Raw::Float(x)
-            } else if v == "true" || v == "false" {
-                Raw::Bool(v == "true")
-            } else {
-                Raw::Str(v.trim_matches('"').to_string())
-            };
+            // A TOML value when it is one (12, 0.8, true, "text", ["a", "b"]); else a bare string.
+            let rawv = v.parse::<toml_edit::Value>().ok().and_then(|tv| raw_of_value(&tv)).unwrap_or_else(|| Raw::Str(v.to_string()));
             let entry = RawEntry { key: param.to_string(), raw: rawv, line: None };
             let list = if head == "scenario" {
                 &mut raw.scenario
@@ -425,7 +427,7 @@ impl Scenario {
         for w in &self.wires {
             let a = &self.components[w.from];
             let b = &self.components[w.to];
-            s.push_str(&format!("  \"{}.{} -> {}.{}\",\n", a.name, a.kind.outputs[w.out as usize], b.name, b.kind.inputs[w.inp as usize].name));
+            s.push_str(&format!("  \"{}.{} -> {}.{}\",\n", a.name, a.ports.outputs[w.out as usize], b.name, b.ports.inputs[w.inp as usize].0));
         }
         s.push_str("]\n\n[scenario]\n");
         s.push_str(&format!("name = {:?}\n", self.name));
@@ -436,7 +438,7 @@ impl Scenario {
         for c in &self.components {
             s.push_str(&format!("\n[components.{}]\nkind = \"{}\"\n", c.name, c.kind.kind));
             for (k, v) in &c.shown {
-                let is_int = c.kind.param(k).map(|p| matches!(p.ty, ParamType::Int { .. } | ParamType::Float { .. })).unwrap_or(false);
+                let is_int = c.kind.param(k).map(|p| matches!(p.ty, ParamType::Int { .. } | ParamType::Float { .. } | ParamType::StrList | ParamType::Bool)).unwrap_or(false);
                 if is_int {
                     s.push_str(&format!("{k} = {v}\n"));
                 } else {

@@ -49,7 +49,7 @@ impl Scenario {
             })?;
             comps.push(m);
             paths.push(c.name.clone());
-            routes.push(vec![None; c.kind.outputs.len()]);
+            routes.push(vec![None; c.ports.outputs.len()]);
         }
         for w in &self.wires {
             routes[w.from][w.out as usize] = Some(Route { comp: w.to as u32, port: w.inp });
