@@ -213,3 +213,12 @@ def test_bench_sweep_quick_json_shape(cli):
     obj = json.loads(p.stdout)
     assert obj["sweep_overhead"]["runs"] > 0 and obj["sweep_overhead"]["overhead_ms_per_run"] > 0
     assert obj["sweep_speedup"]["speedup"] > 0 and obj["sweep_speedup"]["runs"] == 4
+
+
+def test_bad_executor_options_exit_2(cli, scenario, tmp_path):
+    db = tmp_path / "r.sqlite"
+    for args, needle in ((["--executor", "spark"], "valid: local, dask"), (["--workers", "0"], "at least 1"),
+                         (["--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask")):
+        p = cli("sweep", scenario, "--db", str(db), "--quiet", *args)
+        assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not db.exists()

@@ -256,15 +256,20 @@ class DaskExecutor:
         return f"dask ({where}), {self.workers} worker{'s' if self.workers != 1 else ''}"
 
 
-def make_executor(kind: str = "local", workers: Optional[int] = None, scheduler: Optional[str] = None):
+def check_executor_args(kind: str = "local", workers: Optional[int] = None, scheduler: Optional[str] = None) -> None:
+    """Raise ScenarioError (bad input) for an unknown executor or bad options."""
     from atmsim.exceptions import ScenarioError
 
+    if kind not in ("local", "dask"):
+        raise ScenarioError(f"--executor {kind!r}: unknown executor; valid: local, dask")
     if workers is not None and workers < 1:
         raise ScenarioError(f"--workers {workers}: must be at least 1")
+    if scheduler and kind != "dask":
+        raise ScenarioError("--scheduler needs --executor dask")
+
+
+def make_executor(kind: str = "local", workers: Optional[int] = None, scheduler: Optional[str] = None):
+    check_executor_args(kind, workers, scheduler)
     if kind == "local":
-        if scheduler:
-            raise ScenarioError("--scheduler needs --executor dask")
         return LocalExecutor(workers)
-    if kind == "dask":
-        return DaskExecutor(workers, scheduler)
-    raise ScenarioError(f"--executor {kind!r}: unknown executor; valid: local, dask")
+    return DaskExecutor(workers, scheduler)

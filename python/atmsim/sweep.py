@@ -518,9 +518,10 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
               workers: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = False,
               overrides: Optional[dict[str, str]] = None) -> SweepResult:
     """Run (or finish) a scenario's sweep into the store ``db``; see the module doc."""
-    from atmsim.executors import make_executor
+    from atmsim.executors import check_executor_args, make_executor
 
     t_start = time.perf_counter()
+    check_executor_args(executor, workers, scheduler)
     spec = load_sweep(scenario_path, overrides)
     reps = spec.replications_for(quick)
     fail_points = _fail_points()
