@@ -222,3 +222,32 @@ def test_bad_executor_options_exit_2(cli, scenario, tmp_path):
         p = cli("sweep", scenario, "--db", str(db), "--quiet", *args)
         assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert not db.exists()
+
+
+def test_progress_bar_on_a_terminal(scenario, tmp_path):
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        env = dict(os.environ)
+        env.pop("PYTHONWARNINGS", None)
+        p = subprocess.run(atmsim_cmd() + ["sweep", scenario, "--db", str(tmp_path / "r.sqlite"), "--workers", "1"],
+                           stdout=subprocess.PIPE, stderr=slave, cwd=ROOT, env=env, timeout=120)
+        os.close(slave)
+        slave = -1
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's other side is closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+    err = b"".join(chunks).decode("utf-8", "replace")
+    assert p.returncode == 0
+    assert "/12 [" in err and "done" in err and "failed 0" in err, err

@@ -482,8 +482,12 @@ class _Bar:
         if enabled:
             from tqdm import tqdm
 
+            from atmsim.progress import _fixed_ncols
+
+            ncols = _fixed_ncols(sys.stderr)
             self.bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr, leave=False,
-                            dynamic_ncols=True, mininterval=0.2)
+                            dynamic_ncols=ncols is None, ncols=ncols, nrows=None if ncols is None else 24,
+                            mininterval=0.2)
         self.done = self.failed = 0
 
     def grow(self, total: int) -> None:
