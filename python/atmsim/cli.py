@@ -253,6 +253,46 @@ def export_cmd(
     print(f"{out}: {n} rows ({what})")
 
 
+@app.command("reproduce")
+def reproduce_cmd(
+    name: Annotated[str, typer.Argument(help="A paper (buddhikot92, evans96, domingo95, dastangoo96, lazarou96) or all.")],
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer replications and shorter runs (seconds, not minutes).")] = False,
+    out: Annotated[str, typer.Option("--out", help="Output directory: report.html, comparison.csv, results.sqlite, figures/.")] = "out",
+    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Worker processes (default: all cores).")] = None,
+    executor: Annotated[str, typer.Option("--executor", help="local (process pool) or dask.")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(
+        "--scheduler", metavar="tcp://HOST:PORT", help="Dask scheduler to use (default: a LocalCluster).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Reproduce a paper's experiments: sweeps, figures, comparison.csv and an HTML report."""
+    from atmsim import reproduce as rep
+    from atmsim import store
+    from atmsim.progress import stderr_is_tty
+
+    if executor not in ("local", "dask"):
+        _die(f"--executor {executor!r}: expected local or dask", 2)
+    rep.resolve(name)  # a bad name is one line and exit 2, before any work
+    try:
+        with _interruptible():
+            res = rep.reproduce(name, out, quick=quick, executor=executor, workers=workers, scheduler=scheduler,
+                                progress=not quiet and stderr_is_tty())
+    except store.StorePathError as exc:
+        _die(_one_line(exc), 2)
+    except store.StoreError as exc:
+        _die(_one_line(exc), 1)
+    for p in res.papers:
+        n_pred = sum(r.is_prediction for r in p.rows)
+        fails = f", {p.failures} failed runs" if p.failures else ""
+        print(f"{p.repro.name:<12} {len(p.rows)} comparison rows ({n_pred} predictions), "
+              f"{len(p.figures)} figures{fails}  -> {p.page}")
+    print(f"comparison   {res.comparison}")
+    print(f"results      {res.db}")
+    print(f"report: {res.report}")
+    if res.failures:
+        print(f"atmsim: error: {res.failures} runs failed; see the report and the store", file=sys.stderr)
+        raise SystemExit(1)
+
+
 @app.command("validate")
 def validate_cmd(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer, shorter replications (CI: < 2 minutes).")] = False,

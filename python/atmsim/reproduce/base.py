@@ -1,0 +1,153 @@
+"""What a paper reproduction is: experiments (scenario files), figures, comparison rows.
+
+A reproduction is a subclass of :class:`Reproduction` registered with
+:func:`atmsim.reproduce.register`.  The framework (:func:`atmsim.reproduce.reproduce`)
+runs every :class:`Experiment` through :func:`atmsim.sweep.run_sweep` into one result
+store, then hands the statistics to the reproduction, which draws its figures and
+returns its comparison rows.  Writing the CSV and the HTML is the framework's job
+(:mod:`atmsim.report`), so every paper's output looks the same.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+import pandas as pd
+
+#: ``DIR/comparison.csv`` columns, exactly as SPEC section 4 defines them.
+COMPARISON_COLUMNS = ["paper", "experiment", "quantity", "unit", "paper_value",
+                      "simulated", "ci_low", "ci_high", "rel_diff"]
+
+#: The repository's ``scenarios/`` directory (reproductions ship their files there).
+SCENARIOS_DIR = Path(__file__).resolve().parents[3] / "scenarios"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One scenario file of a reproduction, run as one sweep.
+
+    ``key`` names the experiment in comparison rows and figure file names;
+    ``labels`` carries anything the reproduction wants to know about it later
+    (e.g. the burst factor of a curve)."""
+
+    key: str
+    file: str  # relative to scenarios/<paper>/
+    title: str
+    labels: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExperimentResult:
+    """What one sweep produced (``stats`` and ``runs`` as in ``SweepResult``)."""
+
+    experiment: Experiment
+    path: Path
+    stats: pd.DataFrame
+    runs: pd.DataFrame
+    failures: Any = None
+
+    def failure_count(self) -> int:
+        f = self.failures
+        if f is None:
+            return 0
+        try:
+            return len(f)
+        except TypeError:
+            return 0
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A drawn figure: files relative to the output directory."""
+
+    key: str
+    title: str
+    png: str
+    svg: str
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One compared quantity.  ``paper_value`` None means the paper gives no number
+    for it (or it is withheld): the row is a prediction.  ``note`` is shown in the
+    HTML report only (the CSV keeps the SPEC columns); so is ``detail``."""
+
+    experiment: str
+    quantity: str
+    unit: str
+    simulated: float
+    ci_low: Optional[float] = None
+    ci_high: Optional[float] = None
+    paper_value: Optional[float] = None
+    note: str = ""
+    #: True for the many per-point rows behind a figure: the report folds them away
+    #: under the headline rows (the CSV has them all).
+    detail: bool = False
+
+    @property
+    def is_prediction(self) -> bool:
+        return self.paper_value is None
+
+    @property
+    def rel_diff(self) -> Optional[float]:
+        """(simulated − paper) / |paper|; None for predictions or a zero paper value."""
+        if self.paper_value is None or self.paper_value == 0 or not _finite(self.simulated):
+            return None
+        return (self.simulated - self.paper_value) / abs(self.paper_value)
+
+    def csv_record(self, paper: str) -> dict[str, Any]:
+        return {
+            "paper": paper,
+            "experiment": self.experiment,
+            "quantity": self.quantity,
+            "unit": self.unit,
+            "paper_value": _opt(self.paper_value),
+            "simulated": _opt(self.simulated),
+            "ci_low": _opt(self.ci_low),
+            "ci_high": _opt(self.ci_high),
+            "rel_diff": _opt(self.rel_diff),
+        }
+
+
+def _finite(x: Any) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def _opt(x: Optional[float]) -> Optional[float]:
+    return float(x) if _finite(x) else None
+
+
+class Reproduction:
+    """Base class of a paper reproduction.  Subclasses set the class attributes and
+    implement :meth:`analyse`.
+
+    name:        the ``atmsim reproduce`` name (SPEC section 4), also ``scenarios/<name>/``
+    title:       the paper, as cited in the report
+    summary:     one paragraph (HTML-escaped by the report) saying what is reproduced
+                 and with which model; say plainly when a model is a stand-in
+    experiments: the scenario files, each run as one sweep
+    """
+
+    name: str = ""
+    title: str = ""
+    summary: str = ""
+    experiments: Sequence[Experiment] = ()
+
+    @property
+    def scenario_dir(self) -> Path:
+        return SCENARIOS_DIR / self.name
+
+    def scenario_path(self, exp: Experiment) -> Path:
+        return self.scenario_dir / exp.file
+
+    def analyse(self, results: Sequence[ExperimentResult], out_dir: Path) -> tuple[list[Figure], list[ComparisonRow]]:
+        """Draw the figures into ``out_dir/figures/<name>/`` and return them with the
+        comparison rows.  ``results`` are in the order of :attr:`experiments`."""
+        raise NotImplementedError
+
+    def notes(self) -> list[str]:
+        """Extra paragraphs for the report (plain text, escaped by the report)."""
+        return []
