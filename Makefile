@@ -12,7 +12,7 @@ ATMSIM := $(VENV)/bin/atmsim
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
                 Cargo.toml $(wildcard Cargo.lock) pyproject.toml
 
-.PHONY: all venv build test run bench validate validate-quick check-tools clean FORCE
+.PHONY: all venv build browser test run bench validate validate-quick check-tools clean FORCE
 
 FORCE:
 
@@ -38,15 +38,26 @@ build: .stamp-build
 	  $(VENV)/bin/maturin develop --release --quiet
 	@touch $@
 
-test: check-tools build
+# Headless Chromium for the report's browser test (tests/test_report_browser.py):
+# Debian's package, installed only when missing (needs root and apt-get).
+CHROMIUM := /usr/bin/chromium
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "error: $(CHROMIUM) is missing and apt-get is unavailable; install Chromium so that $(CHROMIUM) exists (Debian: apt-get install chromium)" >&2; exit 1; \
+	  fi; \
+	  echo "installing chromium (apt-get) for the report browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+	    || { echo "error: apt-get install chromium failed (are you root?); install it so that $(CHROMIUM) exists" >&2; exit 1; }; \
+	fi
+
+test: check-tools build browser
 	cargo test --workspace --exclude atmsim-py --release
 	$(VPY) -m pytest -q -W error tests/
 	$(ATMSIM) validate --quick
 
 run: build
-	@set -e; for f in scenarios/examples/*.toml; do \
-	  echo "=== $$f"; $(ATMSIM) run "$$f"; echo; \
-	done
+	$(ATMSIM) reproduce all --quick --out out/
 
 bench: build
 	$(ATMSIM) bench
