@@ -18,9 +18,24 @@ pub const FLAG_CLP: u8 = 0x02;
 pub struct Cell {
     pub born: SimTime,
     pub flow: u32,
+    /// VC label: `(VPI << 16) | VCI`.
     pub vc: u32,
     pub seq: u32,
     pub flags: u8,
+    /// Per-hop scratch set by the component that queues the cell (a switch puts the
+    /// output port's VC-entry index here: per-VC queue and counters); 0 elsewhere.
+    pub aux: u16,
+}
+
+/// The VC label of `(vpi, vci)`.
+pub const fn vc_label(vpi: u16, vci: u16) -> u32 {
+    ((vpi as u32) << 16) | vci as u32
+}
+
+/// `vc<VCI>` for VPI 0, else `vc<VPI>.<VCI>`: how probes name a VC.
+pub fn vc_name(vc: u32) -> String {
+    let (vpi, vci) = (vc >> 16, vc & 0xffff);
+    if vpi == 0 { format!("vc{vci}") } else { format!("vc{vpi}.{vci}") }
 }
 
 /// Every message type that crosses a port. A closed enum: later models add variants.

@@ -41,9 +41,24 @@ pub struct PortSpec {
 /// from their parameters, e.g. a switch's port count).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Ports {
-    /// (name, accepts many connections)
-    pub inputs: Vec<(String, bool)>,
-    pub outputs: Vec<String>,
+    pub inputs: Vec<PortDecl>,
+    pub outputs: Vec<PortDecl>,
+}
+
+/// One port of one instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDecl {
+    pub name: String,
+    /// An input that accepts any number of connections.
+    pub multi: bool,
+    /// Must be connected (unconnected optional ports are simply unused).
+    pub required: bool,
+}
+
+impl PortDecl {
+    pub fn new(name: impl Into<String>, multi: bool, required: bool) -> Self {
+        PortDecl { name: name.into(), multi, required }
+    }
 }
 
 /// What a constructor needs besides parameters.
@@ -102,8 +117,8 @@ impl KindSpec {
         match self.ports {
             Some(f) => f(p),
             None => Ports {
-                inputs: self.inputs.iter().map(|i| (i.name.to_string(), i.multi)).collect(),
-                outputs: self.outputs.iter().map(|o| o.to_string()).collect(),
+                inputs: self.inputs.iter().map(|i| PortDecl::new(i.name, i.multi, true)).collect(),
+                outputs: self.outputs.iter().map(|o| PortDecl::new(*o, false, true)).collect(),
             },
         }
     }

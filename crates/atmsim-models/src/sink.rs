@@ -66,7 +66,8 @@ impl Sink {
         let secs = now.since(self.since).as_secs_f64();
         for (f, s) in self.flows.iter().enumerate().filter(|(_, s)| s.seen) {
             let shared = self.flows.iter().enumerate().any(|(g, o)| g != f && o.seen && o.vc == s.vc);
-            let name = if shared { format!("{path}/vc{}-f{f}", s.vc) } else { format!("{path}/vc{}", s.vc) };
+            let vc = crate::cell::vc_name(s.vc);
+            let name = if shared { format!("{path}/{vc}-f{f}") } else { format!("{path}/{vc}") };
             let rate = if secs > 0.0 { s.rx as f64 / secs } else { f64::NAN };
             out.push(&name, "sink_rx_cells", "count", s.rx as f64, "cells");
             out.push(&name, "sink_rx_cells", "rate", rate, "cells/s");

@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
+use atmsim_kernel::{Ctx, Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -82,10 +82,15 @@ const TAG_ARRIVE: u32 = 1;
 #[derive(Clone, Debug)]
 pub struct Transmitter {
     rate: Rate,
-    capacity: Option<usize>,
     propagation: SimDuration,
-    buffer: VecDeque<(Cell, SimTime)>,
+    buffer: CellBuffer,
     clock: CellClock,
+    out_port: PortId,
+    tag_base: u32,
+    /// Per-VC counters [rx, tx, dropped] indexed by `Cell::aux`, with the VC labels,
+    /// for switch ports (the per-port per-VC management view); empty elsewhere.
+    vc_counts: Vec<[u64; 3]>,
+    vc_labels: Vec<u32>,
     wire: VecDeque<(SimTime, Cell)>,
     drops_by_flow: Vec<u64>,
     // statistics since warm-up
@@ -117,12 +122,21 @@ impl Transmitter {
             }
         };
         let propagation = p.propagation()?;
-        Ok(Transmitter {
+        Ok(Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0))
+    }
+
+    /// A transmitter sending on output port `out_port`, its timers tagged from
+    /// `tag_base` (it uses `tag_base` and `tag_base + 1`).
+    pub fn with(rate: Rate, buffer: CellBuffer, propagation: SimDuration, out_port: PortId, tag_base: u32) -> Self {
+        Transmitter {
             rate,
-            capacity,
             propagation,
-            buffer: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)),
+            buffer,
             clock: CellClock::new(rate),
+            out_port,
+            tag_base,
+            vc_counts: Vec::new(),
+            vc_labels: Vec::new(),
             wire: VecDeque::new(),
             drops_by_flow: Vec::new(),
             rx: 0,
@@ -131,7 +145,20 @@ impl Transmitter {
             since: SimTime::ZERO,
             levels: LevelHistogram::new(SimTime::ZERO, 1 << 20),
             wait: Tally::default(),
-        })
+        }
+    }
+
+    /// Keeps per-VC counters for cells whose `aux` indexes `labels`.
+    pub fn count_per_vc(&mut self, labels: Vec<u32>) {
+        self.vc_counts = vec![[0; 3]; labels.len()];
+        self.vc_labels = labels;
+    }
+
+    #[inline(always)]
+    fn count_vc(&mut self, aux: u16, what: usize) {
+        if let Some(c) = self.vc_counts.get_mut(aux as usize) {
+            c[what] += 1;
+        }
     }
 
     pub fn rate(&self) -> Rate {
@@ -147,24 +174,27 @@ impl Transmitter {
     pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
         let now = ctx.now;
         self.rx += 1;
-        if let Some(cap) = self.capacity {
-            if self.buffer.len() >= cap {
-                self.dropped += 1;
-                let f = cell.flow as usize;
-                if self.drops_by_flow.len() <= f {
-                    self.drops_by_flow.resize(f + 1, 0);
-                }
-                self.drops_by_flow[f] += 1;
-                return;
-            }
+        if !self.vc_counts.is_empty() {
+            self.count_vc(cell.aux, 0);
         }
-        self.buffer.push_back((cell, now));
+        if !self.buffer.admit(cell, now) {
+            self.dropped += 1;
+            if !self.vc_counts.is_empty() {
+                self.count_vc(cell.aux, 2);
+            }
+            let f = cell.flow as usize;
+            if self.drops_by_flow.len() <= f {
+                self.drops_by_flow.resize(f + 1, 0);
+            }
+            self.drops_by_flow[f] += 1;
+            return;
+        }
         if self.buffer.len() == 1 {
             // Idle line: a new busy period starts now.
             self.clock.restart(now);
             self.wait.add(0.0);
             let end = self.clock.advance();
-            ctx.schedule_at(end, TAG_TX_DONE);
+            ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
         }
         self.level_changed(now);
     }
@@ -172,23 +202,26 @@ impl Transmitter {
     #[inline(always)]
     fn tx_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
         let now = ctx.now;
-        let Some((cell, _)) = self.buffer.pop_front() else {
+        let Some((cell, _)) = self.buffer.pop() else {
             ctx.fail("transmission ended with an empty buffer".into());
             return;
         };
         self.tx += 1;
-        if let Some(&(_, arrived)) = self.buffer.front() {
+        if !self.vc_counts.is_empty() {
+            self.count_vc(cell.aux, 1);
+        }
+        if let Some(arrived) = self.buffer.next_arrival() {
             self.wait.add(now.since(arrived).0 as f64);
             let end = self.clock.advance();
-            ctx.schedule_at(end, TAG_TX_DONE);
+            ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
         }
         self.level_changed(now);
         if self.propagation.ps() == 0 {
-            ctx.send(0, Msg::Cell(cell));
+            ctx.send(self.out_port, Msg::Cell(cell));
         } else {
             let at = now.plus(self.propagation);
             if self.wire.is_empty() {
-                ctx.schedule_at(at, TAG_ARRIVE);
+                ctx.schedule_at(at, self.tag_base + TAG_ARRIVE);
             }
             self.wire.push_back((at, cell));
         }
@@ -200,14 +233,14 @@ impl Transmitter {
             return;
         };
         if let Some(&(next, _)) = self.wire.front() {
-            ctx.schedule_at(next, TAG_ARRIVE);
+            ctx.schedule_at(next, self.tag_base + TAG_ARRIVE);
         }
-        ctx.send(0, Msg::Cell(cell));
+        ctx.send(self.out_port, Msg::Cell(cell));
     }
 
     #[inline(always)]
     pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
-        if tag == TAG_TX_DONE {
+        if tag == self.tag_base + TAG_TX_DONE {
             self.tx_done(ctx)
         } else {
             self.arrive(ctx)
@@ -221,6 +254,7 @@ impl Transmitter {
         self.since = now;
         self.levels.reset(now);
         self.wait.reset();
+        self.vc_counts.iter_mut().for_each(|c| *c = [0; 3]);
     }
 
     pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -236,23 +270,166 @@ impl Transmitter {
         out.push(path, "q_len", "mean", self.levels.mean(now), "cells");
         out.push(path, "q_len", "max", self.levels.max() as f64, "cells");
         self.wait.report(out, path, "q_wait", "s", 1e-12);
-        let top = self.capacity.map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
+        let top = self.buffer.capacity().map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
         for x in 0..=top {
             out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.levels.p_greater(now, x), "1");
         }
         // The line transmits exactly when the buffer holds a cell.
         out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
+        for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
+            let name = format!("{path}/{}", crate::cell::vc_name(vc));
+            out.push(&name, "port_rx_cells", "count", c[0] as f64, "cells");
+            out.push(&name, "port_tx_cells", "count", c[1] as f64, "cells");
+            out.push(&name, "port_drop_cells", "count", c[2] as f64, "cells");
+        }
     }
 
     pub fn ledger(&self, l: &mut Ledger) {
         for (f, &n) in self.drops_by_flow.iter().enumerate() {
             l.add_dropped("buffer_full", f as u32, n);
         }
-        for (c, _) in &self.buffer {
-            l.add_in_flight(c.flow, 1);
-        }
+        self.buffer.for_each(|c| l.add_in_flight(c.flow, 1));
         for (_, c) in &self.wire {
             l.add_in_flight(c.flow, 1);
         }
+    }
+}
+
+/// The cells waiting at a transmitter, and the order it serves them in.
+#[derive(Clone, Debug)]
+pub enum CellBuffer {
+    /// One FIFO; `capacity` counts every cell including the one in transmission.
+    Fifo { queue: VecDeque<(Cell, SimTime)>, capacity: Option<usize> },
+    /// One FIFO per VC (indexed by `Cell::aux`), served one cell per VC in round robin
+    /// among the non-empty ones; each VC queue holds at most `vc_capacity` cells and
+    /// the port at most `capacity`.
+    PerVc {
+        queues: Vec<VecDeque<(Cell, SimTime)>>,
+        ring: VecDeque<u16>,
+        total: usize,
+        vc_capacity: Option<usize>,
+        capacity: Option<usize>,
+    },
+}
+
+impl CellBuffer {
+    pub fn fifo(capacity: Option<usize>) -> Self {
+        CellBuffer::Fifo { queue: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)), capacity }
+    }
+
+    pub fn per_vc(vcs: usize, vc_capacity: Option<usize>, capacity: Option<usize>) -> Self {
+        CellBuffer::PerVc { queues: vec![VecDeque::new(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity }
+    }
+
+    /// Port capacity (None: unlimited).
+    pub fn capacity(&self) -> Option<usize> {
+        match self {
+            CellBuffer::Fifo { capacity, .. } | CellBuffer::PerVc { capacity, .. } => *capacity,
+        }
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        match self {
+            CellBuffer::Fifo { queue, .. } => queue.len(),
+            CellBuffer::PerVc { total, .. } => *total,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Queues the cell, or returns false (tail drop) when full.
+    #[inline(always)]
+    pub fn admit(&mut self, cell: Cell, now: SimTime) -> bool {
+        match self {
+            CellBuffer::Fifo { queue, capacity } => {
+                if capacity.is_some_and(|c| queue.len() >= c) {
+                    return false;
+                }
+                queue.push_back((cell, now));
+                true
+            }
+            CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity } => {
+                let i = cell.aux as usize;
+                if i >= queues.len() {
+                    queues.resize(i + 1, VecDeque::new());
+                }
+                if capacity.is_some_and(|c| *total >= c) || vc_capacity.is_some_and(|c| queues[i].len() >= c) {
+                    return false;
+                }
+                if queues[i].is_empty() {
+                    ring.push_back(cell.aux);
+                }
+                queues[i].push_back((cell, now));
+                *total += 1;
+                true
+            }
+        }
+    }
+
+    /// The next cell to transmit.
+    #[inline(always)]
+    pub fn pop(&mut self) -> Option<(Cell, SimTime)> {
+        match self {
+            CellBuffer::Fifo { queue, .. } => queue.pop_front(),
+            CellBuffer::PerVc { queues, ring, total, .. } => {
+                let i = ring.pop_front()? as usize;
+                let c = queues[i].pop_front()?;
+                if !queues[i].is_empty() {
+                    ring.push_back(i as u16);
+                }
+                *total -= 1;
+                Some(c)
+            }
+        }
+    }
+
+    /// When the cell that `pop` would return arrived.
+    #[inline(always)]
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        match self {
+            CellBuffer::Fifo { queue, .. } => queue.front().map(|x| x.1),
+            CellBuffer::PerVc { queues, ring, .. } => ring.front().and_then(|&i| queues[i as usize].front()).map(|x| x.1),
+        }
+    }
+
+    pub fn for_each(&self, mut f: impl FnMut(&Cell)) {
+        match self {
+            CellBuffer::Fifo { queue, .. } => queue.iter().for_each(|(c, _)| f(c)),
+            CellBuffer::PerVc { queues, .. } => queues.iter().flatten().for_each(|(c, _)| f(c)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(aux: u16, seq: u32) -> Cell {
+        Cell { born: SimTime::ZERO, flow: 0, vc: 0, seq, flags: 0, aux }
+    }
+
+    #[test]
+    fn per_vc_buffer_serves_round_robin_and_limits_each_vc() {
+        let mut b = CellBuffer::per_vc(3, Some(2), None);
+        for (aux, seq) in [(0, 1), (0, 2), (0, 3), (1, 10), (2, 20), (2, 21)] {
+            let ok = b.admit(cell(aux, seq), SimTime(seq as u64));
+            assert_eq!(ok, seq != 3, "seq {seq}");
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
+        assert_eq!(order, vec![1, 10, 20, 2, 21]);
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn fifo_buffer_tail_drops() {
+        let mut b = CellBuffer::fifo(Some(2));
+        assert!(b.admit(cell(0, 1), SimTime(0)));
+        assert!(b.admit(cell(0, 2), SimTime(0)));
+        assert!(!b.admit(cell(0, 3), SimTime(0)));
+        assert_eq!(b.next_arrival(), Some(SimTime(0)));
+        assert_eq!(b.pop().map(|x| x.0.seq), Some(1));
     }
 }

@@ -344,7 +344,7 @@ impl Scenario {
                 })?;
                 let k = components[ci].kind;
                 let decl_ports = &components[ci].ports;
-                let ports: Vec<&str> = if outgoing { decl_ports.outputs.iter().map(|s| s.as_str()).collect() } else { decl_ports.inputs.iter().map(|p| p.0.as_str()).collect() };
+                let ports: Vec<&str> = if outgoing { decl_ports.outputs.iter().map(|p| p.name.as_str()).collect() } else { decl_ports.inputs.iter().map(|p| p.name.as_str()).collect() };
                 let dir = if outgoing { "output" } else { "input" };
                 if ports.is_empty() {
                     return Err(invalid(f, line, "connections", format!("'{text}': {cname} (kind {}) has no {dir} port", k.kind)));
@@ -362,23 +362,24 @@ impl Scenario {
             let (from, out) = end(a, true)?;
             let (to, inp) = end(b, false)?;
             if !used_out.insert((from, out)) {
-                return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].ports.outputs[out as usize])));
+                return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].ports.outputs[out as usize].name)));
             }
-            let (iname, imulti) = &components[to].ports.inputs[inp as usize];
-            if !used_in.insert((to, inp)) && !imulti {
-                return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, iname)));
+            let ip = &components[to].ports.inputs[inp as usize];
+            if !used_in.insert((to, inp)) && !ip.multi {
+                return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, ip.name)));
             }
             wires.push(Wire { from, out, to, inp });
         }
         for (ci, c) in components.iter().enumerate() {
             for (pi, p) in c.ports.outputs.iter().enumerate() {
-                if !used_out.contains(&(ci, pi as u16)) {
+                if p.required && !used_out.contains(&(ci, pi as u16)) {
+                    let p = &p.name;
                     return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("output port '{p}' is not connected: add \"{}.{p} -> ...\" to connections", c.name)));
                 }
             }
             for (pi, p) in c.ports.inputs.iter().enumerate() {
-                if !used_in.contains(&(ci, pi as u16)) {
-                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("input port '{}' is not connected: add \"... -> {}.{}\" to connections", p.0, c.name, p.0)));
+                if p.required && !used_in.contains(&(ci, pi as u16)) {
+                    return Err(invalid(f, raw.components[ci].line, &format!("components.{}", c.name), format!("input port '{}' is not connected: add \"... -> {}.{}\" to connections", p.name, c.name, p.name)));
                 }
             }
         }
@@ -427,7 +428,7 @@ impl Scenario {
         for w in &self.wires {
             let a = &self.components[w.from];
             let b = &self.components[w.to];
-            s.push_str(&format!("  \"{}.{} -> {}.{}\",\n", a.name, a.ports.outputs[w.out as usize], b.name, b.ports.inputs[w.inp as usize].0));
+            s.push_str(&format!("  \"{}.{} -> {}.{}\",\n", a.name, a.ports.outputs[w.out as usize].name, b.name, b.ports.inputs[w.inp as usize].name));
         }
         s.push_str("]\n\n[scenario]\n");
         s.push_str(&format!("name = {:?}\n", self.name));
