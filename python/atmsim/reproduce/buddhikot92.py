@@ -218,11 +218,18 @@ class Buddhikot92(Reproduction):
 
 
 def _ratio_loads(base: Series, other: Series) -> list[float]:
-    """Up to two loads where both curves have positive loss: the lowest such and the median one
-    (at the highest loads every curve converges to the overload loss, ratio → 1)."""
+    """Up to two loads where both curves lose cells: the lowest such and the median one
+    (at the highest loads every curve converges to the overload loss, ratio → 1).
+    Loads where the base curve's CI stays above zero are preferred, so that the ratio
+    gets an interval; otherwise any load where both means are positive."""
     common = [xv for xv in base.x if xv in set(other.x)]
-    good = [xv for xv in common
-            if base.mean[np.where(base.x == xv)[0][0]] > 0 and other.mean[np.where(other.x == xv)[0][0]] > 0]
+
+    def at(s: Series, xv: float) -> int:
+        return int(np.where(s.x == xv)[0][0])
+
+    positive = [xv for xv in common if base.mean[at(base, xv)] > 0 and other.mean[at(other, xv)] > 0]
+    bounded = [xv for xv in positive if base.ci_low[at(base, xv)] > 0]
+    good = bounded or positive
     if not good:
         return []
     return sorted({good[0], good[len(good) // 2]})
