@@ -14,6 +14,7 @@ pub struct Ledger {
     pub generated: Vec<u64>,
     pub delivered: Vec<u64>,
     pub in_flight: Vec<u64>,
+    pub replicated: Vec<u64>,
     /// (cause, flow) → cells dropped.
     pub dropped: BTreeMap<(&'static str, u32), u64>,
 }
@@ -33,6 +34,9 @@ impl Ledger {
     pub fn add_delivered(&mut self, flow: u32, n: u64) {
         bump(&mut self.delivered, flow, n);
     }
+    pub fn add_replicated(&mut self, flow: u32, n: u64) {
+        bump(&mut self.replicated, flow, n);
+    }
     pub fn add_in_flight(&mut self, flow: u32, n: u64) {
         bump(&mut self.in_flight, flow, n);
     }
@@ -46,7 +50,7 @@ impl Ledger {
     }
     pub fn flows(&self) -> usize {
         let d = self.dropped.keys().map(|&(_, f)| f as usize + 1).max().unwrap_or(0);
-        self.generated.len().max(self.delivered.len()).max(self.in_flight.len()).max(d)
+        self.generated.len().max(self.delivered.len()).max(self.in_flight.len()).max(self.replicated.len()).max(d)
     }
     pub fn dropped_of(&self, flow: u32) -> u64 {
         self.dropped.iter().filter(|((_, f), _)| *f == flow).map(|(_, n)| n).sum()
@@ -74,9 +78,10 @@ impl Ledger {
             let d = Self::at(&self.delivered, f);
             let x = self.dropped_of(f as u32);
             let i = Self::at(&self.in_flight, f);
-            if g != d + x + i {
+            let r = Self::at(&self.replicated, f);
+            if g + r != d + x + i {
                 out.push(format!(
-                    "flow {f}: generated {g} != delivered {d} + dropped {x} + in flight {i}"
+                    "flow {f}: generated {g} + replicated {r} != delivered {d} + dropped {x} + in flight {i}"
                 ));
             }
         }
@@ -100,5 +105,11 @@ mod tests {
         l.add_delivered(1, 2);
         assert_eq!(l.violations().len(), 1);
         assert!(l.violations()[0].starts_with("flow 1:"));
+        // a copy made by a multipoint switch must be delivered or accounted for too
+        l.add_replicated(0, 2);
+        l.add_delivered(0, 1);
+        assert_eq!(l.violations().len(), 2);
+        l.add_dropped("buffer_full", 0, 1);
+        assert_eq!(l.violations().len(), 1);
     }
 }

@@ -10,6 +10,7 @@
 //! | `onoff`   | [`traffic::onoff`]   | buddhikot92 two-state Markov on-off source     |
 //! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
 //! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
+//! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
 //! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
 //! | `hold`    | [`hold`]             | kernel benchmark workload                      |
 //!
@@ -21,6 +22,7 @@ pub mod hold;
 pub mod params;
 pub mod sink;
 pub mod suggest;
+pub mod switch;
 pub mod traffic;
 pub mod transmitter;
 
@@ -129,7 +131,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 7] = [
+pub static KINDS: [KindSpec; 8] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -191,6 +193,18 @@ pub static KINDS: [KindSpec; 7] = [
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
     },
     KindSpec {
+        kind: "switch",
+        help: "N-port output-buffered ATM switch: VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters",
+        source: "domingo95 section 2 (SynOptics LattisCell); lazarou96 Table 1",
+        params: &[&switch::PARAMS],
+        inputs: &[PortSpec { name: "p<N>", multi: false }],
+        outputs: &["p<N>"],
+        ports: Some(switch::ports),
+        probes: &[&switch::PROBES, &transmitter::PROBES],
+        is_source: false,
+        build: |p, _| Ok(Model::Switch(Box::new(switch::Switch::new(p)?))),
+    },
+    KindSpec {
         kind: "sink",
         help: "cell sink: per-VC delay, throughput",
         source: "atmsim",
@@ -230,6 +244,7 @@ pub enum Model {
     Transmitter(transmitter::Transmitter),
     Sink(sink::Sink),
     Hold(hold::Hold),
+    Switch(Box<switch::Switch>),
 }
 
 impl Model {
@@ -254,7 +269,7 @@ impl Component for Model {
             Model::Poisson(m) => m.start(ctx),
             Model::OnOff(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) => {}
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) => {}
         }
     }
 
@@ -266,16 +281,18 @@ impl Component for Model {
             Model::Cbr(m) => m.on_timer(ctx),
             Model::OnOff(m) => m.on_timer(tag, ctx),
             Model::Hold(m) => m.on_timer(ctx),
+            Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Sink(_) => ctx.fail(format!("sink got timer {tag}")),
         }
     }
 
     #[inline(always)]
-    fn on_message(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx<'_, Msg>) {
+    fn on_message(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx<'_, Msg>) {
         let Msg::Cell(cell) = msg;
         match self {
             Model::Transmitter(m) => m.on_cell(cell, ctx),
             Model::Sink(m) => m.on_cell(cell, ctx.now),
+            Model::Switch(m) => m.on_cell(port, cell, ctx),
             _ => ctx.fail("a source or workload received a cell".into()),
         }
     }
@@ -288,6 +305,7 @@ impl Component for Model {
             Model::Transmitter(m) => m.reset_stats(now),
             Model::Sink(m) => m.reset_stats(now),
             Model::Hold(m) => m.reset_stats(now),
+            Model::Switch(m) => m.reset_stats(now),
         }
     }
 
@@ -299,6 +317,7 @@ impl Component for Model {
             Model::Transmitter(m) => m.report(now, path, out),
             Model::Sink(m) => m.report(now, path, out),
             Model::Hold(m) => m.report(now, path, out),
+            Model::Switch(m) => m.report(now, path, out),
         }
     }
 
@@ -309,6 +328,7 @@ impl Component for Model {
             Model::OnOff(m) => m.ledger(l),
             Model::Transmitter(m) => m.ledger(l),
             Model::Sink(m) => m.ledger(l),
+            Model::Switch(m) => m.ledger(l),
             Model::Hold(_) => {}
         }
     }

@@ -87,7 +87,7 @@ pub struct Transmitter {
     clock: CellClock,
     out_port: PortId,
     tag_base: u32,
-    /// Per-VC counters [rx, tx, dropped] indexed by `Cell::aux`, with the VC labels,
+    /// Per-VC counters [offered, transmitted, dropped] indexed by `Cell::aux`, with the VC labels,
     /// for switch ports (the per-port per-VC management view); empty elsewhere.
     vc_counts: Vec<[u64; 3]>,
     vc_labels: Vec<u32>,
@@ -278,7 +278,7 @@ impl Transmitter {
         out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
         for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
             let name = format!("{path}/{}", crate::cell::vc_name(vc));
-            out.push(&name, "port_rx_cells", "count", c[0] as f64, "cells");
+            out.push(&name, "port_out_cells", "count", c[0] as f64, "cells");
             out.push(&name, "port_tx_cells", "count", c[1] as f64, "cells");
             out.push(&name, "port_drop_cells", "count", c[2] as f64, "cells");
         }

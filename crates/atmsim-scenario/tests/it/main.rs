@@ -306,3 +306,209 @@ mod fuzz {
         }
     }
 }
+
+mod switch {
+    use super::*;
+
+    fn load(text: &str) -> Scenario {
+        Scenario::from_text(text, "sw.toml").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn translates_delays_and_counts() {
+        let sc = load(r#"connections = ["a -> sw.p1", "sw.p2 -> s"]
+[scenario]
+duration = "10 ms"
+[components.a]
+kind = "cbr"
+rate = "10 Mb/s"
+vc = 32
+phase = "0 s"
+[components.sw]
+kind = "switch"
+delay = "4 us"
+vcs = ["p1:32 -> p2:0/40"]
+[components.s]
+kind = "sink"
+"#);
+        let r = run(&sc, 0);
+        let n = probe(&r, "a", "src_tx_cells", "count");
+        assert!(n > 200.0);
+        assert_eq!(probe(&r, "s/vc40", "sink_rx_cells", "count"), n);
+        // no queueing at 10 Mb/s: delay = processing 4 us + one OC-3c slot
+        let d = probe(&r, "s/vc40", "sink_delay", "max");
+        assert!((d - (4e-6 + 2.831197e-6)).abs() < 1e-11, "{d}");
+        assert_eq!(probe(&r, "sw/p1/vc32", "port_rx_cells", "count"), n);
+        assert_eq!(probe(&r, "sw/p2/vc40", "port_tx_cells", "count"), n);
+        assert!(r.ledger.violations().is_empty());
+    }
+
+    #[test]
+    fn point_to_multipoint_copies_are_booked() {
+        let sc = load(r#"connections = ["a -> sw.p1", "sw.p2 -> s2", "sw.p3 -> s3"]
+[scenario]
+duration = "5 ms"
+[components.a]
+kind = "poisson"
+rate = "20 Mb/s"
+vc = 7
+[components.sw]
+kind = "switch"
+vcs = ["p1:7 -> p2:70, p3:71"]
+[components.s2]
+kind = "sink"
+[components.s3]
+kind = "sink"
+"#);
+        let r = run(&sc, 0);
+        let n = r.flows[0].generated;
+        assert_eq!(r.ledger.replicated[0], n);
+        let got2 = probe(&r, "s2/vc70", "sink_rx_cells", "count");
+        let got3 = probe(&r, "s3/vc71", "sink_rx_cells", "count");
+        let inflight = r.flows[0].in_flight as f64;
+        assert_eq!(got2 + got3 + inflight, 2.0 * n as f64);
+    }
+
+    #[test]
+    fn unknown_vc_is_dropped_as_no_route() {
+        let sc = load(r#"connections = ["a -> sw.p1", "sw.p2 -> s"]
+[scenario]
+duration = "2 ms"
+[components.a]
+kind = "cbr"
+rate = "5 Mb/s"
+vc = 33
+[components.sw]
+kind = "switch"
+vcs = ["p1:32 -> p2:40"]
+[components.s]
+kind = "sink"
+"#);
+        let r = run(&sc, 0);
+        assert_eq!(r.ledger.dropped_by_cause().get("no_route").copied(), Some(r.flows[0].generated));
+        assert_eq!(probe(&r, "sw/p1", "sw_no_route_cells", "count"), r.flows[0].generated as f64);
+    }
+
+    fn two_into_one(queueing: &str) -> atmsim_scenario::RunResult {
+        let text = format!(r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> s"]
+[scenario]
+duration = "40 ms"
+warmup = "5 ms"
+[components.a]
+kind = "poisson"
+rate = "120 Mb/s"
+vc = 1
+[components.b]
+kind = "poisson"
+rate = "60 Mb/s"
+vc = 2
+[components.sw]
+kind = "switch"
+capacity = "64 cells"
+queueing = "{queueing}"
+vc_capacity = "32 cells"
+vcs = ["p1:1 -> p3:1", "p2:2 -> p3:2"]
+[components.s]
+kind = "sink"
+"#);
+        let sc = load(&text);
+        run(&sc, 0)
+    }
+
+    #[test]
+    fn per_vc_round_robin_is_max_min_fair_and_fifo_is_not() {
+        // 180 Mb/s of Poisson cells offered to a 149.76 Mb/s port. Round robin gives the
+        // 60 Mb/s VC (almost) all it asks and the other the rest; a shared FIFO drops
+        // in proportion to the offered rates, so it carries them 2:1 (≈ 99.8 and 49.9).
+        let rr = two_into_one("per-vc");
+        let a = probe(&rr, "s/vc1", "sink_throughput", "value");
+        let b = probe(&rr, "s/vc2", "sink_throughput", "value");
+        assert!(b > 57.0 && b < 60.5, "rr b {b}");
+        assert!((a + b - 149.76).abs() < 1.0, "rr a {a} b {b}");
+        let ff = two_into_one("fifo");
+        let a = probe(&ff, "s/vc1", "sink_throughput", "value");
+        let b = probe(&ff, "s/vc2", "sink_throughput", "value");
+        assert!((a / b - 2.0).abs() < 0.1, "fifo a {a} b {b}");
+    }
+
+    #[test]
+    fn per_port_per_vc_books_balance() {
+        // Sources stop before the end, so every cell offered to the port has left it:
+        // offered = transmitted + dropped, per VC.
+        let text = r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> s"]
+[scenario]
+duration = "20 ms"
+[components.a]
+kind = "poisson"
+rate = "100 Mb/s"
+vc = 1
+stop = "15 ms"
+[components.b]
+kind = "poisson"
+rate = "80 Mb/s"
+vc = 2
+stop = "15 ms"
+[components.sw]
+kind = "switch"
+capacity = "16 cells"
+vcs = ["p1:1 -> p3:1", "p2:2 -> p3:2"]
+[components.s]
+kind = "sink"
+"#;
+        let r = run(&load(text), 0);
+        for vc in ["vc1", "vc2"] {
+            let c = format!("sw/p3/{vc}");
+            let out = probe(&r, &c, "port_out_cells", "count");
+            let tx = probe(&r, &c, "port_tx_cells", "count");
+            let dr = probe(&r, &c, "port_drop_cells", "count");
+            assert!(dr > 0.0, "{vc} should lose cells");
+            assert_eq!(out, tx + dr, "{vc}");
+        }
+        assert_eq!(probe(&r, "sw/p3", "q_drop_cells", "count"), probe(&r, "sw/p3/vc1", "port_drop_cells", "count") + probe(&r, "sw/p3/vc2", "port_drop_cells", "count"));
+    }
+
+    #[test]
+    fn a_fibre_loop_between_two_own_ports() {
+        // domingo95 Figure 4 in miniature: p1 -> p4, out through a loop into p5, then to p2.
+        let text = r#"connections = ["a -> sw.p1", "sw.p4 -> loop", "loop -> sw.p5", "sw.p2 -> s"]
+[scenario]
+duration = "5 ms"
+[components.a]
+kind = "cbr"
+rate = "10 Mb/s"
+vc = 92
+phase = "0 s"
+[components.sw]
+kind = "switch"
+vcs = ["p1:92 -> p4:92", "p5:92 -> p2:92"]
+[components.loop]
+kind = "link"
+phy = "OC-3c"
+length = "10 m"
+[components.s]
+kind = "sink"
+"#;
+        let r = run(&load(text), 0);
+        // two switch passes and one loop link: three OC-3c slots plus 50 ns of fibre
+        let d = probe(&r, "s/vc92", "sink_delay", "min");
+        assert!((d - (3.0 * 2.831197e-6 + 50e-9)).abs() < 1e-11, "{d}");
+    }
+
+    #[test]
+    fn an_unconnected_output_the_table_uses_is_rejected() {
+        let text = r#"connections = ["a -> sw.p1"]
+[scenario]
+duration = "1 ms"
+[components.a]
+kind = "cbr"
+rate = "1 Mb/s"
+[components.sw]
+kind = "switch"
+vcs = ["p1:1 -> p2:1"]
+"#;
+        let e = err(text);
+        assert!(e.contains("output port 'p2' is not connected"), "{e}");
+        let e = err(&text.replace("p1:1 -> p2:1", "p1:1 -> p99:1"));
+        assert!(e.contains("components.sw.vcs: entry 1") && e.contains("p99 does not exist"), "{e}");
+    }
+}

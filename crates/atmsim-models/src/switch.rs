@@ -1,0 +1,333 @@
+//! N-port output-buffered ATM switch.
+//!
+//! ```text
+//!   p1 ──►┐                              ┌──► p1
+//!   p2 ──►┤  VPI/VCI lookup per input    ├──► p2      each output: buffer (FIFO, or
+//!   ...   ├─ (and replication) ─ delay ─►┤            per-VC queues served round
+//!   pN ──►┘                              └──► pN      robin) at the port's line rate
+//! ```
+//!
+//! The model of the switches in domingo95 (SynOptics LattisCell 10114: 16 ports at
+//! 155 Mb/s, output buffers, NMA counters per port and VC) and lazarou96 (Table 1:
+//! per-VC output queues of 256 cells, 4 µs processing). Each input port has a
+//! translation table from the arriving VPI/VCI to one or more (output port, VPI/VCI):
+//! more than one is a point-to-multipoint VC, whose cells are copied onto every branch
+//! (the copies are booked as `replicated` in the conservation ledger). A cell whose
+//! VPI/VCI has no entry is dropped (cause `no_route`). After a constant processing
+//! delay the cell joins its output port's buffer; a full buffer drops it (cause
+//! `buffer_full`). A loop between two of the switch's own ports is an ordinary `link`
+//! from one port to the other.
+//!
+//! Table entries, one string each: `"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]"`
+//! (a bare VCI means VPI 0), e.g. `"p3:0/100 -> p4:0/101, p5:0/201"`.
+//!
+//! Probes: per output port `<sw>/pJ` the transmitter's `q_*` probes; per output port
+//! and VC `<sw>/pJ/vcX`: `port_out_cells` (switched to the port), `port_tx_cells`,
+//! `port_drop_cells`; per input port and VC `<sw>/pI/vcX`: `port_rx_cells`; per input
+//! port `<sw>/pI`: `sw_rx_cells`, `sw_no_route_cells`. Counters restart at warm-up.
+
+use std::collections::VecDeque;
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, Ledger, SimDuration, SimTime};
+
+use crate::cell::{vc_label, vc_name, Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::transmitter::{phy_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::{PortDecl, Ports};
+
+pub const PARAMS: [ParamSpec; 8] = [
+    ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: Some("OC-3c"), required: false, help: "line rate of every output port (or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
+    ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "output buffer per port, cells (domingo95 does not give it: calibrate on conditions only)", source: "not given by the papers" },
+    ParamSpec { name: "queueing", ty: ParamType::Choice(&["fifo", "per-vc"]), default: Some("fifo"), required: false, help: "one FIFO per output port, or per-VC queues served round robin", source: "lazarou96 Table 1 uses per-VC queues" },
+    ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
+    ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
+];
+
+pub const PROBES: [ProbeSpec; 5] = [
+    ProbeSpec { name: "sw_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received on an input port (component <sw>/pI)" },
+    ProbeSpec { name: "sw_no_route_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped for an unknown VPI/VCI (component <sw>/pI)" },
+    ProbeSpec { name: "port_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per input port and VC (component <sw>/pI/vcX)" },
+    ProbeSpec { name: "port_out_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells switched to an output port per VC (component <sw>/pJ/vcX)" },
+    ProbeSpec { name: "port_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells transmitted (and port_drop_cells: dropped at the buffer) per output port and VC (<sw>/pJ/vcX); the port's q_* probes at <sw>/pJ" },
+];
+
+/// One parsed table entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VcEntry {
+    pub in_port: u16,
+    pub in_vc: u32,
+    pub outs: Vec<(u16, u32)>,
+}
+
+fn parse_endpoint(s: &str, ports: usize) -> Result<(u16, u32), String> {
+    let s = s.trim();
+    let (p, v) = s.split_once(':').ok_or_else(|| format!("'{s}' is not pPORT:VPI/VCI"))?;
+    let port: usize = p.trim().strip_prefix('p').and_then(|x| x.parse().ok()).ok_or_else(|| format!("'{p}' is not a port name like p4"))?;
+    if port == 0 || port > ports {
+        return Err(format!("port p{port} does not exist (ports are p1 … p{ports})"));
+    }
+    let (vpi, vci) = match v.trim().split_once('/') {
+        Some((a, b)) => (a.trim().parse::<u16>().map_err(|_| format!("VPI '{a}' is not 0..4095"))?, b.trim().parse::<u16>().map_err(|_| format!("VCI '{b}' is not 0..65535"))?),
+        None => (0, v.trim().parse::<u16>().map_err(|_| format!("VCI '{v}' is not 0..65535"))?),
+    };
+    if vpi > 4095 {
+        return Err(format!("VPI {vpi} is not 0..4095"));
+    }
+    Ok(((port - 1) as u16, vc_label(vpi, vci)))
+}
+
+/// Parses the translation table.
+pub fn parse_table(lines: &[String], ports: usize) -> Result<Vec<VcEntry>, String> {
+    let mut out: Vec<VcEntry> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let at = |m: String| format!("entry {} '{line}': {m}", i + 1);
+        let (a, b) = line.split_once("->").ok_or_else(|| at("expected \"pIN:VPI/VCI -> pOUT:VPI/VCI[, ...]\"".into()))?;
+        let (in_port, in_vc) = parse_endpoint(a, ports).map_err(at)?;
+        let mut outs = Vec::new();
+        for o in b.split(',') {
+            let e = parse_endpoint(o, ports).map_err(at)?;
+            if outs.iter().any(|x: &(u16, u32)| x.0 == e.0) {
+                return Err(at(format!("two branches to p{}", e.0 + 1)));
+            }
+            outs.push(e);
+        }
+        if out.iter().any(|x| x.in_port == in_port && x.in_vc == in_vc) {
+            return Err(at(format!("p{}:{} already has an entry", in_port + 1, vc_name(in_vc))));
+        }
+        out.push(VcEntry { in_port, in_vc, outs });
+    }
+    Ok(out)
+}
+
+fn table_of(p: &Params) -> Result<(usize, Vec<VcEntry>), ParamIssue> {
+    let ports = p.int("ports").unwrap_or(16) as usize;
+    let lines = p.list("vcs").unwrap_or(&[]);
+    let t = parse_table(lines, ports).map_err(|m| ParamIssue::new("vcs", m))?;
+    Ok((ports, t))
+}
+
+/// Ports p1 … pN; inputs optional, outputs required when the table uses them.
+pub fn ports(p: &Params) -> Ports {
+    let (n, table) = match table_of(p) {
+        Ok(x) => x,
+        Err(_) => (p.int("ports").unwrap_or(16) as usize, Vec::new()),
+    };
+    let used: Vec<bool> = (0..n).map(|j| table.iter().any(|e| e.outs.iter().any(|o| o.0 as usize == j))).collect();
+    Ports {
+        inputs: (1..=n).map(|i| PortDecl::new(format!("p{i}"), false, false)).collect(),
+        outputs: (1..=n).map(|i| PortDecl::new(format!("p{i}"), false, used[i - 1])).collect(),
+    }
+}
+
+const TAG_DELAY: u32 = 0;
+
+#[derive(Clone, Debug)]
+pub struct Switch {
+    /// Per input port: (VC label, route index), sorted by label.
+    lookup: Vec<Vec<(u32, u32)>>,
+    /// Per route: branches (output port, new label, output-side VC index).
+    routes: Vec<Vec<(u16, u32, u16)>>,
+    route_labels: Vec<(u16, u32)>,
+    delay: SimDuration,
+    line: VecDeque<(SimTime, u16, Cell)>,
+    out: Vec<Transmitter>,
+    // since warm-up
+    route_rx: Vec<u64>,
+    in_rx: Vec<u64>,
+    no_route: Vec<u64>,
+    // whole run
+    no_route_by_flow: Vec<u64>,
+    replicated_by_flow: Vec<u64>,
+}
+
+fn bump(v: &mut Vec<u64>, i: usize) {
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += 1;
+}
+
+impl Switch {
+    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
+        let (n, table) = table_of(p)?;
+        let rate = match (p.rate("rate"), p.word("phy")) {
+            (Some(r), _) => r,
+            (None, Some(name)) => phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")))?,
+            (None, None) => return Err(ParamIssue::new("phy", "a line rate is needed")),
+        };
+        let cap = |key: &str| -> Result<Option<usize>, ParamIssue> {
+            if p.word(key).is_some() {
+                return Ok(None);
+            }
+            match p.cells(key) {
+                Some(0) | None => Err(ParamIssue::new(key, "must be at least 1 cell (or \"unlimited\")")),
+                Some(c) => Ok(Some(c as usize)),
+            }
+        };
+        let capacity = cap("capacity")?;
+        let per_vc = p.word("queueing") == Some("per-vc");
+        let vc_capacity = if per_vc { cap("vc_capacity")? } else { None };
+        // Output-side VC index per (port, label), in table order.
+        let mut out_labels: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut lookup: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut routes = Vec::with_capacity(table.len());
+        let mut route_labels = Vec::with_capacity(table.len());
+        for (r, e) in table.iter().enumerate() {
+            let mut branches = Vec::with_capacity(e.outs.len());
+            for &(o, vc) in &e.outs {
+                let labels = &mut out_labels[o as usize];
+                let aux = match labels.iter().position(|&l| l == vc) {
+                    Some(a) => a,
+                    None => {
+                        labels.push(vc);
+                        labels.len() - 1
+                    }
+                };
+                if aux > u16::MAX as usize {
+                    return Err(ParamIssue::new("vcs", "more than 65,536 VCs on one output port"));
+                }
+                branches.push((o, vc, aux as u16));
+            }
+            lookup[e.in_port as usize].push((e.in_vc, r as u32));
+            routes.push(branches);
+            route_labels.push((e.in_port, e.in_vc));
+        }
+        lookup.iter_mut().for_each(|l| l.sort_unstable());
+        let out = (0..n)
+            .map(|j| {
+                let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
+                let mut t = Transmitter::with(rate, buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
+                t.count_per_vc(out_labels[j].clone());
+                t
+            })
+            .collect();
+        Ok(Switch {
+            lookup,
+            route_rx: vec![0; routes.len()],
+            routes,
+            route_labels,
+            delay: p.time("delay").unwrap_or_default(),
+            line: VecDeque::new(),
+            out,
+            in_rx: vec![0; n],
+            no_route: vec![0; n],
+            no_route_by_flow: Vec::new(),
+            replicated_by_flow: Vec::new(),
+        })
+    }
+
+    #[inline]
+    pub fn on_cell(&mut self, port: u16, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+        let i = port as usize;
+        self.in_rx[i] += 1;
+        let found = self.lookup[i].binary_search_by_key(&cell.vc, |e| e.0);
+        let Ok(k) = found else {
+            self.no_route[i] += 1;
+            bump(&mut self.no_route_by_flow, cell.flow as usize);
+            return;
+        };
+        let r = self.lookup[i][k].1 as usize;
+        self.route_rx[r] += 1;
+        for b in 0..self.routes[r].len() {
+            let (o, vc, aux) = self.routes[r][b];
+            if b > 0 {
+                bump(&mut self.replicated_by_flow, cell.flow as usize);
+            }
+            let c = Cell { vc, aux, ..cell };
+            if self.delay.ps() == 0 {
+                self.out[o as usize].on_cell(c, ctx);
+            } else {
+                let at = ctx.now.plus(self.delay);
+                if self.line.is_empty() {
+                    ctx.schedule_at(at, TAG_DELAY);
+                }
+                self.line.push_back((at, o, c));
+            }
+        }
+    }
+
+    #[inline]
+    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        if tag == TAG_DELAY {
+            let Some((_, o, c)) = self.line.pop_front() else {
+                ctx.fail("switch delay timer with an empty delay line".into());
+                return;
+            };
+            if let Some(&(next, _, _)) = self.line.front() {
+                ctx.schedule_at(next, TAG_DELAY);
+            }
+            self.out[o as usize].on_cell(c, ctx);
+        } else {
+            let j = ((tag - 1) / 2) as usize;
+            match self.out.get_mut(j) {
+                Some(t) => t.on_timer(tag, ctx),
+                None => ctx.fail(format!("switch timer {tag} for no port")),
+            }
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.out.iter_mut().for_each(|t| t.reset_stats(now));
+        self.route_rx.iter_mut().for_each(|x| *x = 0);
+        self.in_rx.iter_mut().for_each(|x| *x = 0);
+        self.no_route.iter_mut().for_each(|x| *x = 0);
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        for (j, t) in self.out.iter().enumerate() {
+            let used = self.routes.iter().any(|r| r.iter().any(|b| b.0 as usize == j));
+            if used {
+                t.report(now, &format!("{path}/p{}", j + 1), out);
+            }
+        }
+        for i in 0..self.in_rx.len() {
+            if self.in_rx[i] > 0 || self.lookup[i].iter().len() > 0 {
+                let name = format!("{path}/p{}", i + 1);
+                out.push(&name, "sw_rx_cells", "count", self.in_rx[i] as f64, "cells");
+                out.push(&name, "sw_no_route_cells", "count", self.no_route[i] as f64, "cells");
+            }
+        }
+        for (r, &(ip, vc)) in self.route_labels.iter().enumerate() {
+            out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_rx_cells", "count", self.route_rx[r] as f64, "cells");
+        }
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.out.iter().for_each(|t| t.ledger(l));
+        for (f, &n) in self.no_route_by_flow.iter().enumerate() {
+            l.add_dropped("no_route", f as u32, n);
+        }
+        for (f, &n) in self.replicated_by_flow.iter().enumerate() {
+            l.add_replicated(f as u32, n);
+        }
+        for (_, _, c) in &self.line {
+            l.add_in_flight(c.flow, 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_syntax_and_errors() {
+        let t = parse_table(&["p3:0/100 -> p4:0/101, p5:201".into(), "p1:92 -> p4:92".into()], 16).unwrap();
+        assert_eq!(t[0], VcEntry { in_port: 2, in_vc: 100, outs: vec![(3, 101), (4, 201)] });
+        assert_eq!(t[1].in_vc, 92);
+        let e = parse_table(&["p17:1 -> p1:1".into()], 16).unwrap_err();
+        assert!(e.contains("p17 does not exist"), "{e}");
+        let e = parse_table(&["p1:1 p2:1".into()], 16).unwrap_err();
+        assert!(e.contains("expected"), "{e}");
+        let e = parse_table(&["p1:1 -> p2:1".into(), "p1:0/1 -> p3:1".into()], 16).unwrap_err();
+        assert!(e.contains("already has an entry"), "{e}");
+        let e = parse_table(&["p1:1 -> p2:1, p2:5".into()], 16).unwrap_err();
+        assert!(e.contains("two branches"), "{e}");
+        let e = parse_table(&["p1:5000/1 -> p2:1".into()], 16).unwrap_err();
+        assert!(e.contains("VPI"), "{e}");
+    }
+}
