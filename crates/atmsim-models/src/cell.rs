@@ -1,9 +1,10 @@
 //! What crosses ports: cells as metadata.
 //!
-//! The hot path carries no 48-octet payloads. A [`Cell`] is 24 bytes: the instant its
+//! The hot path carries no 48-octet payloads. A [`Cell`] is 32 bytes: the instant its
 //! source emitted it (for delay), the flow it belongs to (for conservation and per-flow
 //! statistics, stable end to end), its VC label (which switches may rewrite), a
-//! per-flow sequence number and header flags. Byte-exact encodings live in the wire
+//! per-flow sequence number (for AAL5 traffic: the PDU number), header flags, a per-hop
+//! scratch index and, for AAL5, the PDU's cell count. Byte-exact encodings live in the wire
 //! layer and are used by tests and checking modes, not here.
 
 use atmsim_kernel::SimTime;
@@ -12,6 +13,16 @@ use atmsim_kernel::SimTime;
 pub const FLAG_EOP: u8 = 0x01;
 /// Cell loss priority.
 pub const FLAG_CLP: u8 = 0x02;
+
+impl Cell {
+    /// A cell-level source's cell (no AAL).
+    pub fn plain(born: SimTime, flow: u32, vc: u32, seq: u32) -> Cell {
+        Cell { born, flow, vc, seq, flags: 0, aux: 0, pdu_cells: 0 }
+    }
+    pub fn is_eop(&self) -> bool {
+        self.flags & FLAG_EOP != 0
+    }
+}
 
 /// One ATM cell, as metadata.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +36,9 @@ pub struct Cell {
     /// Per-hop scratch set by the component that queues the cell (a switch puts the
     /// output port's VC-entry index here: per-VC queue and counters); 0 elsewhere.
     pub aux: u16,
+    /// For AAL5 traffic, the number of cells of this cell's PDU (what the receiver
+    /// learns from the trailer's Length field); 0 for cell-level sources.
+    pub pdu_cells: u16,
 }
 
 /// The VC label of `(vpi, vci)`.

@@ -17,6 +17,7 @@
 //! [`KINDS`] is the registry the scenario loader and `atmsim describe` read. [`Model`]
 //! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
+pub mod aal;
 pub mod cell;
 pub mod hold;
 pub mod params;

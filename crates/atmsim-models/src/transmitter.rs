@@ -408,7 +408,7 @@ mod tests {
     use super::*;
 
     fn cell(aux: u16, seq: u32) -> Cell {
-        Cell { born: SimTime::ZERO, flow: 0, vc: 0, seq, flags: 0, aux }
+        Cell { aux, ..Cell::plain(SimTime::ZERO, 0, 0, seq) }
     }
 
     #[test]

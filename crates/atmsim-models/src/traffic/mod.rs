@@ -62,7 +62,7 @@ impl SourceCore {
     /// Emits one cell on output port 0 now.
     #[inline(always)]
     pub fn emit(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        let cell = Cell { born: ctx.now, flow: self.flow, vc: self.vc, seq: self.seq, flags: 0, aux: 0 };
+        let cell = Cell::plain(ctx.now, self.flow, self.vc, self.seq);
         self.seq = self.seq.wrapping_add(1);
         self.generated += 1;
         self.counted += 1;
