@@ -262,6 +262,7 @@ def sweep_bench(quick: bool = False, workers: int = 2) -> dict[str, Any]:
             walls[w] = time.perf_counter() - t0
             run_walls[w] = float(r.runs["wall_s"].mean())
         out["sweep_speedup"] = {"runs": SWEEP_LONG_RUNS, "simulated_s": duration, "run_wall_s": run_walls[1],
+                                f"run_wall_s_{workers}": run_walls[workers],
                                 "wall_1": walls[1], f"wall_{workers}": walls[workers], "workers": workers,
                                 "speedup": walls[1] / walls[workers]}
     out["load_after"] = os.getloadavg()
@@ -281,7 +282,8 @@ def sweep_main(quick: bool = False, json_out: bool = False, workers: int = 2) ->
     if s:
         w = s["workers"]
         print(f"sweep_speedup   {s['runs']} runs of {s['run_wall_s']:.2f} s: 1 worker {s['wall_1']:.2f} s, "
-              f"{w} workers {s[f'wall_{w}']:.2f} s: speed-up {s['speedup']:.2f}x (target >= 1.8x)")
+              f"{w} workers {s[f'wall_{w}']:.2f} s: speed-up {s['speedup']:.2f}x (target >= 1.8x); "
+              f"one run took {s['run_wall_s']:.2f} s alone, {s[f'run_wall_s_{w}']:.2f} s beside another")
     la, lb = r["load_before"], r["load_after"]
     print(f"\nload average before {la[0]:.2f}, after {lb[0]:.2f} ({multiprocessing_cpus()} cores); "
           f"machine: {machine()}" + ("   (--quick: not a measurement)" if quick else ""))
