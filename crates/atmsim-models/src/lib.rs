@@ -20,6 +20,8 @@
 pub mod aal;
 pub mod cell;
 pub mod hold;
+pub mod host;
+pub mod loss;
 pub mod params;
 pub mod sink;
 pub mod suggest;
@@ -132,7 +134,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 8] = [
+pub static KINDS: [KindSpec; 10] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -206,6 +208,30 @@ pub static KINDS: [KindSpec; 8] = [
         build: |p, _| Ok(Model::Switch(Box::new(switch::Switch::new(p)?))),
     },
     KindSpec {
+        kind: "host",
+        help: "workstation: IPv4 over AAL5 (LLC/SNAP, MTU, fragmentation) on an ATM interface; ping, echo replies, UDP blaster",
+        source: "RFC 1577/1483/791; domingo95 section 3 (ping, ttcp -u)",
+        params: &[&host::PARAMS],
+        inputs: &IN_ONE,
+        outputs: &OUT,
+        ports: Some(|_| Ports { inputs: vec![PortDecl::new("in", false, false)], outputs: vec![PortDecl::new("out", false, true)] }),
+        probes: &[&host::PROBES, &transmitter::PROBES],
+        is_source: true,
+        build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow)?))),
+    },
+    KindSpec {
+        kind: "loss",
+        help: "independent random cell loss with probability p",
+        source: "baseline of domingo95's correlated-loss argument",
+        params: &[&loss::PARAMS],
+        inputs: &IN_ONE,
+        outputs: &OUT,
+        ports: None,
+        probes: &[&loss::PROBES],
+        is_source: false,
+        build: |p, b| Ok(Model::Loss(loss::Loss::new(p, b.stream("loss"))?)),
+    },
+    KindSpec {
         kind: "sink",
         help: "cell sink: per-VC delay, throughput",
         source: "atmsim",
@@ -246,6 +272,8 @@ pub enum Model {
     Sink(sink::Sink),
     Hold(hold::Hold),
     Switch(Box<switch::Switch>),
+    Host(Box<host::Host>),
+    Loss(loss::Loss),
 }
 
 impl Model {
@@ -255,6 +283,7 @@ impl Model {
             Model::Cbr(s) => s.core(),
             Model::Poisson(s) => s.core(),
             Model::OnOff(s) => s.core(),
+            Model::Host(h) => return Some((h.flow(), h.vc())),
             _ => return None,
         };
         Some((c.flow, c.vc))
@@ -270,7 +299,8 @@ impl Component for Model {
             Model::Poisson(m) => m.start(ctx),
             Model::OnOff(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) => {}
+            Model::Host(m) => m.start(ctx),
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) => {}
         }
     }
 
@@ -283,7 +313,8 @@ impl Component for Model {
             Model::OnOff(m) => m.on_timer(tag, ctx),
             Model::Hold(m) => m.on_timer(ctx),
             Model::Switch(m) => m.on_timer(tag, ctx),
-            Model::Sink(_) => ctx.fail(format!("sink got timer {tag}")),
+            Model::Host(m) => m.on_timer(tag, ctx),
+            Model::Sink(_) | Model::Loss(_) => ctx.fail(format!("unexpected timer {tag}")),
         }
     }
 
@@ -294,6 +325,8 @@ impl Component for Model {
             Model::Transmitter(m) => m.on_cell(cell, ctx),
             Model::Sink(m) => m.on_cell(cell, ctx.now),
             Model::Switch(m) => m.on_cell(port, cell, ctx),
+            Model::Host(m) => m.on_cell(cell, ctx),
+            Model::Loss(m) => m.on_cell(cell, ctx),
             _ => ctx.fail("a source or workload received a cell".into()),
         }
     }
@@ -307,6 +340,8 @@ impl Component for Model {
             Model::Sink(m) => m.reset_stats(now),
             Model::Hold(m) => m.reset_stats(now),
             Model::Switch(m) => m.reset_stats(now),
+            Model::Host(m) => m.reset_stats(now),
+            Model::Loss(m) => m.reset_stats(now),
         }
     }
 
@@ -319,6 +354,8 @@ impl Component for Model {
             Model::Sink(m) => m.report(now, path, out),
             Model::Hold(m) => m.report(now, path, out),
             Model::Switch(m) => m.report(now, path, out),
+            Model::Host(m) => m.report(now, path, out),
+            Model::Loss(m) => m.report(now, path, out),
         }
     }
 
@@ -330,6 +367,8 @@ impl Component for Model {
             Model::Transmitter(m) => m.ledger(l),
             Model::Sink(m) => m.ledger(l),
             Model::Switch(m) => m.ledger(l),
+            Model::Host(m) => m.ledger(l),
+            Model::Loss(m) => m.ledger(l),
             Model::Hold(_) => {}
         }
     }
@@ -349,10 +388,7 @@ mod tests {
             assert_eq!(n, names.len(), "duplicate parameter in {}", k.kind);
             for p in k.params() {
                 if let Some(d) = p.default {
-                    let raw = match d.parse::<i64>() {
-                        Ok(i) => params::Raw::Int(i),
-                        Err(_) => params::Raw::Str(d.into()),
-                    };
+                    let raw = params::default_raw(d);
                     params::parse_value(p, &raw).unwrap_or_else(|e| panic!("{}.{} default: {e}", k.kind, p.name));
                 }
             }

@@ -115,6 +115,17 @@ impl std::fmt::Display for Raw {
     }
 }
 
+/// How a default written in a `ParamSpec` is read: an integer, a boolean, or text.
+pub fn default_raw(d: &str) -> Raw {
+    if let Ok(i) = d.parse::<i64>() {
+        Raw::Int(i)
+    } else if d == "true" || d == "false" {
+        Raw::Bool(d == "true")
+    } else {
+        Raw::Str(d.to_string())
+    }
+}
+
 fn dimension_of(ty: ParamType) -> Option<Dimension> {
     match ty {
         ParamType::Rate => Some(Dimension::Rate),

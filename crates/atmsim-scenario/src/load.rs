@@ -296,7 +296,7 @@ impl Scenario {
                     continue;
                 }
                 if let Some(d) = spec.default {
-                    let raw = d.parse::<i64>().map(Raw::Int).unwrap_or_else(|_| Raw::Str(d.into()));
+                    let raw = atmsim_models::params::default_raw(d);
                     let v = parse_value(spec, &raw).map_err(|m| param_err(f, c.line, &format!("{ckey}.{}", spec.name), format!("bad default: {m}")))?;
                     params.values.insert(spec.name, v);
                     shown.insert(spec.name, d.to_string());

@@ -28,10 +28,14 @@ pub const fn cells_for(bytes: usize) -> usize {
 
 /// The cells of one PDU: `cells_for(bytes)` cells, the last marked end-of-PDU.
 pub fn segment(born: SimTime, flow: u32, vc: u32, pdu: u32, bytes: usize) -> impl Iterator<Item = Cell> {
-    let n = cells_for(bytes).min(u16::MAX as usize) as u16;
-    (0..n).map(move |i| Cell {
-        flags: if i + 1 == n { FLAG_EOP } else { 0 },
-        pdu_cells: n,
+    segment_cells(born, flow, vc, pdu, cells_for(bytes).min(u16::MAX as usize) as u16)
+}
+
+/// The `cells` cells of one PDU whose cell count is already known.
+pub fn segment_cells(born: SimTime, flow: u32, vc: u32, pdu: u32, cells: u16) -> impl Iterator<Item = Cell> {
+    (0..cells).map(move |i| Cell {
+        flags: if i + 1 == cells { FLAG_EOP } else { 0 },
+        pdu_cells: cells,
         ..Cell::plain(born, flow, vc, pdu)
     })
 }

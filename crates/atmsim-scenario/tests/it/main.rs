@@ -512,3 +512,99 @@ vcs = ["p1:1 -> p2:1"]
         assert!(e.contains("components.sw.vcs: entry 1") && e.contains("p99 does not exist"), "{e}");
     }
 }
+
+mod hosts {
+    use super::*;
+
+    fn pair(a_extra: &str, sw_extra: &str) -> String {
+        format!(r#"connections = ["a -> sw.p1", "sw.p1 -> a", "b -> sw.p2", "sw.p2 -> b"]
+[scenario]
+duration = "2 s"
+[components.a]
+kind = "host"
+vc = 92
+app = "ping"
+count = 10
+interval = "10 ms"
+{a_extra}
+[components.b]
+kind = "host"
+vc = 93
+[components.sw]
+kind = "switch"
+vcs = ["p1:92 -> p2:92", "p2:93 -> p1:93"]
+{sw_extra}
+"#)
+    }
+
+    #[test]
+    fn ping_round_trip_is_eight_cell_slots_for_64_octets() {
+        let sc = Scenario::from_text(&pair("", ""), "h.toml").unwrap_or_else(|e| panic!("{e}"));
+        let r = run(&sc, 0);
+        assert_eq!(probe(&r, "a", "ping_tx", "count"), 10.0);
+        assert_eq!(probe(&r, "a", "ping_rx", "count"), 10.0);
+        assert_eq!(probe(&r, "a", "ping_loss", "value"), 0.0);
+        // 3 cells leave a back to back (3 slots), the switch forwards the last one a
+        // slot later; the reply does the same: 8 OC-3c slots.
+        let rtt = probe(&r, "a", "ping_rtt", "mean");
+        assert!((rtt - 8.0 * 2.8311965811e-6).abs() < 1e-11, "{rtt}");
+        assert_eq!(probe(&r, "sw/p1/vc92", "port_rx_cells", "count"), 30.0);
+        assert!(r.ledger.violations().is_empty());
+    }
+
+    #[test]
+    fn fragmentation_gives_the_cells_per_ping_of_the_mtu() {
+        // 2048 data octets with a 1500-octet MTU: fragments of 1500 and 596 octets,
+        // 32 + 13 = 45 cells (domingo95 Table 2 reports 45 cells per 2048-octet ping).
+        let sc = Scenario::from_text(&pair("length = \"2048 B\"\nmtu = \"1500 B\"", ""), "h.toml").unwrap();
+        let r = run(&sc, 0);
+        assert_eq!(probe(&r, "sw/p1/vc92", "port_rx_cells", "count"), 450.0);
+        assert_eq!(probe(&r, "a", "ping_rx", "count"), 10.0);
+        // b mirrors the request fragment by fragment
+        assert_eq!(probe(&r, "sw/p2/vc93", "port_rx_cells", "count"), 450.0);
+    }
+
+    #[test]
+    fn peak_rate_limit_spaces_cells() {
+        let sc = Scenario::from_text(&pair("peak = \"14.976 Mb/s\"", ""), "h.toml").unwrap();
+        let r = run(&sc, 0);
+        // request cells now leave every 10 OC-3c slots: 3 × 10 + 1 + 3 + 1 = 35 slots
+        let rtt = probe(&r, "a", "ping_rtt", "mean");
+        assert!((rtt - 35.0 * 2.8311965811e-6).abs() < 1e-10, "{rtt}");
+    }
+
+    #[test]
+    fn independent_cell_loss_gives_one_minus_one_minus_p_to_the_n() {
+        // UDP datagrams of 1024 octets: 1024 + 8 + 20 + 8 = 1060 → 23 cells each.
+        let text = r#"connections = ["a -> drop", "drop -> sw.p1", "sw.p2 -> b", "b -> sw.p3"]
+[scenario]
+duration = "2 s"
+[components.a]
+kind = "host"
+vc = 5
+app = "udp"
+udp_rate = "20 Mb/s"
+length = "1024 B"
+stop = "1.9 s"
+[components.drop]
+kind = "loss"
+p = 0.01
+[components.sw]
+kind = "switch"
+vcs = ["p1:5 -> p2:5"]
+[components.b]
+kind = "host"
+vc = 6
+"#;
+        let sc = Scenario::from_text(text, "l.toml").unwrap_or_else(|e| panic!("{e}"));
+        let r = run(&sc, 0);
+        let tx = probe(&r, "a", "udp_tx", "count");
+        let rx = probe(&r, "b", "udp_rx", "count");
+        let loss = 1.0 - rx / tx;
+        let expect = 1.0 - 0.99f64.powi(23);
+        // binomial sd of the loss estimate, 4 sd tolerance
+        let sd = (expect * (1.0 - expect) / tx).sqrt();
+        assert!((loss - expect).abs() < 4.0 * sd, "loss {loss} expect {expect} (n={tx})");
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
+}

@@ -1,0 +1,69 @@
+//! Independent random cell loss: each cell is dropped with probability `p` (cause
+//! `random_loss`), independently of every other. The baseline against which the
+//! correlated losses of a congested buffer are compared (domingo95): with it a PDU of
+//! n cells survives with probability (1 − p)^n.
+//!
+//! ```text
+//!   in ──►[ drop with probability p ]──► out
+//! ```
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, Ledger, SimTime, Stream};
+use rand::Rng;
+
+use crate::cell::{Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec { name: "p", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: None, required: true, help: "probability that a cell is dropped", source: "scenario" }];
+
+pub const PROBES: [ProbeSpec; 2] = [
+    ProbeSpec { name: "loss_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count)" },
+    ProbeSpec { name: "loss_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped (count)" },
+];
+
+#[derive(Clone, Debug)]
+pub struct Loss {
+    p: f64,
+    rng: Stream,
+    rx: u64,
+    dropped: u64,
+    drops_by_flow: Vec<u64>,
+}
+
+impl Loss {
+    pub fn new(p: &Params, rng: Stream) -> Result<Self, ParamIssue> {
+        let prob = p.float("p").ok_or_else(|| ParamIssue::new("p", "missing"))?;
+        Ok(Loss { p: prob, rng, rx: 0, dropped: 0, drops_by_flow: Vec::new() })
+    }
+
+    #[inline]
+    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+        self.rx += 1;
+        if self.rng.random::<f64>() < self.p {
+            self.dropped += 1;
+            let f = cell.flow as usize;
+            if self.drops_by_flow.len() <= f {
+                self.drops_by_flow.resize(f + 1, 0);
+            }
+            self.drops_by_flow[f] += 1;
+        } else {
+            ctx.send(0, Msg::Cell(cell));
+        }
+    }
+
+    pub fn reset_stats(&mut self, _now: SimTime) {
+        self.rx = 0;
+        self.dropped = 0;
+    }
+
+    pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+        out.push(path, "loss_rx_cells", "count", self.rx as f64, "cells");
+        out.push(path, "loss_drop_cells", "count", self.dropped as f64, "cells");
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (f, &n) in self.drops_by_flow.iter().enumerate() {
+            l.add_dropped("random_loss", f as u32, n);
+        }
+    }
+}
