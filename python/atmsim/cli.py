@@ -230,9 +230,13 @@ def sweep_cmd(
         print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))
     if res.failures:
         print(f"\nfailed runs ({n_failed}; re-run the same command to retry them):", file=sys.stderr)
-        for f in res.failures:
+        shown = 20
+        for f in res.failures[:shown]:
             vals = json.dumps(f["values"], ensure_ascii=False)
             print(f"  point {f['point']} {vals} replication {f['replication']} seed {f['seed']}: {f['error']}",
+                  file=sys.stderr)
+        if n_failed > shown:
+            print(f"  ... and {n_failed - shown} more (atmsim export --db {db} --what runs lists them all)",
                   file=sys.stderr)
         raise SystemExit(1)
 
