@@ -131,6 +131,8 @@ BAD = {
     "target_probe": ('[sweep]\ntarget = { component = "mux", probe = "q_loss_rato", statistic = "value", '
                      'rel_half_width = 0.1, max_replications = 5 }\n', "did you mean 'q_loss_ratio'", "target =",
                      "no probe"),
+    "combination": ('[sweep.grid]\n"scenario.duration" = ["2 ms", "20 ms"]\n"scenario.warmup" = ["1 ms", "4 ms"]\n',
+                    "warm-up must be shorter", "[sweep.grid]", '"scenario.warmup":"4 ms"'),
     "quick_unit": ('[sweep.quick]\n"scenario.duration" = "5 cells"\n', "a time is needed", '"scenario.duration"',
                    "sweep.quick"),
 }
