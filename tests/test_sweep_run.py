@@ -6,6 +6,7 @@ import math
 import os
 import sqlite3
 import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -251,3 +252,19 @@ def test_progress_bar_on_a_terminal(scenario, tmp_path):
     err = b"".join(chunks).decode("utf-8", "replace")
     assert p.returncode == 0
     assert "/12 [" in err and "done" in err and "failed 0" in err, err
+
+
+def test_run_sweep_from_unguarded_script_and_stdin(scenario, tmp_path):
+    # Workers must not re-import the caller's __main__ (no `if __name__ == "__main__"`
+    # guard here; and `python - < script` has no file to re-import at all).
+    script = (f"import atmsim\nprint('main body')\n"
+              f"r = atmsim.run_sweep({scenario!r}, {str(tmp_path / 'r.sqlite')!r}, workers=2)\n"
+              f"print(len(r.runs), r.ok)\n")
+    (tmp_path / "unguarded.py").write_text(script)
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    for args, stdin in (([str(tmp_path / "unguarded.py")], None), (["-"], script)):
+        p = subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True, cwd=tmp_path,
+                           env=env, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.count("main body") == 1 and "12 True" in p.stdout, p.stdout + p.stderr

@@ -26,10 +26,12 @@ returns ``{'status': 'failed', 'error': ...}`` and the sweep goes on.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -89,6 +91,28 @@ def _atmsim_errors() -> tuple[type, ...]:
     return (AtmsimError,)
 
 
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Workers never need the parent's ``__main__`` (tasks call
+    :func:`execute_run`), but multiprocessing re-imports it in every new worker
+    when it has a ``__file__`` or ``__spec__``: a script without an
+    ``if __name__ == "__main__"`` guard would start its sweep again in each worker,
+    and ``python - < script`` crashes them ('/cwd/<stdin>' does not exist).  Hide
+    both while workers are started (they are started synchronously by submit())."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -127,7 +151,8 @@ class LocalExecutor:
             while todo and len(inflight) < window:
                 tag, task, breaks = todo.popleft()
                 try:
-                    fut = self._pool.submit(execute_run, task)
+                    with _main_module_hidden():
+                        fut = self._pool.submit(execute_run, task)
                 except BrokenProcessPool:
                     todo.appendleft((tag, task, breaks))
                     self._restart(inflight, todo)
