@@ -263,7 +263,8 @@ def test_run_sweep_from_unguarded_script_and_stdin(scenario, tmp_path):
     (tmp_path / "unguarded.py").write_text(script)
     env = dict(os.environ)
     env.pop("PYTHONWARNINGS", None)
-    for args, stdin in (([str(tmp_path / "unguarded.py")], None), (["-"], script)):
+    dask = script.replace("workers=2)", "workers=2, executor='dask')").replace("r.sqlite", "d.sqlite")
+    for args, stdin in (([str(tmp_path / "unguarded.py")], None), (["-"], script), (["-"], dask)):
         p = subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True, cwd=tmp_path,
                            env=env, timeout=120)
         assert p.returncode == 0, p.stderr

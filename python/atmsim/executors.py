@@ -237,8 +237,9 @@ class DaskExecutor:
             self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 0)
         else:
             self.workers = workers or default_workers()
-            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+            with _main_module_hidden():  # the nannies spawn their workers while this blocks
+                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
 
     def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
