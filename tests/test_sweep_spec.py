@@ -162,3 +162,47 @@ def test_bad_spec_cli_exit_2_nothing_written(cli, write_scenario, tmp_path, case
     err = assert_one_line_error(p, 2, contains=(f"{path}:", "sweep"))
     assert BAD[case][1] in err
     assert not db.exists()
+
+
+ONOFF_BASE = """\
+connections = ["src -> sink"]
+
+[scenario]
+name = "z"
+duration = "5 ms"
+
+[components.src]
+kind = "onoff"
+peak = "20 Mb/s"
+mean = "10 Mb/s"
+burst_factor = "100 cells"
+
+[components.sink]
+kind = "sink"
+"""
+
+
+def test_zipped_keys_are_checked_together_not_one_by_one(write_scenario):
+    # peak 10 with the base mean 10 is invalid on its own, but every zipped row is valid
+    # (mean < peak): the spec must be accepted.
+    path, _ = spec_file(write_scenario, """
+[sweep.zip]
+"src.mean" = ["4 Mb/s", "30 Mb/s"]
+"src.peak" = ["10 Mb/s", "60 Mb/s"]
+""", base=ONOFF_BASE)
+    spec = load_sweep(str(path))
+    assert spec.points == [{"src.mean": "4 Mb/s", "src.peak": "10 Mb/s"},
+                           {"src.mean": "30 Mb/s", "src.peak": "60 Mb/s"}]
+
+
+def test_an_invalid_zipped_row_is_one_line_naming_the_row(write_scenario):
+    path, _ = spec_file(write_scenario, """
+[sweep.zip]
+"src.mean" = ["4 Mb/s", "70 Mb/s"]
+"src.peak" = ["10 Mb/s", "60 Mb/s"]
+""", base=ONOFF_BASE)
+    with pytest.raises(ScenarioError) as e:
+        load_sweep(str(path))
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert "sweep.zip" in msg and "row 2" in msg and "below the peak" in msg, msg

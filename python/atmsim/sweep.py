@@ -367,8 +367,9 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
                 texts, written = _range_values(err, "sweep.zip", key, vals)
             else:
                 texts, written = _list_values(err, "sweep.zip", key, vals)
-            for t in texts:
-                _check_override(err, base, "sweep.zip", key, t)
+            if "." not in key:
+                raise err("sweep.zip", key, "a sweep key is COMPONENT.PARAM or scenario.KEY, as taken by --set "
+                                            "(e.g. \"mux.capacity\" or \"scenario.duration\")")
             zkeys.append(key)
             zcols.append(texts)
             zwritten.append(written)
@@ -377,6 +378,14 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
             desc = ", ".join(f"{_q(k)}: {n}" for k, n in lengths.items())
             first_bad = next(k for k in zkeys if lengths[k] != lengths[zkeys[0]])
             raise err("sweep.zip", first_bad, f"zipped lists must have equal lengths ({desc})")
+        # Zipped keys vary together, so each row is checked as a whole (a peak and a
+        # mean that are valid only together must not be rejected one by one).
+        for i, row in enumerate(zip(*zcols)):
+            try:
+                base.with_overrides(dict(zip(zkeys, row)))
+            except ScenarioError as exc:
+                raise err("sweep.zip", zkeys[0], f"row {i + 1} {dict(zip(zkeys, row))}: "
+                                                 f"{_strip_native(str(exc))}") from None
         axes.append((zkeys, list(zip(*zcols)), list(zip(*zwritten))))
 
     quick_overrides = {}
