@@ -1,0 +1,271 @@
+"""Generate the domingo95 scenario files (run: python scenarios/domingo95/gen.py).
+
+The files are written out in full (they are what `atmsim run`/`atmsim sweep` read);
+this script only keeps their switch tables, which are long and regular, in step.
+Edit the calibration constants here, regenerate, and commit the .toml files too.
+See docs/models/domingo95.md for every value and its source.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# ---- calibration (docs/models/domingo95.md, "Calibration") -------------------------
+CAPACITY = "2816 cells"        # switch output buffer per port (calibrated: 1.0-1.1% at port 4 in experiment 2)
+MTU = "1500 B"                 # inferred from Table 2's first row
+BG_BURST = "144 cells"         # mean burst 172 cells = one 8192-octet ttcp datagram (see ws3())
+WAN_DELAY = "1 ms"             # one way, icsibag1 <-> bag1 (not given: parameter)
+PING_INTERVAL = "30 ms"        # paper: ping default 1 s; shortened (pings stay independent samples), see the doc
+PING_START = "60 ms"           # after the warm-up (50 ms): the loops have filled, counters start clean
+
+BG_VC = 200                    # ws3's PVC into the point-to-multipoint connection
+A_BASE = 200                   # flow a, pass i: VCI A_BASE + i (p4 -> loop -> p5)
+B_BASE = 300                   # flow b, pass i: VCI B_BASE + i (p5 -> loop -> p4)
+X_BASE = 400                   # 4.3 extension: branches to the UNI port 15 (unassigned VCIs)
+
+
+def table(k_a: int, k_b: int, ping: list[str], ext: int = 0) -> list[str]:
+    """Switch table: ws3's p2mp into flows a (k_a passes through p4's transmit buffer)
+    and b (k_b passes through p5's), the chains p5:a_i -> p4:a_{i+1} and
+    p4:b_i -> p5:b_{i+1}; the last pass of each chain arrives on a VCI the table does
+    not know (dropped as no_route: the cells leave the loops).  ``ext`` > 0: the first
+    ``ext`` passes of flow a, and ws3's cells themselves, are also copied to port 15
+    on unassigned VCIs (section 4.3, Figure 6)."""
+    rows = list(ping)
+    first = []
+    if k_a:
+        first.append(f"p4:{A_BASE + 1}")
+    if k_b:
+        first.append(f"p5:{B_BASE + 1}")
+    if ext:
+        first.append(f"p15:{X_BASE}")
+    rows.append(f"p3:{BG_VC} -> " + ", ".join(first))
+    for i in range(1, k_a):
+        outs = [f"p4:{A_BASE + i + 1}"]
+        if i <= ext:
+            outs.append(f"p15:{X_BASE + i}")
+        rows.append(f"p5:{A_BASE + i} -> " + ", ".join(outs))
+    if k_a and ext >= k_a:
+        rows.append(f"p5:{A_BASE + k_a} -> p15:{X_BASE + k_a}")
+    for i in range(1, k_b):
+        rows.append(f"p4:{B_BASE + i} -> p5:{B_BASE + i + 1}")
+    return rows
+
+
+def toml_list(items: list[str], indent: str = "  ") -> str:
+    return "[\n" + "".join(f'{indent}"{s}",\n' for s in items) + "]"
+
+
+def host(name: str, vc: int, extra: str = "") -> str:
+    return f"""[components.{name}]
+kind = "host"
+vc = {vc}
+mtu = "{MTU}"
+{extra}"""
+
+
+def ws3(rate: str) -> str:
+    # ws3's ttcp -u stream as cells: bursts of mean 172 cells (one 8192-octet datagram,
+    # 8192 + 8 + 20 + 8 + 8 octets -> 172 cells) at the OC-3c line rate, exponential
+    # gaps.  E[cells per burst] = peak * B / (peak - mean) = 172 at mean 24 Mb/s needs
+    # B = 172 * (149.76 - 24) / 149.76 = 144 cells.  The host model's UDP blaster is
+    # strictly periodic and locks the loops into a periodic pattern (docs/models/domingo95.md).
+    return f"""[components.ws3]
+kind = "onoff"                  # workstation 3, ttcp -u (sections 3.1, 4.2)
+peak = "149.76 Mb/s"            # cells of a datagram leave back to back (SBus adapter at OC-3c)
+mean = "{rate}"                 # cell rate x 424 bits: section 3.1 up to 20 Mb/s, section 4.2 23-25 Mb/s
+burst_factor = "{BG_BURST}"
+vc = {BG_VC}
+
+[components.ws3nic]
+kind = "link"                   # ws3's OC-3c fibre into port 3 (serialises the bursts at the line rate)
+phy = "OC-3c"
+length = "10 m"
+"""
+
+
+def ping_host(name: str, vc: int, length: str, stop_note: str = "") -> str:
+    return host(name, vc, f"""app = "ping"
+count = 100                     # batches of 100 pings (sections 3.2, 4)
+interval = "{PING_INTERVAL}"
+length = "{length}"
+start = "{PING_START}"
+timeout = "1 s"
+""")
+
+
+SWITCH = """[components.sw]
+kind = "switch"                 # SynOptics LattisCell 10114-SM, 16 ports at 155 Mb/s (section 2.2)
+ports = 16
+capacity = "{capacity}"         # output buffer per port: not given by the paper, calibrated
+vcs = {vcs}
+"""
+
+LOOP = """[components.loop45]
+kind = "link"                   # the fibre loop, port 4 out -> port 5 in (section 2.2)
+phy = "OC-3c"
+length = "10 m"
+
+[components.loop54]
+kind = "link"                   # and port 5 out -> port 4 in
+phy = "OC-3c"
+length = "10 m"
+"""
+
+
+def sweep(lengths: list[str], quick_lengths: list[str]) -> str:
+    # One replication = one batch of 100 pings with its own random background.
+    return f"""
+[sweep]
+replications = 10
+quick_replications = 2
+
+[sweep.grid]
+"ping.length" = {json.dumps(lengths)}
+
+# --quick: every length (a [sweep.quick] value cannot be a list), shorter batches.
+[sweep.quick]
+"ping.interval" = "20 ms"
+"scenario.duration" = "2.2 s"
+"""
+
+
+def exp1(name: str, desc: str, k_a: int, k_b: int, rate: str, lengths, quick_lengths, header: str) -> str:
+    ping_rows = ["p1:92 -> p4:92", "p5:92 -> p2:92", "p2:93 -> p5:93", "p4:93 -> p1:93"]
+    vcs = toml_list(table(k_a, k_b, ping_rows))
+    return f"""{header}
+connections = [
+  "ping -> sw.p1", "sw.p1 -> ping",
+  "ws2 -> sw.p2", "sw.p2 -> ws2",
+  "ws3 -> ws3nic", "ws3nic -> sw.p3",
+  "sw.p4 -> loop45", "loop45 -> sw.p5",
+  "sw.p5 -> loop54", "loop54 -> sw.p4",
+]
+
+[scenario]
+name = "{name}"
+description = "{desc}"
+duration = "3.2 s"              # 60 ms + 100 pings x 30 ms + the last reply
+warmup = "50 ms"
+seed = 1995
+
+{ping_host("ping", 92, "512 B")}
+{host("ws2", 93)}
+{ws3(rate)}
+{SWITCH.format(capacity=CAPACITY, vcs=vcs)}
+{LOOP}{sweep(lengths, quick_lengths)}"""
+
+
+def exp2(name: str, desc: str, k_a: int, rate: str, lengths, quick_lengths, header: str, ext: int = 0) -> str:
+    ping_rows = ["p1:92 -> p4:92", "p5:92 -> p15:92", "p15:92 -> p5:92", "p4:92 -> p1:92"]
+    vcs = toml_list(table(k_a, 0, ping_rows, ext))
+    return f"""{header}
+connections = [
+  "ping -> sw.p1", "sw.p1 -> ping",
+  "ws3 -> ws3nic", "ws3nic -> sw.p3",
+  "sw.p4 -> loop45", "loop45 -> sw.p5",
+  "sw.p5 -> loop54", "loop54 -> sw.p4",
+  "sw.p15 -> wan_out", "wan_out -> net.p1", "net.p2 -> bag1",
+  "bag1 -> net.p2", "net.p1 -> wan_in", "wan_in -> sw.p15",
+]
+
+[scenario]
+name = "{name}"
+description = "{desc}"
+duration = "3.2 s"              # 60 ms + 100 pings x 30 ms + the last reply
+warmup = "50 ms"
+seed = 1995
+
+{ping_host("ping", 92, "512 B")}
+{host("bag1", 92)}
+{ws3(rate)}
+{SWITCH.format(capacity=CAPACITY, vcs=vcs)}
+{LOOP}
+[components.wan_out]
+kind = "link"                   # UNI (port 15) to the carrier: OC-3c, one-way delay not given
+phy = "OC-3c"
+delay = "{WAN_DELAY}"
+
+[components.wan_in]
+kind = "link"
+phy = "OC-3c"
+delay = "{WAN_DELAY}"
+
+[components.net]
+kind = "switch"                 # the carrier's switch: VCI 92 to bag1; unassigned VCIs dropped (4.3)
+ports = 2
+vcs = ["p1:92 -> p2:92", "p2:92 -> p1:92"]
+{sweep(lengths, quick_lengths)}"""
+
+
+L = {n: f"{n} B" for n in (64, 128, 256, 512, 1024, 2048, 4096, 8192)}
+
+FILES = {
+    "exp1_both.toml": lambda: exp1(
+        "domingo95-exp1-both", "domingo95 experiment 1 (Table 1): ping ws1->ws2 through the fibre loop, loops in both directions (0.6% / 1.2% cell loss)",
+        7, 8, "19.5 Mb/s", [L[n] for n in (64, 128, 256, 512, 1024, 2048)], [L[64], L[512], L[2048]],
+        HEADER_EXP1.format(what="loops in BOTH directions: flow a 7 passes (port 4 transmit buffer, requests, paper 0.6% cell loss),\n# flow b 8 passes (port 5 transmit buffer, replies, paper 1.2%)")),
+    "exp1_one.toml": lambda: exp1(
+        "domingo95-exp1-one", "domingo95 experiment 1 (Table 1): ping ws1->ws2 through the fibre loop, loops in one direction (1.2% cell loss)",
+        8, 0, "19.5 Mb/s", [L[n] for n in (64, 128, 256, 512, 1024, 2048, 4096)], [L[64], L[512], L[2048]],
+        HEADER_EXP1.format(what="loops in ONE direction: flow a only, 8 passes through port 4's transmit buffer (requests; paper 1.2%)")),
+    "exp2.toml": lambda: exp2(
+        "domingo95-exp2", "domingo95 experiment 2 (Tables 2, 3): ping icsibag1->bag1 through the loop, port 15 and the WAN; factor 5.6-5.7, ~1.1% cell loss at port 4",
+        6, "24 Mb/s", [L[n] for n in (64, 256, 512, 1024, 2048)], [L[64], L[512], L[2048]],
+        HEADER_EXP2.format(what="6 passes of flow a through port 4 (multiplying factor 5.6-5.7 with ~1.1% loss), background 24 Mb/s")),
+    "exp2_lowload.toml": lambda: exp2(
+        "domingo95-exp2-lowload", "domingo95 section 4.2 complement: multiplying factor 5 (load at port 4 <= 125 Mb/s), cell loss 1e-4 to 8e-4",
+        5, "22 Mb/s", [L[n] for n in (64, 512, 2048, 4096, 8192)], [L[64], L[2048], L[8192]],
+        HEADER_EXP2.format(what="lower-load variant (4.2, last paragraph): 5 passes (factor 5), background 22 Mb/s -> <= 125 Mb/s at port 4")),
+    "exp2_uni.toml": lambda: exp2(
+        "domingo95-exp2-uni", "domingo95 section 4.3 (Figure 6): as experiment 2, and every pass of the loops is also copied to the UNI port 15",
+        6, "24 Mb/s", [L[n] for n in (64, 256, 512, 1024, 2048)], [L[64], L[2048]],
+        HEADER_EXP2.format(what="section 4.3 extension: passes 1-5 of flow a are also copied (point-to-multipoint from port 5) to port 15,\n# and ws3's cells from port 3, on unassigned VCIs 400-405, which the carrier's switch drops: port 15's transmit buffer is loaded too"),
+        ext=5),
+}
+
+HEADER_COMMON = """
+#
+# Generated by scenarios/domingo95/gen.py (edit that, then regenerate); calibration and
+# every value's source: docs/models/domingo95.md.
+#
+# Switch (section 2.2): SynOptics LattisCell 10114, 16 OC-3c ports, output buffers of
+# `sw.capacity` cells (not given by the paper; calibrated only on its conditions:
+# cell loss at port 4 and the loops' multiplying factor).  A fibre loop joins ports 4
+# and 5 (two `link`s).  Background (Figure 4): workstation 3 at port 3 sends on VCI 200
+# into a point-to-multipoint PVC; flow a goes to port 4 (VCI 201), flow b to port 5
+# (VCI 301).  Each pass i of flow a leaves port 4 on VCI 200+i, returns through the loop
+# into port 5 and is switched back to port 4 on VCI 200+i+1 ("p5:vc_k -> p4:vc_k+1");
+# the last pass arrives at port 5 on a VCI the table does not know and is discarded
+# (no_route), so every background cell crosses port 4's transmit buffer k times.  Flow
+# b does the same through port 5's transmit buffer (VCIs 300+i).  Multiplying factor
+# (section 4.2) = cells transmitted at port 4 / cells received at port 3.
+# Hosts (section 2.1): classical IP over AAL5 with LLC/SNAP; MTU 1500 inferred from
+# Table 2's first row (3/7/12/23/45 cells per 64/256/512/1024/2048-octet ping).
+# One replication = one batch of 100 pings (sections 3.2, 4) with its own random background."""
+
+HEADER_EXP1 = "# domingo95 experiment 1 (section 3, Figure 4, Table 1): {what}.\n" + """#
+# Ping from workstation 1 (port 1, VCI 92) to workstation 2 (port 2), re-routed
+# p1:92 -> p4 -> loop -> p5 -> p2; replies p2:93 -> p5 -> loop -> p4 -> p1.
+# Background from workstation 3 (SPARC 2, "up to 20 Mb/s", section 3.1): 19.5 Mb/s.""" + HEADER_COMMON
+
+HEADER_EXP2 = "# domingo95 experiment 2 (section 4, Figure 5, Tables 2-3): {what}.\n" + """#
+# Ping from icsibag1 (port 1) to the remote bag1 on PVC VCI 92 (section 4.1):
+# p1:92 -> p4:92 -> loop -> p5:92 -> p15:92 -> WAN -> carrier switch -> bag1, and back
+# p15:92 -> p5 -> loop -> p4:92 -> p1 (Table 2 counts cells received at ports 1, 5, 15, 4).
+# Only flow a (port 4's transmit buffer) is looped: Table 2 says every cell received at
+# port 15 reaches port 4, so the reply path is loss-free.  The WAN: an OC-3c link each way
+# with a one-way delay `wan_out.delay`/`wan_in.delay` (not given: 1 ms default) and the
+# carrier's switch, which drops unassigned VCIs (section 4.3).""" + HEADER_COMMON
+
+
+def main() -> None:
+    for name, make in FILES.items():
+        (HERE / name).write_text(make(), encoding="utf-8")
+        print("wrote", HERE / name)
+
+
+if __name__ == "__main__":
+    main()
