@@ -155,3 +155,19 @@ def test_ndd1_matches_monte_carlo():
     mc = _ndd1_tail_monte_carlo(20, 30, xs, 3000, seed=3)
     for x, p in zip(xs, mc):
         assert p == pytest.approx(analytic.ndd1_tail(20, 30, x), rel=0.05, abs=2e-3)
+
+
+def test_ip_over_aal5_cell_counts_match_domingo95_table2():
+    # domingo95 Table 2, first row: 3, 7, 12, 23, 45 cells per ping of 64 … 2048 octets
+    # (with a 1500-octet MTU, the 2048-octet ping is two fragments).
+    from atmsim.analytic import ip_over_aal5_cells
+    got = [ip_over_aal5_cells(n, mtu=1500) for n in (64, 256, 512, 1024, 2048)]
+    assert got == [3, 7, 12, 23, 45]
+    assert ip_over_aal5_cells(64) == 3
+
+
+def test_independent_pdu_loss():
+    from atmsim.analytic import independent_pdu_loss
+    assert independent_pdu_loss(0.0, 10) == 0.0
+    assert independent_pdu_loss(1.0, 1) == 1.0
+    assert abs(independent_pdu_loss(0.01, 23) - (1 - 0.99 ** 23)) < 1e-15

@@ -133,6 +133,26 @@ def onoff_mean_burst_cells(peak_cps: float, mean_cps: float, burst_factor: float
     return peak_cps * t_on
 
 
+def ip_over_aal5_cells(data: int, transport_header: int = 8, mtu: int = 9180) -> int:
+    """Cells carrying one datagram of `data` octets (plus an 8-octet ICMP/UDP header)
+    over IPv4 (20-octet header, RFC 791 fragmentation at `mtu`), LLC/SNAP (8 octets,
+    RFC 1483) and AAL5 (8-octet trailer, padded to 48-octet cells, I.363.5)."""
+    payload = data + transport_header
+    per = ((mtu - 20) // 8) * 8
+    sizes = []
+    while payload + 20 > mtu:
+        sizes.append(per + 20)
+        payload -= per
+    sizes.append(payload + 20)
+    return sum(-(-(ip + 8 + 8) // 48) for ip in sizes)
+
+
+def independent_pdu_loss(p: float, n: int) -> float:
+    """Probability that a unit of n cells loses at least one when each cell is lost
+    independently with probability p: 1 - (1 - p)^n."""
+    return 1.0 - (1.0 - p) ** n
+
+
 def student_t_ci(samples, confidence: float = 0.95) -> tuple[float, float, float]:
     """(mean, low, high): two-sided Student-t confidence interval of the mean of
     independent replications.  Needs at least two samples."""

@@ -115,14 +115,21 @@ PLAN = {
         "md1k": {8: (20, 5.0, 0.05), 32: (20, 20.0, 0.1)},
         "onoff": (20, 100.0, 0.5),
         "ndd1": (4000, 1e-3, 0.4e-3),
+        "indep_loss": 15,
     },
     "full": {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
         "md1k": {8: (50, 20.0, 0.1), 32: (50, 100.0, 0.2)},
         "onoff": (50, 500.0, 1.0),
         "ndd1": (40000, 1e-3, 0.4e-3),
+        "indep_loss": 100,
     },
 }
+
+# Independent cell loss: ping data lengths (octets) and the cell loss probability of
+# scenarios/validation/indep_loss.toml.
+INDEP_LOSS_P = 0.01
+INDEP_LOSS_LENGTHS = (64, 1024, 4096)
 
 # On-off source parameters (buddhikot92 style: peak/mean = 4, burst factor B).
 ONOFF_PEAK_MBPS = 42.4    # 100,000 cells/s
@@ -183,6 +190,29 @@ def build_plan(quick: bool) -> list[Experiment]:
             cases.append(Case(f"{NDD1_N}*D/D/1 tail (D={NDD1_D})", f"P(Q>{x})", p, "", "mux", "q_len_tail", f"p_gt_{x}"))
     exps.append(Experiment(
         "ndd1.toml", {"scenario.duration": _fmt_s(dur), "scenario.warmup": _fmt_s(warm)}, reps, cases,
+    ))
+
+    # The receiver's AAL5 reassembly timeout (0.5 ms) is shorter than the ping interval
+    # (1 ms), so a request whose end-of-PDU cell was lost is discarded alone: loss is
+    # exactly 1 - (1 - p)^n.  With a timeout longer than the interval, the cells of a
+    # request that lost its end-of-PDU cell are merged with the next request, which then
+    # fails the AAL5 length/CRC check too: loss becomes 1 - (1 - p)^(n + 1) for
+    # back-to-back requests on one VC (the first request has no predecessor: a bias of
+    # about p/300, far inside the interval).
+    reps = plan["indep_loss"]
+    for length in INDEP_LOSS_LENGTHS:
+        n = analytic.ip_over_aal5_cells(length)
+        exps.append(Experiment(
+            "indep_loss.toml", {"a.length": f"{length} B", "drop.p": repr(INDEP_LOSS_P), "b.reassembly_timeout": "0.5 ms"},
+            reps,
+            [Case("independent loss 1-(1-p)^n", f"p={INDEP_LOSS_P} ping {length} B (n={n})",
+                  analytic.independent_pdu_loss(INDEP_LOSS_P, n), "", "a", "ping_loss", "value")],
+        ))
+    n = analytic.ip_over_aal5_cells(64)
+    exps.append(Experiment(
+        "indep_loss.toml", {"a.length": "64 B", "drop.p": repr(INDEP_LOSS_P), "b.reassembly_timeout": "1 s"}, reps,
+        [Case("lost end-of-PDU merges two PDUs", f"p={INDEP_LOSS_P} ping 64 B: 1-(1-p)^(n+1), n={n}",
+              analytic.independent_pdu_loss(INDEP_LOSS_P, n + 1), "", "a", "ping_loss", "value")],
     ))
     return exps
 
