@@ -1,0 +1,125 @@
+"""domingo95: cells per ping (Table 2, first row), per-port per-VC conservation, the
+independent-loss baseline 1-(1-p)^n, and ``atmsim reproduce domingo95 --quick``."""
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+from atmsim import api
+
+SCEN = ROOT / "scenarios" / "domingo95"
+QUICK = {"ping.interval": "20 ms", "scenario.duration": "2.2 s"}
+
+
+@pytest.mark.parametrize("length,cells", [(64, 300), (256, 700), (512, 1200), (1024, 2300), (2048, 4500)])
+def test_cells_per_ping_equal_table2_first_row(length, cells):
+    # Through the real switch counters of the experiment-2 scenario (background on).
+    sc = api.load(SCEN / "exp2.toml").with_overrides({**QUICK, "ping.length": f"{length} B"})
+    r = sc.run()
+    assert r.value("ping", "ping_tx", "count") == 100
+    assert r.value("sw/p1/vc92", "port_rx_cells", "count") == cells
+
+
+def test_conservation_per_port_and_vc_when_the_background_stops():
+    # ws3 stops at 1.5 s; the pings end by ~2.1 s; at 2.6 s every queue has drained, so
+    # for every output port and VC: switched to the port = transmitted + dropped.  No
+    # warm-up: counters reset while cells are queued would unbalance the books.
+    sc = api.load(SCEN / "exp1_both.toml").with_overrides(
+        {**QUICK, "scenario.duration": "2.6 s", "scenario.warmup": "0 s", "ws3.stop": "1.5 s",
+         "ping.length": "2048 B"})
+    r = sc.run()
+    p = r.probes
+    comps = sorted(c for c in set(p["component"]) if c.startswith("sw/p") and c.count("/") == 2)
+    checked = 0
+    drops = 0.0
+    for c in comps:
+        sel = p[(p["component"] == c) & (p["statistic"] == "count")].set_index("probe")["value"]
+        if "port_out_cells" not in sel:
+            continue
+        out, tx, dr = sel["port_out_cells"], sel["port_tx_cells"], sel["port_drop_cells"]
+        assert out == tx + dr, (c, out, tx, dr)
+        checked += 1
+        drops += dr
+    assert checked >= 15  # ping, replies and both loop chains at ports 1, 2, 4, 5
+    assert drops > 0  # the test is about a congested run
+    for port in ("p4", "p5"):
+        assert r.value(f"sw/{port}", "q_len", "max") > 0
+    # (the global ledger does not balance in this run: see docs/models/domingo95.md, "Open issues")
+
+
+def test_independent_cell_loss_gives_one_minus_one_minus_p_to_the_n():
+    # The baseline of the figures: 45-cell pings (2048 octets, MTU 1500) through
+    # independent loss p = 0.01 on the request path only.
+    text = """connections = ["a -> drop", "drop -> sw.p1", "sw.p1 -> a", "b -> sw.p2", "sw.p2 -> b"]
+[scenario]
+duration = "2.5 s"
+[components.a]
+kind = "host"
+vc = 92
+mtu = "1500 B"
+app = "ping"
+count = 2000
+interval = "1 ms"
+length = "2048 B"
+[components.drop]
+kind = "loss"
+p = 0.01
+[components.sw]
+kind = "switch"
+vcs = ["p1:92 -> p2:92", "p2:93 -> p1:93"]
+[components.b]
+kind = "host"
+vc = 93
+mtu = "1500 B"
+"""
+    sc = api.loads(text, "indep.toml")
+    losses = [sc.run(run=k).value("a", "ping_loss", "value") for k in range(5)]
+    n = 45
+    expect = 1 - 0.99 ** n
+    mean = sum(losses) / len(losses)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in losses) / (len(losses) - 1))
+    half = 2.776 * sd / math.sqrt(len(losses))  # t(0.975, 4)
+    # within the replications' 95% CI (widened by the binomial sd so that a lucky
+    # tight CI does not make the test flaky)
+    binom = math.sqrt(expect * (1 - expect) / 2000 / len(losses))
+    assert abs(mean - expect) <= half + 2 * binom, (losses, expect)
+
+
+@pytest.fixture(scope="module")
+def quick_out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("domingo95")
+    proc = run_cli("reproduce", "domingo95", "--quick", "--quiet", "--out", str(out), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_quick_reproduction_writes_predictions_for_withheld_values(quick_out):
+    rows = [r for r in _rows(quick_out / "comparison.csv") if r["paper"] == "domingo95"]
+    q = {r["quantity"]: r for r in rows}
+    # Table 1: 6 + 7 withheld cells; Table 2: 5 withheld rows x 5 lengths; Table 3: 5;
+    # 4.2 lower load: 4; conclusions: 2
+    t1 = [r for r in rows if r["quantity"].startswith("Table 1:")]
+    assert len(t1) == 13
+    t2 = [r for r in rows if r["quantity"].startswith("Table 2:") and "port 1 " not in r["quantity"]]
+    assert len(t2) == 25
+    assert len([r for r in rows if r["quantity"].startswith("Table 3: ping")]) == 5
+    assert len([r for r in rows if r["quantity"].startswith("4.2 lower load")]) == 4
+    assert len([r for r in rows if r["quantity"].startswith("6: ")]) == 2
+    for r in t1 + t2:
+        assert r["paper_value"] == "" and r["simulated"] != ""
+    # the published first row of Table 2 is reproduced exactly
+    for length, cells in ((64, 300), (256, 700), (512, 1200), (1024, 2300), (2048, 4500)):
+        r = q[f"Table 2: cells received at port 1 (VCI 92), 100 pings of {length} bytes"]
+        assert float(r["paper_value"]) == cells and float(r["simulated"]) == cells
+    for f in ("table1_ping_loss", "exp2_ping_loss", "table2_counters"):
+        assert (quick_out / "figures" / "domingo95" / f"{f}.png").stat().st_size > 1000
