@@ -33,12 +33,12 @@ use atmsim_kernel::{Ctx, Ledger, SimDuration, SimTime};
 
 use crate::cell::{vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
-use crate::transmitter::{phy_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
 pub const PARAMS: [ParamSpec; 8] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
-    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: Some("OC-3c"), required: false, help: "line rate of every output port (or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "output buffer per port, cells (domingo95 does not give it: calibrate on conditions only)", source: "not given by the papers" },
     ParamSpec { name: "queueing", ty: ParamType::Choice(&["fifo", "per-vc"]), default: Some("fifo"), required: false, help: "one FIFO per output port, or per-VC queues served round robin", source: "lazarou96 Table 1 uses per-VC queues" },
@@ -154,11 +154,7 @@ fn bump(v: &mut Vec<u64>, i: usize) {
 impl Switch {
     pub fn new(p: &Params) -> Result<Self, ParamIssue> {
         let (n, table) = table_of(p)?;
-        let rate = match (p.rate("rate"), p.word("phy")) {
-            (Some(r), _) => r,
-            (None, Some(name)) => phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")))?,
-            (None, None) => return Err(ParamIssue::new("phy", "a line rate is needed")),
-        };
+        let rate = line_rate(p, Some("OC-3c"))?;
         let cap = |key: &str| -> Result<Option<usize>, ParamIssue> {
             if p.word(key).is_some() {
                 return Ok(None);

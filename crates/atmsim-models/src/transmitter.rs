@@ -37,6 +37,19 @@ pub const PHY_PRESETS: [(&str, f64, f64, &str); 5] = [
     ("OC-3c-x4", 599.04e6, 622.08e6, "four OC-3c tributaries in an OC-12 (4 × 149.76 Mb/s)"),
 ];
 
+/// The line rate given by `phy` or `rate` (never both); `default` is the preset used
+/// when neither is given (None: one of them is required).
+pub fn line_rate(p: &Params, default: Option<&str>) -> Result<Rate, ParamIssue> {
+    let preset = |name: &str| phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")));
+    match (p.word("phy"), p.rate("rate"), default) {
+        (Some(_), Some(_), _) => Err(ParamIssue::new("rate", "give either phy or rate, not both")),
+        (Some(name), None, _) => preset(name),
+        (None, Some(r), _) => Ok(r),
+        (None, None, Some(d)) => preset(d),
+        (None, None, None) => Err(ParamIssue::new("phy", "a line rate is needed: give phy (e.g. \"OC-3c\") or rate")),
+    }
+}
+
 pub const PHY_NAMES: [&str; 5] = ["OC-3c", "OC-12c", "DS-3", "TAXI-100", "OC-3c-x4"];
 
 /// The cell rate of a preset.
@@ -105,12 +118,7 @@ pub struct Transmitter {
 
 impl Transmitter {
     pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let rate = match (p.word("phy"), p.rate("rate")) {
-            (Some(_), Some(_)) => return Err(ParamIssue::new("rate", "give either phy or rate, not both")),
-            (Some(name), None) => phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")))?,
-            (None, Some(r)) => r,
-            (None, None) => return Err(ParamIssue::new("phy", "a line rate is needed: give phy (e.g. \"OC-3c\") or rate")),
-        };
+        let rate = line_rate(p, None)?;
         let capacity = match p.word("capacity") {
             Some(_) => None,
             None => {

@@ -33,11 +33,11 @@ use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
 use crate::aal::aal5::{self, Reassembler, Reassembly};
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
-use crate::transmitter::{phy_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use ip::{decode_seq, encode_seq, fragment_sizes, Kind, FLAG_LAST_FRAGMENT, LLC_SNAP, ICMP_HEADER, UDP_HEADER};
 
 pub const PARAMS: [ParamSpec; 17] = [
-    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: Some("OC-3c"), required: false, help: "interface line rate (or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate limit of the adapter (cells spaced at this rate); default: none, cells of a PDU leave back to back", source: "domingo95 section 4 (drivers should limit the peak rate)" },
     ParamSpec { name: "vc", ty: ParamType::Int { min: 0, max: 4_294_967_295 }, default: None, required: true, help: "VC label (VCI, or VPI<<16|VCI) of the PVC this host sends on", source: "scenario" },
@@ -142,11 +142,7 @@ fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
 
 impl Host {
     pub fn new(p: &Params, flow: u32) -> Result<Self, ParamIssue> {
-        let line: Rate = match (p.rate("rate"), p.word("phy")) {
-            (Some(r), _) => r,
-            (None, Some(n)) => phy_rate(n).ok_or_else(|| ParamIssue::new("phy", "unknown preset"))?,
-            (None, None) => return Err(ParamIssue::new("phy", "an interface rate is needed")),
-        };
+        let line: Rate = line_rate(p, Some("OC-3c"))?;
         let rate = match p.rate("peak") {
             Some(pk) if pk < line => pk,
             _ => line,
