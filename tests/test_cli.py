@@ -48,7 +48,7 @@ def test_run_json(cli):
     assert obj["probes"] and set(obj["probes"][0]) == {"component", "probe", "statistic", "value", "unit"}
     assert "NaN" not in p.stdout and "Infinity" not in p.stdout
     led = obj["ledger"]
-    assert led["generated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
+    assert led["generated"] + led["replicated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
 
 
 def test_run_json_nan_is_null(cli, write_scenario):
@@ -235,7 +235,7 @@ def test_examples_run_and_ledger_balances(cli, path):
     obj = json.loads(p.stdout)
     led = obj["ledger"]
     assert led["generated"] > 0
-    assert led["generated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
+    assert led["generated"] + led["replicated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
     for f in obj["flows"]:
-        assert f["generated"] == f["delivered"] + f["dropped"] + f["in_flight"]
+        assert f["generated"] + f["replicated"] == f["delivered"] + f["dropped"] + f["in_flight"]
     assert obj["wall_s"] < 2.0, "examples must run in under 2 s"

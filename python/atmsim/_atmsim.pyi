@@ -35,8 +35,10 @@ class Scenario:
         KeyboardInterrupt) the run stops and that exception propagates. Returns
         {'name','seed','run','fingerprint' (16 hex digits),'events','duration_s','warmup_s',
          'wall_s','probes': [(component, probe, statistic, value, unit), ...],
-         'ledger': {'generated','delivered','dropped' ({cause: n}),'in_flight'},
-         'flows': [{'flow','source','vc','generated','delivered','dropped','in_flight'}]}.
+         'ledger': {'generated','delivered','dropped' ({cause: n}),'dropped_total','in_flight','replicated'},
+         'flows': [{'flow','source','vc','generated','delivered','dropped','in_flight','replicated'}]}.
+        Conservation (checked by the core, a violation raises SimulationError):
+        generated + replicated = delivered + dropped + in_flight.
         Raises SimulationError."""
 
 def load(path: str) -> Scenario: ...

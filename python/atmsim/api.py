@@ -155,9 +155,11 @@ class Result:
         raise KeyError(f"no probe statistic {probe}.{statistic} for {component!r}; it has: {have}") from None
 
     def ledger_balances(self) -> bool:
-        """Conservation: generated == delivered + dropped (all causes) + in flight."""
+        """Conservation: generated + replicated (point-to-multipoint copies) ==
+        delivered + dropped (all causes) + in flight."""
         led = self.ledger
-        return led["generated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
+        return (led["generated"] + led.get("replicated", 0)
+                == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"])
 
     def to_json_obj(self) -> dict[str, Any]:
         """The ``atmsim run --json`` object (NaN/inf become None)."""

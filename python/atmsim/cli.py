@@ -120,12 +120,14 @@ def format_result(res: api.Result, path: str) -> str:
     causes = ", ".join(f"{k}: {v:,}" for k, v in sorted(dropped.items())) or "none"
     out += [
         "",
-        f"ledger       generated {led['generated']:,} = delivered {led['delivered']:,}"
+        f"ledger       generated {led['generated']:,}"
+        + (f" + replicated {led['replicated']:,}" if led.get("replicated") else "")
+        + f" = delivered {led['delivered']:,}"
         f" + dropped {drop_total:,} ({causes}) + in flight {led['in_flight']:,}",
     ]
     flows = s.get("flows") or []
     if flows:
-        cols = ["flow", "source", "vc", "generated", "delivered", "dropped", "in_flight"]
+        cols = ["flow", "source", "vc", "generated", "replicated", "delivered", "dropped", "in_flight"]
         frows = [[_fmt(f.get(c, "")) if not isinstance(f.get(c), int) else f"{f[c]:,}" for c in cols] for f in flows]
         out += ["", _table(frows, cols)]
     return "\n".join(out)

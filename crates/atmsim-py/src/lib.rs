@@ -78,6 +78,8 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
     ledger.set_item("dropped", by_cause)?;
     ledger.set_item("dropped_total", drop)?;
     ledger.set_item("in_flight", inf)?;
+    // Point-to-multipoint copies: generated + replicated = delivered + dropped + in flight.
+    ledger.set_item("replicated", r.ledger.replicated.iter().sum::<u64>())?;
     d.set_item("ledger", ledger)?;
     let flows = PyList::empty_bound(py);
     for f in &r.flows {
@@ -89,6 +91,7 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
         fd.set_item("delivered", f.delivered)?;
         fd.set_item("dropped", f.dropped)?;
         fd.set_item("in_flight", f.in_flight)?;
+        fd.set_item("replicated", f.replicated)?;
         flows.append(fd)?;
     }
     d.set_item("flows", flows)?;

@@ -17,6 +17,8 @@ pub struct FlowBooks {
     pub delivered: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Extra copies made by point-to-multipoint switches.
+    pub replicated: u64,
 }
 
 /// Everything one run produces.
@@ -80,6 +82,7 @@ impl Scenario {
                 delivered: at(&out.ledger.delivered),
                 dropped: out.ledger.dropped_of(flow),
                 in_flight: at(&out.ledger.in_flight),
+                replicated: at(&out.ledger.replicated),
             };
             let loss = if books.generated > 0 { books.dropped as f64 / books.generated as f64 } else { f64::NAN };
             probes.push(ProbeRow { component: c.name.clone(), probe: "flow_loss_ratio", statistic: "value".into(), value: loss, unit: "1" });
@@ -88,6 +91,7 @@ impl Scenario {
                 ("delivered", books.delivered),
                 ("dropped", books.dropped),
                 ("in_flight", books.in_flight),
+                ("replicated", books.replicated),
             ] {
                 probes.push(ProbeRow { component: c.name.clone(), probe: "flow_cells", statistic: stat.to_string(), value: v as f64, unit: "cells" });
             }

@@ -32,7 +32,7 @@ pub const SOURCE_PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "src_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells emitted after warm-up (count; rate in cells/s)" },
     ProbeSpec { name: "src_tx_rate", unit: "Mb/s", kind: ProbeKind::Gauge, help: "mean emitted rate after warm-up, 424 bits per cell (statistic mean)" },
     ProbeSpec { name: "flow_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "this source's cells dropped anywhere / generated, whole run, from the conservation ledger (value)" },
-    ProbeSpec { name: "flow_cells", unit: "cells", kind: ProbeKind::Gauge, help: "this source's books for the whole run (statistics generated, delivered, dropped, in_flight)" },
+    ProbeSpec { name: "flow_cells", unit: "cells", kind: ProbeKind::Gauge, help: "this source's books for the whole run (statistics generated, delivered, dropped, in_flight, replicated)" },
 ];
 
 /// What every source keeps.
