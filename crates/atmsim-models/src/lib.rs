@@ -217,7 +217,7 @@ pub static KINDS: [KindSpec; 10] = [
         ports: Some(|_| Ports { inputs: vec![PortDecl::new("in", false, false)], outputs: vec![PortDecl::new("out", false, true)] }),
         probes: &[&host::PROBES, &transmitter::PROBES],
         is_source: true,
-        build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow)?))),
+        build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow, b.stream("app"))?))),
     },
     KindSpec {
         kind: "loss",

@@ -28,15 +28,16 @@ pub mod ip;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
 
 use crate::aal::aal5::{self, Reassembler, Reassembly};
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::traffic::exp_ps;
 use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use ip::{decode_seq, encode_seq, fragment_sizes, Kind, FLAG_LAST_FRAGMENT, LLC_SNAP, ICMP_HEADER, UDP_HEADER};
 
-pub const PARAMS: [ParamSpec; 17] = [
+pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate limit of the adapter (cells spaced at this rate); default: none, cells of a PDU leave back to back", source: "domingo95 section 4 (drivers should limit the peak rate)" },
@@ -51,6 +52,7 @@ pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "length", ty: ParamType::Size, default: Some("64 B"), required: false, help: "ping: ICMP data octets (ping -s); udp: UDP data octets", source: "ping(8) default 56; domingo95 uses 64 to 8192" },
     ParamSpec { name: "timeout", ty: ParamType::Time, default: Some("10 s"), required: false, help: "ping: a reply later than this counts as lost", source: "ping(8) -W" },
     ParamSpec { name: "udp_rate", ty: ParamType::Rate, default: None, required: false, help: "udp: IP-layer sending rate of the blaster (ttcp -u limited by the host)", source: "domingo95: 20-25 Mb/s from a SPARCstation" },
+    ParamSpec { name: "udp_spacing", ty: ParamType::Choice(&["periodic", "poisson"]), default: Some("periodic"), required: false, help: "udp: datagrams evenly spaced, or with exponential gaps of the same mean (a host whose timing jitters)", source: "atmsim convention" },
     ParamSpec { name: "start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when the application starts", source: "" },
     ParamSpec { name: "stop", ty: ParamType::Time, default: None, required: false, help: "udp: when the blaster stops (default: never)", source: "" },
     ParamSpec { name: "reply", ty: ParamType::Bool, default: Some("true"), required: false, help: "answer ICMP echo requests", source: "" },
@@ -107,6 +109,8 @@ pub struct Host {
     length: usize,
     ping_timeout: SimDuration,
     udp_gap: Option<SimDuration>,
+    udp_poisson: bool,
+    rng: Stream,
     start: SimTime,
     stop: SimTime,
     reply: bool,
@@ -141,7 +145,7 @@ fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
 }
 
 impl Host {
-    pub fn new(p: &Params, flow: u32) -> Result<Self, ParamIssue> {
+    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
         let line: Rate = line_rate(p, Some("OC-3c"))?;
         let rate = match p.rate("peak") {
             Some(pk) if pk < line => pk,
@@ -176,6 +180,8 @@ impl Host {
             length,
             ping_timeout: p.time("timeout").unwrap_or(SimDuration(10_000_000_000_000)),
             udp_gap,
+            udp_poisson: p.word("udp_spacing") == Some("poisson"),
+            rng,
             start,
             stop,
             reply: p.bool("reply").unwrap_or(true),
@@ -265,7 +271,8 @@ impl Host {
                 self.udp_tx += 1;
                 self.datagram(Kind::Udp, id, self.length, ctx);
                 if let Some(g) = self.udp_gap {
-                    ctx.schedule_at(now.plus(g), TAG_APP);
+                    let gap = if self.udp_poisson { SimDuration(exp_ps(&mut self.rng, g.0 as f64)) } else { g };
+                    ctx.schedule_at(now.plus(gap), TAG_APP);
                 }
             }
             _ => {}

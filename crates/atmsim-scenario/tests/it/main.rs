@@ -574,6 +574,37 @@ vcs = ["p1:92 -> p2:92", "p2:93 -> p1:93"]
     }
 
     #[test]
+    fn udp_blaster_periodic_or_poisson_keeps_its_mean_rate() {
+        let text = |spacing: &str| format!(r#"connections = ["a -> sw.p1", "sw.p2 -> b", "b -> sw.p3"]
+[scenario]
+duration = "2 s"
+[components.a]
+kind = "host"
+vc = 5
+app = "udp"
+udp_rate = "10 Mb/s"
+udp_spacing = "{spacing}"
+length = "1000 B"
+[components.sw]
+kind = "switch"
+vcs = ["p1:5 -> p2:5"]
+[components.b]
+kind = "host"
+vc = 6
+"#);
+        // 1028-octet IP datagrams at 10 Mb/s: 1215.95 datagrams/s
+        let per_s: f64 = 10e6 / (8.0 * 1028.0);
+        let periodic = run(&Scenario::from_text(&text("periodic"), "u.toml").unwrap(), 0);
+        assert_eq!(probe(&periodic, "a", "udp_tx", "count"), (2.0 * per_s).ceil());
+        let poisson = run(&Scenario::from_text(&text("poisson"), "u.toml").unwrap(), 0);
+        let n = probe(&poisson, "a", "udp_tx", "count");
+        // Poisson count over 2 s: mean 2432, sd ≈ 49; 4 sd
+        assert!((n - 2.0 * per_s).abs() < 200.0, "{n}");
+        assert_ne!(n, probe(&periodic, "a", "udp_tx", "count"));
+        assert_eq!(probe(&poisson, "b", "udp_rx", "count"), n);
+    }
+
+    #[test]
     fn independent_cell_loss_gives_one_minus_one_minus_p_to_the_n() {
         // UDP datagrams of 1024 octets: 1024 + 8 + 20 + 8 = 1060 → 23 cells each.
         let text = r#"connections = ["a -> drop", "drop -> sw.p1", "sw.p2 -> b", "b -> sw.p3"]
