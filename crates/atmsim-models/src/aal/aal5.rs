@@ -21,6 +21,11 @@ use crate::cell::{Cell, FLAG_EOP};
 pub const TRAILER: usize = 8;
 pub const CELL_PAYLOAD: usize = 48;
 
+/// The largest CPCS-PDU in cells (65,535 octets of payload + trailer): a reassembly
+/// that grows past it without an end-of-PDU cell is discarded (a real receiver's
+/// buffer would overflow; cells of a non-AAL5 stream arriving on the VC end here).
+pub const MAX_PDU_CELLS: u32 = cells_for(65_535) as u32;
+
 /// Cells carrying a CPCS payload of `bytes` octets.
 pub const fn cells_for(bytes: usize) -> usize {
     (bytes + TRAILER).div_ceil(CELL_PAYLOAD)
@@ -44,16 +49,16 @@ pub fn segment_cells(born: SimTime, flow: u32, vc: u32, pdu: u32, cells: u16) ->
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reassembly {
     /// PDU `pdu` arrived whole in `cells` cells; `born` is its first cell's birth.
-    Delivered { pdu: u32, cells: u16, born: SimTime },
+    Delivered { pdu: u32, cells: u32, born: SimTime },
     /// Discarded, with the cells it held.
-    Discarded { cause: &'static str, cells: u16, flow: u32 },
+    Discarded { cause: &'static str, cells: u32, flow: u32 },
 }
 
 #[derive(Clone, Debug, Default)]
 struct Partial {
     pdu: u32,
     flow: u32,
-    cells: u16,
+    cells: u32,
     merged: bool,
     started: SimTime,
     born: SimTime,
@@ -77,15 +82,20 @@ impl Reassembler {
             }
         }
         let p = self.partial.get_or_insert(Partial { pdu: cell.seq, flow: cell.flow, cells: 0, merged: false, started: now, born: cell.born });
-        p.cells = p.cells.saturating_add(1);
+        p.cells += 1;
         if cell.seq != p.pdu || cell.flow != p.flow {
             p.merged = true;
         }
         if !cell.is_eop() {
+            if p.cells >= MAX_PDU_CELLS {
+                let r = Reassembly::Discarded { cause: "length", cells: p.cells, flow: p.flow };
+                self.partial = None;
+                return (expired, Some(r));
+            }
             return (expired, None);
         }
         let p = self.partial.take().unwrap_or_default();
-        let done = if p.cells != cell.pdu_cells {
+        let done = if p.cells != cell.pdu_cells as u32 {
             Reassembly::Discarded { cause: "length", cells: p.cells, flow: p.flow }
         } else if p.merged {
             Reassembly::Discarded { cause: "crc", cells: p.cells, flow: p.flow }
@@ -113,7 +123,7 @@ impl Reassembler {
     }
 
     /// Cells held (for the conservation ledger), with their flow.
-    pub fn held(&self) -> Option<(u32, u16)> {
+    pub fn held(&self) -> Option<(u32, u32)> {
         self.partial.as_ref().map(|p| (p.flow, p.cells))
     }
 }
@@ -126,7 +136,7 @@ mod tests {
 
     const LONG: SimDuration = SimDuration(u64::MAX / 4);
 
-    fn outcomes_meta(sizes: &[usize], lost: &[bool]) -> Vec<(bool, u16)> {
+    fn outcomes_meta(sizes: &[usize], lost: &[bool]) -> Vec<(bool, u32)> {
         let mut r = Reassembler::default();
         let mut out = Vec::new();
         let mut k = 0;
@@ -147,12 +157,12 @@ mod tests {
         out
     }
 
-    fn outcomes_wire(sizes: &[usize], lost: &[bool]) -> Vec<(bool, u16)> {
+    fn outcomes_wire(sizes: &[usize], lost: &[bool]) -> Vec<(bool, u32)> {
         // Byte-exact: encode each PDU, cut it into 48-octet cells, drop the lost ones,
         // collect until a cell that ends a PDU (PTI bit), then decode length + CRC.
         let mut out = Vec::new();
         let mut collected: Vec<u8> = Vec::new();
-        let mut ncells = 0u16;
+        let mut ncells = 0u32;
         let mut k = 0;
         for (pdu, &b) in sizes.iter().enumerate() {
             let payload: Vec<u8> = (0..b).map(|i| (i * 7 + pdu * 13) as u8).collect();
@@ -189,6 +199,20 @@ mod tests {
         let mut eop = none.clone();
         eop[2] = true; // end of the first PDU: merges with the second
         assert_eq!(outcomes_meta(&sizes, &eop), vec![(false, 3), (true, 5)]);
+    }
+
+    #[test]
+    fn a_stream_without_end_of_pdu_is_discarded_at_the_largest_pdu() {
+        let mut r = Reassembler::default();
+        let plain = Cell::plain(SimTime::ZERO, 3, 50, 0);
+        let mut out = Vec::new();
+        for _ in 0..(3 * MAX_PDU_CELLS) {
+            if let (_, Some(o)) = r.on_cell(&plain, SimTime::ZERO, LONG) {
+                out.push(o);
+            }
+        }
+        assert_eq!(out, vec![Reassembly::Discarded { cause: "length", cells: MAX_PDU_CELLS, flow: 3 }; 3]);
+        assert_eq!(MAX_PDU_CELLS, 1366);
     }
 
     #[test]

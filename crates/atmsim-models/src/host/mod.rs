@@ -316,7 +316,7 @@ impl Host {
                     }
                     self.delivered_by_flow[f] += cells as u64;
                     self.pdus_rx += 1;
-                    self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells, born, ctx);
+                    self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells as u16, born, ctx);
                 }
                 Reassembly::Discarded { cause, cells, flow } => {
                     let k = match cause {
