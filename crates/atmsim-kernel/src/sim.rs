@@ -40,13 +40,22 @@ pub trait Component {
     fn ledger(&self, ledger: &mut Ledger);
 }
 
+/// A message on its way from an output port (kept message-first and 8-aligned so that
+/// pushing it is plain aligned copies; see `Event` for why layout matters here).
+#[repr(C)]
+pub struct Outgoing<M> {
+    msg: M,
+    src: CompId,
+    port: PortId,
+}
+
 /// What a component may do while handling an event.
 pub struct Ctx<'a, M> {
     /// The current instant.
     pub now: SimTime,
     id: CompId,
     queue: &'a mut EventQueue,
-    outbox: &'a mut Vec<(CompId, PortId, M)>,
+    outbox: &'a mut Vec<Outgoing<M>>,
     fault: &'a mut Option<String>,
 }
 
@@ -69,7 +78,7 @@ impl<M> Ctx<'_, M> {
     /// Sends `msg` out of output port `port`, delivered at this same instant.
     #[inline(always)]
     pub fn send(&mut self, port: PortId, msg: M) {
-        self.outbox.push((self.id, port, msg));
+        self.outbox.push(Outgoing { msg, src: self.id, port });
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -111,9 +120,9 @@ pub struct Simulation<C: Component> {
     port_base: Vec<u32>,
     routes: Vec<Route>,
     queue: EventQueue,
-    outbox: Vec<(CompId, PortId, C::Msg)>,
+    outbox: Vec<Outgoing<C::Msg>>,
     /// Messages being delivered (swapped with `outbox` so handlers can send more).
-    inbox: Vec<(CompId, PortId, C::Msg)>,
+    inbox: Vec<Outgoing<C::Msg>>,
     fingerprint: u64,
     events: u64,
 }
@@ -161,7 +170,7 @@ impl<C: Component> Simulation<C> {
         while !self.outbox.is_empty() {
             std::mem::swap(&mut self.outbox, &mut self.inbox);
             let mut batch = std::mem::take(&mut self.inbox);
-            for (src, port, msg) in batch.drain(..) {
+            for Outgoing { msg, src, port } in batch.drain(..) {
                 let idx = self.port_base[src as usize] as usize + port as usize;
                 let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
                 if route.comp == CompId::MAX {
