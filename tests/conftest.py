@@ -31,6 +31,13 @@ def run_cli(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.Co
                           timeout=timeout, cwd=cwd, env=env)
 
 
+def reproduce_quick(out: Path, name: str) -> Path:
+    """Run `atmsim reproduce NAME --quick` into `out` (module fixtures share its output)."""
+    proc = run_cli("reproduce", name, "--quick", "--quiet", "--out", str(out), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, reproduce_quick
 
 from atmsim import api
 
@@ -97,10 +97,7 @@ mtu = "1500 B"
 
 @pytest.fixture(scope="module")
 def quick_out(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("domingo95")
-    proc = run_cli("reproduce", "domingo95", "--quick", "--quiet", "--out", str(out), timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return reproduce_quick(tmp_path_factory.mktemp("domingo95"), "domingo95")
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

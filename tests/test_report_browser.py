@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, reproduce_quick, run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -21,10 +21,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reproduce-browser")
-    proc = run_cli("reproduce", "buddhikot92", "--quick", "--quiet", "--out", str(out), timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return reproduce_quick(tmp_path_factory.mktemp("reproduce-browser"), "buddhikot92")
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,14 @@ fn bench_err(e: impl std::fmt::Display) -> String {
     format!("benchmark scenario failed: {e}")
 }
 
+/// Loads a benchmark scenario and runs it once, timing the run only (not the load).
+fn run_timed(text: &str, name: &str, seed: u64) -> Result<(atmsim_scenario::RunResult, f64), String> {
+    let sc = Scenario::from_text(text, name).map_err(bench_err)?;
+    let t = Instant::now();
+    let r = sc.run(seed, 0, &mut |_, _| true).map_err(bench_err)?;
+    Ok((r, t.elapsed().as_secs_f64()))
+}
+
 /// Hold model on the atmsim kernel.
 pub fn hold_atmsim(pending: u64, events: u64, seed: u64) -> Result<Measurement, String> {
     // Timers fire at rate pending / mean; run long enough for `events` of them.
@@ -51,10 +59,7 @@ pub fn hold_atmsim(pending: u64, events: u64, seed: u64) -> Result<Measurement, 
     let text = format!(
         "[scenario]\nname = \"bench-hold\"\nduration = \"{duration_us} us\"\nseed = {seed}\n\n[components.hold]\nkind = \"hold\"\npending = {pending}\nmean = \"1 us\"\n"
     );
-    let sc = Scenario::from_text(&text, "<bench hold>").map_err(bench_err)?;
-    let t = Instant::now();
-    let r = sc.run(seed, 0, &mut |_, _| true).map_err(bench_err)?;
-    let wall_s = t.elapsed().as_secs_f64();
+    let (r, wall_s) = run_timed(&text, "<bench hold>", seed)?;
     Ok(Measurement { events: r.events, wall_s, check: r.events as f64, lost: 0 })
 }
 
@@ -87,10 +92,7 @@ pub fn cell_queue_atmsim(cells: u64, load: f64, capacity: u64, seed: u64) -> Res
     let text = format!(
         "connections = [\"src -> q\", \"q -> sink\"]\n[scenario]\nname = \"bench-cell-queue\"\nduration = \"{duration_s} s\"\nseed = {seed}\n\n[components.src]\nkind = \"poisson\"\nrate = \"{rate_bps} b/s\"\n\n[components.q]\nkind = \"fifo\"\nphy = \"OC-3c\"\ncapacity = \"{capacity} cells\"\n\n[components.sink]\nkind = \"sink\"\n"
     );
-    let sc = Scenario::from_text(&text, "<bench cell_queue>").map_err(bench_err)?;
-    let t = Instant::now();
-    let r = sc.run(seed, 0, &mut |_, _| true).map_err(bench_err)?;
-    let wall_s = t.elapsed().as_secs_f64();
+    let (r, wall_s) = run_timed(&text, "<bench cell_queue>", seed)?;
     let get = |p: &str, s: &str| r.probes.iter().find(|x| x.component == "q" && x.probe == p && x.statistic == s).map(|x| x.value).unwrap_or(f64::NAN);
     let arrivals = get("q_rx_cells", "count") as u64;
     let departures = get("q_tx_cells", "count") as u64;
