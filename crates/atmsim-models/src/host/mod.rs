@@ -24,6 +24,7 @@
 //! echo returns the data it got.
 
 pub mod ip;
+pub mod tcp;
 
 use std::collections::VecDeque;
 
