@@ -11,6 +11,7 @@
 //! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
 //! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
 //! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
+//! | `pacer`   | [`pacer`]            | cell-level pacer: per-VC FIFO at a pacing rate |
 //! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
 //! | `hold`    | [`hold`]             | kernel benchmark workload                      |
 //!
@@ -22,6 +23,7 @@ pub mod cell;
 pub mod hold;
 pub mod host;
 pub mod loss;
+pub mod pacer;
 pub mod params;
 pub mod sink;
 pub mod suggest;
@@ -134,7 +136,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 10] = [
+pub static KINDS: [KindSpec; 11] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -209,15 +211,15 @@ pub static KINDS: [KindSpec; 10] = [
     },
     KindSpec {
         kind: "host",
-        help: "workstation: IPv4 over AAL5 (LLC/SNAP, MTU, fragmentation) on an ATM interface; ping, echo replies, UDP blaster",
-        source: "RFC 1577/1483/791; domingo95 section 3 (ping, ttcp -u)",
-        params: &[&host::PARAMS],
+        help: "workstation: IPv4 over AAL5 (LLC/SNAP, MTU, fragmentation) on an ATM interface; ping, echo replies, UDP blaster; TCP Reno (4.3BSD timers) ttcp senders/receivers on a CPU with per-segment overhead; per-VC adapter pacers",
+        source: "RFC 1577/1483/791; domingo95 section 3 (ping, ttcp -u); lazarou96 Table 1 (TCP, host CPU)",
+        params: &[&host::PARAMS, &host::conn::PARAMS],
         inputs: &IN_ONE,
         outputs: &OUT,
         ports: Some(|_| Ports { inputs: vec![PortDecl::new("in", false, false)], outputs: vec![PortDecl::new("out", false, true)] }),
-        probes: &[&host::PROBES, &transmitter::PROBES],
+        probes: &[&host::PROBES, &host::conn::PROBES, &transmitter::PROBES],
         is_source: true,
-        build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow, b.stream("app"))?))),
+        build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow, b.stream("app"), b.stream("tcp_timers"))?))),
     },
     KindSpec {
         kind: "loss",
@@ -230,6 +232,18 @@ pub static KINDS: [KindSpec; 10] = [
         probes: &[&loss::PROBES],
         is_source: false,
         build: |p, b| Ok(Model::Loss(loss::Loss::new(p, b.stream("loss"))?)),
+    },
+    KindSpec {
+        kind: "pacer",
+        help: "cell-level pacer: an unlimited FIFO per paced VC served at the pacing rate; other VCs pass through",
+        source: "lazarou96 section 4.4 (FIFO + server at the pacing rate); evans96 (per-VC pacing)",
+        params: &[&pacer::PARAMS],
+        inputs: &IN_MANY,
+        outputs: &OUT,
+        ports: None,
+        probes: &[&pacer::PROBES],
+        is_source: false,
+        build: |p, _| Ok(Model::Pacer(pacer::PacerNode::new(p)?)),
     },
     KindSpec {
         kind: "sink",
@@ -274,6 +288,7 @@ pub enum Model {
     Switch(Box<switch::Switch>),
     Host(Box<host::Host>),
     Loss(loss::Loss),
+    Pacer(pacer::PacerNode),
 }
 
 impl Model {
@@ -300,7 +315,7 @@ impl Component for Model {
             Model::OnOff(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) => {}
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) => {}
         }
     }
 
@@ -314,6 +329,7 @@ impl Component for Model {
             Model::Hold(m) => m.on_timer(ctx),
             Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Host(m) => m.on_timer(tag, ctx),
+            Model::Pacer(m) => m.on_timer(tag, ctx),
             Model::Sink(_) | Model::Loss(_) => ctx.fail(format!("unexpected timer {tag}")),
         }
     }
@@ -327,6 +343,7 @@ impl Component for Model {
             Model::Switch(m) => m.on_cell(port, cell, ctx),
             Model::Host(m) => m.on_cell(cell, ctx),
             Model::Loss(m) => m.on_cell(cell, ctx),
+            Model::Pacer(m) => m.on_cell(cell, ctx),
             _ => ctx.fail("a source or workload received a cell".into()),
         }
     }
@@ -342,6 +359,7 @@ impl Component for Model {
             Model::Switch(m) => m.reset_stats(now),
             Model::Host(m) => m.reset_stats(now),
             Model::Loss(m) => m.reset_stats(now),
+            Model::Pacer(m) => m.reset_stats(now),
         }
     }
 
@@ -356,6 +374,7 @@ impl Component for Model {
             Model::Switch(m) => m.report(now, path, out),
             Model::Host(m) => m.report(now, path, out),
             Model::Loss(m) => m.report(now, path, out),
+            Model::Pacer(m) => m.report(now, path, out),
         }
     }
 
@@ -369,6 +388,7 @@ impl Component for Model {
             Model::Switch(m) => m.ledger(l),
             Model::Host(m) => m.ledger(l),
             Model::Loss(m) => m.ledger(l),
+            Model::Pacer(m) => m.ledger(l),
             Model::Hold(_) => {}
         }
     }

@@ -29,14 +29,14 @@
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, SimDuration, SimTime};
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{vc_label, vc_name, Cell, Msg};
+use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
-pub const PARAMS: [ParamSpec; 8] = [
+pub const PARAMS: [ParamSpec; 9] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -44,6 +44,7 @@ pub const PARAMS: [ParamSpec; 8] = [
     ParamSpec { name: "queueing", ty: ParamType::Choice(&["fifo", "per-vc"]), default: Some("fifo"), required: false, help: "one FIFO per output port, or per-VC queues served round robin", source: "lazarou96 Table 1 uses per-VC queues" },
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
+    ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
 ];
 
@@ -70,14 +71,25 @@ fn parse_endpoint(s: &str, ports: usize) -> Result<(u16, u32), String> {
     if port == 0 || port > ports {
         return Err(format!("port p{port} does not exist (ports are p1 … p{ports})"));
     }
-    let (vpi, vci) = match v.trim().split_once('/') {
-        Some((a, b)) => (a.trim().parse::<u16>().map_err(|_| format!("VPI '{a}' is not 0..4095"))?, b.trim().parse::<u16>().map_err(|_| format!("VCI '{b}' is not 0..65535"))?),
-        None => (0, v.trim().parse::<u16>().map_err(|_| format!("VCI '{v}' is not 0..65535"))?),
-    };
-    if vpi > 4095 {
-        return Err(format!("VPI {vpi} is not 0..4095"));
+    let label = parse_vc_label(v)?;
+    Ok(((port - 1) as u16, label))
+}
+
+/// Parses `pN = PRESET` or `pN = RATE`.
+fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
+    let (p, v) = entry.split_once('=').ok_or_else(|| format!("'{entry}' is not \"pN = PRESET or RATE\""))?;
+    let port: usize = p.trim().strip_prefix('p').and_then(|x| x.parse().ok()).ok_or_else(|| format!("'{}' is not a port name like p2", p.trim()))?;
+    if port == 0 || port > ports {
+        return Err(format!("port p{port} does not exist (ports are p1 … p{ports})"));
     }
-    Ok(((port - 1) as u16, vc_label(vpi, vci)))
+    let v = v.trim();
+    if let Some(r) = crate::transmitter::phy_rate(v) {
+        return Ok((port - 1, r));
+    }
+    match atmsim_kernel::units::parse_quantity(v, atmsim_kernel::units::Dimension::Rate) {
+        Ok(atmsim_kernel::units::Quantity::Rate(bps)) => Rate::from_bps(bps).map(|r| (port - 1, r)).ok_or_else(|| format!("'{v}' must be a positive rate")),
+        _ => Err(format!("'{v}' is neither a preset ({}) nor a rate", PHY_NAMES.join(", "))),
+    }
 }
 
 /// Parses the translation table.
@@ -155,6 +167,11 @@ impl Switch {
     pub fn new(p: &Params) -> Result<Self, ParamIssue> {
         let (n, table) = table_of(p)?;
         let rate = line_rate(p, Some("OC-3c"))?;
+        let mut rates = vec![rate; n];
+        for entry in p.list("port_phy").unwrap_or(&[]) {
+            let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
+            rates[port] = r;
+        }
         let cap = |key: &str| -> Result<Option<usize>, ParamIssue> {
             if p.word(key).is_some() {
                 return Ok(None);
@@ -196,7 +213,7 @@ impl Switch {
         let out = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
-                let mut t = Transmitter::with(rate, buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
+                let mut t = Transmitter::with(rates[j], buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
                 t.count_per_vc(out_labels[j].clone());
                 t
             })

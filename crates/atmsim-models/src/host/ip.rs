@@ -23,7 +23,8 @@ pub enum Kind {
     EchoRequest,
     EchoReply,
     Udp,
-    Other,
+    /// A TCP segment (never fragmented: the MSS fits the MTU).
+    Tcp,
 }
 
 /// `kind << 30 | id << 6 | fragment` (fragment < 64: datagrams up to 64 fragments).
@@ -32,7 +33,7 @@ pub fn encode_seq(kind: Kind, id: u32, fragment: u8) -> u32 {
         Kind::EchoRequest => 0,
         Kind::EchoReply => 1,
         Kind::Udp => 2,
-        Kind::Other => 3,
+        Kind::Tcp => 3,
     };
     (k << 30) | ((id & ID_MASK) << 6) | (fragment as u32 & 0x3f)
 }
@@ -42,7 +43,7 @@ pub fn decode_seq(seq: u32) -> (Kind, u32, u8) {
         0 => Kind::EchoRequest,
         1 => Kind::EchoReply,
         2 => Kind::Udp,
-        _ => Kind::Other,
+        _ => Kind::Tcp,
     };
     (kind, (seq >> 6) & ID_MASK, (seq & 0x3f) as u8)
 }

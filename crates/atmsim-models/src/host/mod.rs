@@ -23,15 +23,21 @@
 //! An echo reply mirrors the request's fragments cell for cell (same sizes), as ICMP
 //! echo returns the data it got.
 
+pub mod conn;
 pub mod ip;
 pub mod tcp;
 
 use std::collections::VecDeque;
 
+use rand::Rng;
+
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
 
 use crate::aal::aal5::{self, Reassembler, Reassembly};
+use crate::pacer::Pacer;
+use conn::{Conn, Endpoint};
+use tcp::Segment;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::traffic::exp_ps;
@@ -42,7 +48,7 @@ pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate limit of the adapter (cells spaced at this rate); default: none, cells of a PDU leave back to back", source: "domingo95 section 4 (drivers should limit the peak rate)" },
-    ParamSpec { name: "vc", ty: ParamType::Int { min: 0, max: 4_294_967_295 }, default: None, required: true, help: "VC label (VCI, or VPI<<16|VCI) of the PVC this host sends on", source: "scenario" },
+    ParamSpec { name: "vc", ty: ParamType::Int { min: 0, max: 4_294_967_295 }, default: None, required: false, help: "VC label (VCI, or VPI<<16|VCI) of the PVC ping and UDP send on (TCP connections name their own)", source: "scenario" },
     ParamSpec { name: "mtu", ty: ParamType::Size, default: Some("9180 B"), required: false, help: "IP MTU in octets", source: "RFC 1626 (IP over ATM default MTU 9180)" },
     ParamSpec { name: "sar_delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "AAL5 segmentation time per PDU before its cells enter the interface", source: "lazarou96 Table 1 gives 0.2 us" },
     ParamSpec { name: "reassembly_timeout", ty: ParamType::Time, default: Some("1 s"), required: false, help: "AAL5 reassembly timeout: a partial PDU older than this is discarded", source: "atmsim convention (I.363.5 leaves it to the implementation)" },
@@ -74,15 +80,35 @@ pub const PROBES: [ProbeSpec; 9] = [
 const TAG_APP: u32 = 0;
 const TAG_SAR: u32 = 1;
 const TAG_NIC: u32 = 2; // and 3: the interface transmitter
+const TAG_CPU: u32 = 4;
+const TAG_SLOW: u32 = 5;
+const TAG_FAST: u32 = 6;
+const TAG_TCP_START: u32 = 7;
+/// Adapter pacers: `TAG_PACER + i`.
+const TAG_PACER: u32 = 1 << 16;
+/// Fine TCP timers of connection `i`: `TAG_CONN + i`.
+const TAG_CONN: u32 = 2 << 16;
+
+/// Work for the host CPU: one TCP segment to send or to process.
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    conn: u16,
+    rx: bool,
+    seg: Segment,
+}
 
 /// A PDU waiting for segmentation.
 #[derive(Clone, Copy, Debug)]
 struct PendingPdu {
     at: SimTime,
     born: SimTime,
+    vc: u32,
     seq: u32,
     cells: u16,
     last: bool,
+    /// TCP header fields carried by the cells (word, half, flags).
+    tcp: (u32, u16, u8),
+    pacer: Option<u16>,
 }
 
 /// IP datagrams being reassembled.
@@ -117,6 +143,19 @@ pub struct Host {
     reply: bool,
     nic: Transmitter,
     sar: VecDeque<PendingPdu>,
+    conns: Vec<Conn>,
+    pacers: Vec<Pacer>,
+    cpu: VecDeque<Job>,
+    cpu_busy: bool,
+    cpu_cost: SimDuration,
+    cpu_time: u64,
+    cpu_base: u64,
+    timer_phase: SimDuration,
+    slow_tick: SimDuration,
+    fast_tick: SimDuration,
+    tcp_start: SimTime,
+    segs: Vec<Segment>,
+    tcp_strays: u64,
     reassembly: Vec<(u32, Reassembler)>,
     partials: VecDeque<Partial>,
     next_id: u32,
@@ -146,7 +185,7 @@ fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
 }
 
 impl Host {
-    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+    pub fn new(p: &Params, flow: u32, rng: Stream, mut timer_rng: Stream) -> Result<Self, ParamIssue> {
         let line: Rate = line_rate(p, Some("OC-3c"))?;
         let rate = match p.rate("peak") {
             Some(pk) if pk < line => pk,
@@ -166,6 +205,22 @@ impl Host {
         if app == "ping" && length + ICMP_HEADER + ip::IP_HEADER > 65_535 {
             return Err(ParamIssue::new("length", "an IPv4 datagram is at most 65,535 octets"));
         }
+        if app != "none" && p.int("vc").is_none() {
+            return Err(ParamIssue::new("vc", format!("app = \"{app}\" needs the vc it sends on")));
+        }
+        let tcp_cfg = conn::base_config(p, mtu)?;
+        let mut conns = conn::parse(p, &tcp_cfg)?;
+        let mut pacers = Vec::new();
+        for c in conns.iter_mut() {
+            if let Some(r) = c.pace {
+                c.pacer = Some(pacers.len());
+                pacers.push(Pacer::new(r));
+            }
+        }
+        let timer_phase = match p.time("timer_phase") {
+            Some(t) => t,
+            None => SimDuration((timer_rng.random::<f64>() * 1e12) as u64),
+        };
         let start = SimTime::ZERO.plus(p.time("start").unwrap_or_default());
         let stop = p.time("stop").map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX);
         Ok(Host {
@@ -188,6 +243,19 @@ impl Host {
             reply: p.bool("reply").unwrap_or(true),
             nic: Transmitter::with(rate, CellBuffer::fifo(None), SimDuration::ZERO, 0, TAG_NIC),
             sar: VecDeque::new(),
+            conns,
+            pacers,
+            cpu: VecDeque::new(),
+            cpu_busy: false,
+            cpu_cost: conn::overhead(p),
+            cpu_time: 0,
+            cpu_base: 0,
+            timer_phase,
+            slow_tick: tcp_cfg.slow_tick,
+            fast_tick: tcp_cfg.fast_tick,
+            tcp_start: SimTime::ZERO.plus(p.time("tcp_start").unwrap_or_default()),
+            segs: Vec::new(),
+            tcp_strays: 0,
             reassembly: Vec::new(),
             partials: VecDeque::new(),
             next_id: 0,
@@ -222,7 +290,7 @@ impl Host {
             if self.sar.is_empty() {
                 ctx.schedule_at(at, TAG_SAR);
             }
-            self.sar.push_back(PendingPdu { at, born, seq: encode_seq(kind, id, i as u8), cells, last: i + 1 == n });
+            self.sar.push_back(PendingPdu { at, born, vc: self.vc, seq: encode_seq(kind, id, i as u8), cells, last: i + 1 == n, tcp: (0, 0, 0), pacer: None });
         }
     }
 
@@ -237,13 +305,127 @@ impl Host {
         if self.app != "none" && self.start < self.stop {
             ctx.schedule_at(self.start, TAG_APP);
         }
+        if !self.conns.is_empty() {
+            ctx.schedule_at(self.tcp_start, TAG_TCP_START);
+            // BSD's timers run from boot: the first ticks fall at the phase, then periodically.
+            let slow = SimDuration(self.timer_phase.0 % self.slow_tick.0);
+            let fast = SimDuration(self.timer_phase.0 % self.fast_tick.0);
+            ctx.schedule_at(SimTime::ZERO.plus(slow), TAG_SLOW);
+            ctx.schedule_at(SimTime::ZERO.plus(fast), TAG_FAST);
+        }
     }
 
     pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
         match tag {
             TAG_APP => self.app_tick(ctx),
             TAG_SAR => self.sar_tick(ctx),
+            TAG_CPU => self.cpu_done(ctx),
+            TAG_SLOW | TAG_FAST => self.tcp_tick(tag, ctx),
+            TAG_TCP_START => {
+                let now = ctx.now;
+                for i in 0..self.conns.len() {
+                    if let Endpoint::Send(s) = &mut self.conns[i].ep {
+                        s.start(now, &mut self.segs);
+                    }
+                    self.queue_output(i, ctx);
+                }
+            }
+            t if t >= TAG_CONN => {
+                let i = (t - TAG_CONN) as usize;
+                let now = ctx.now;
+                let Some(c) = self.conns.get_mut(i) else { return };
+                if c.scheduled == Some(now) {
+                    c.scheduled = None;
+                }
+                match &mut c.ep {
+                    Endpoint::Send(s) => s.on_deadline(now, &mut self.segs),
+                    Endpoint::Recv(r) => r.on_deadline(now, &mut self.segs),
+                }
+                self.queue_output(i, ctx);
+            }
+            t if t >= TAG_PACER => self.pacer_release((t - TAG_PACER) as usize, ctx),
             _ => self.nic.on_timer(tag, ctx),
+        }
+    }
+
+    /// Moves the segments a connection just produced onto the CPU queue and re-arms its
+    /// fine timer.
+    fn queue_output(&mut self, i: usize, ctx: &mut Ctx<'_, Msg>) {
+        for seg in self.segs.drain(..) {
+            self.cpu.push_back(Job { conn: i as u16, rx: false, seg });
+        }
+        let c = &mut self.conns[i];
+        if let Some(d) = c.deadline() {
+            if c.scheduled.is_none_or(|s| d < s) {
+                c.scheduled = Some(d);
+                ctx.schedule_at(d.max(ctx.now), TAG_CONN + i as u32);
+            }
+        }
+        self.cpu_kick(ctx);
+    }
+
+    fn cpu_kick(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        if !self.cpu_busy && !self.cpu.is_empty() {
+            self.cpu_busy = true;
+            self.cpu_time += self.cpu_cost.0;
+            ctx.schedule_in(self.cpu_cost, TAG_CPU);
+        }
+    }
+
+    /// The CPU finished the segment at the head of its queue.
+    fn cpu_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        self.cpu_busy = false;
+        let Some(job) = self.cpu.pop_front() else { return };
+        let i = job.conn as usize;
+        if job.rx {
+            let now = ctx.now;
+            match &mut self.conns[i].ep {
+                Endpoint::Send(s) => s.input(&job.seg, now, &mut self.segs),
+                Endpoint::Recv(r) => r.input(&job.seg, now, &mut self.segs),
+            }
+            self.queue_output(i, ctx);
+        } else {
+            self.send_segment(i, &job.seg, ctx);
+        }
+        self.cpu_kick(ctx);
+    }
+
+    /// Hands one segment to AAL5: one PDU (TCP segments are never fragmented).
+    fn send_segment(&mut self, i: usize, seg: &Segment, ctx: &mut Ctx<'_, Msg>) {
+        let id = self.next_id;
+        self.next_id = (self.next_id + 1) & ip::ID_MASK;
+        let c = &self.conns[i];
+        let at = ctx.now.plus(self.sar_delay);
+        if self.sar.is_empty() {
+            ctx.schedule_at(at, TAG_SAR);
+        }
+        let cells = aal5::cells_for(seg.ip_len() + LLC_SNAP) as u16;
+        self.sar.push_back(PendingPdu { at, born: ctx.now, vc: c.out_vc, seq: encode_seq(Kind::Tcp, id, 0), cells, last: true, tcp: seg.to_wire(), pacer: c.pacer.map(|p| p as u16) });
+    }
+
+    fn tcp_tick(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        let now = ctx.now;
+        let slow = tag == TAG_SLOW;
+        ctx.schedule_in(if slow { self.slow_tick } else { self.fast_tick }, tag);
+        for i in 0..self.conns.len() {
+            match &mut self.conns[i].ep {
+                Endpoint::Send(s) if slow => s.slow_tick(now, &mut self.segs),
+                Endpoint::Recv(r) if !slow => r.fast_tick(&mut self.segs),
+                _ => continue,
+            }
+            if !self.segs.is_empty() {
+                self.queue_output(i, ctx);
+            }
+        }
+    }
+
+    fn pacer_release(&mut self, i: usize, ctx: &mut Ctx<'_, Msg>) {
+        let Some(p) = self.pacers.get_mut(i) else { return };
+        if let Some((cell, next)) = p.pop(ctx.now) {
+            if let Some(t) = next {
+                ctx.schedule_at(t, TAG_PACER + i as u32);
+            }
+            self.nic.on_cell(cell, ctx);
         }
     }
 
@@ -288,12 +470,20 @@ impl Host {
                 break;
             }
             self.sar.pop_front();
-            for mut c in aal5::segment_cells(p.born, self.flow, self.vc, p.seq, p.cells) {
+            for mut c in aal5::segment_cells(p.born, self.flow, p.vc, p.seq, p.cells) {
                 if p.last {
                     c.flags |= FLAG_LAST_FRAGMENT;
                 }
+                (c.tcp_word, c.tcp_half, c.tcp_flags) = p.tcp;
                 self.generated += 1;
-                self.nic.on_cell(c, ctx);
+                match p.pacer {
+                    Some(k) => {
+                        if let Some(t) = self.pacers[k as usize].push(c, now) {
+                            ctx.schedule_at(t, TAG_PACER + k as u32);
+                        }
+                    }
+                    None => self.nic.on_cell(c, ctx),
+                }
             }
         }
     }
@@ -317,6 +507,10 @@ impl Host {
                     }
                     self.delivered_by_flow[f] += cells as u64;
                     self.pdus_rx += 1;
+                    if decode_seq(pdu).0 == Kind::Tcp {
+                        self.tcp_input(&cell, ctx);
+                        continue;
+                    }
                     self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells as u16, born, ctx);
                 }
                 Reassembly::Discarded { cause, cells, flow } => {
@@ -333,6 +527,18 @@ impl Host {
                 }
             }
         }
+    }
+
+    /// A whole TCP segment arrived on `cell.vc` (`cell` is its last cell): queue it for
+    /// the CPU of the connection receiving on that VC.
+    fn tcp_input(&mut self, cell: &Cell, ctx: &mut Ctx<'_, Msg>) {
+        let Some(i) = self.conns.iter().position(|c| c.in_vc == cell.vc) else {
+            self.tcp_strays += 1;
+            return;
+        };
+        let seg = Segment::from_wire(cell.tcp_word, cell.tcp_half, cell.tcp_flags, self.conns[i].near());
+        self.cpu.push_back(Job { conn: i as u16, rx: true, seg });
+        self.cpu_kick(ctx);
     }
 
     fn ip_input(&mut self, flow: u32, seq: u32, last: bool, cells: u16, born: SimTime, ctx: &mut Ctx<'_, Msg>) {
@@ -394,6 +600,10 @@ impl Host {
         self.pdus_drop = [0; 3];
         self.ip_drop = 0;
         self.since = now;
+        self.cpu_base = self.cpu_time;
+        for c in &mut self.conns {
+            c.reset_stats();
+        }
     }
 
     pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -418,12 +628,25 @@ impl Host {
             out.push(path, "aal5_drop_pdus", cause, self.pdus_drop[i] as f64, "1");
         }
         out.push(path, "ip_drop_datagrams", "count", (self.ip_drop + self.partials.len() as u64) as f64, "1");
+        if !self.conns.is_empty() {
+            // CPU time is booked when a segment starts; count only what has elapsed.
+            let pending = if self.cpu_busy { self.cpu_cost.0 } else { 0 };
+            let busy = (self.cpu_time - self.cpu_base).saturating_sub(pending);
+            out.push(path, "cpu_util", "value", if secs > 0.0 { busy as f64 * 1e-12 / secs } else { f64::NAN }, "1");
+            out.push(path, "tcp_strays", "count", self.tcp_strays as f64, "1");
+            for c in &self.conns {
+                c.report(secs, path, out);
+            }
+        }
         self.nic.report(now, &format!("{path}/nic"), out);
     }
 
     pub fn ledger(&self, l: &mut Ledger) {
         l.add_generated(self.flow, self.generated);
         self.nic.ledger(l);
+        for p in &self.pacers {
+            p.ledger(l);
+        }
         for &(cause, flow, n) in &self.aal_dropped {
             l.add_dropped(if cause == "length" { "aal5_length" } else if cause == "crc" { "aal5_crc" } else { "aal5_timeout" }, flow, n);
         }

@@ -1,0 +1,299 @@
+//! A host's TCP connections: their declaration in a scenario, their parameters and the
+//! per-connection probes. The protocol itself is in [`super::tcp`].
+//!
+//! A connection is one `ttcp` transfer over a pair of PVCs:
+//!
+//! ```text
+//! tcp = ["send 0/101 ack 0/201 window 128 KiB pace 70 Mb/s",   # ttcp -t: data out on 0/101, ACKs in on 0/201
+//!        "recv 0/301 ack 0/401"]                               # ttcp -r: data in on 0/301, ACKs out on 0/401
+//! ```
+//!
+//! Labels are the ones this host sees (switches may translate them on the way).
+//! `window` sets both socket buffers (ttcp -b) and overrides the host's `window`;
+//! `pace` puts a pacer on the outgoing VC in the adapter; `bytes` limits the transfer.
+
+use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
+use atmsim_kernel::{Rate, SimDuration, SimTime};
+
+use super::tcp::{Config, Receiver, Sender, Timers, HEADERS, MAX_WINDOW};
+use crate::cell::{parse_vc_label, vc_name};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+/// Per-segment TCP processing + OS overhead of the machines in lazarou96 Table 1.
+pub const MACHINES: [(&str, u64); 4] = [("dec3000", 250), ("sgi", 550), ("sparc10", 550), ("sparc5", 700)];
+pub const MACHINE_NAMES: [&str; 4] = ["dec3000", "sgi", "sparc10", "sparc5"];
+
+pub const PARAMS: [ParamSpec; 19] = [
+    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" or \"recv VC ack VC [window SIZE]\"", source: "ttcp -t / ttcp -r (lazarou96 4.2)" },
+    ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
+    ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
+    ParamSpec { name: "window", ty: ParamType::Size, default: Some("64 KiB"), required: false, help: "socket send and receive buffers (the TCP window) of every connection without its own", source: "ttcp -b; lazarou96 uses 32 KB to 256 KB" },
+    ParamSpec { name: "mss", ty: ParamType::Size, default: None, required: false, help: "TCP maximum segment size, octets (default MTU - 40)", source: "lazarou96 Table 1 (MTU 9180)" },
+    ParamSpec { name: "timers", ty: ParamType::Choice(&["bsd", "fine"]), default: Some("bsd"), required: false, help: "bsd: 500 ms slow / 200 ms fast timer ticks; fine: exact timers (lazarou96's model without BSD timers)", source: "lazarou96 sections 3.2, 5" },
+    ParamSpec { name: "slow_tick", ty: ParamType::Time, default: Some("500 ms"), required: false, help: "slow timer period (retransmission timer, RTT in ticks)", source: "lazarou96 Table 1" },
+    ParamSpec { name: "fast_tick", ty: ParamType::Time, default: Some("200 ms"), required: false, help: "fast timer period (delayed ACKs)", source: "lazarou96 Table 1" },
+    ParamSpec { name: "min_rto", ty: ParamType::Time, default: Some("1 s"), required: false, help: "minimum retransmission timeout", source: "lazarou96 Table 1" },
+    ParamSpec { name: "max_rto", ty: ParamType::Time, default: Some("64 s"), required: false, help: "maximum retransmission timeout", source: "lazarou96 section 4.1 (Stevens)" },
+    ParamSpec { name: "initial_rto", ty: ParamType::Time, default: Some("6 s"), required: false, help: "RTO before the first RTT sample", source: "4.4BSD tcp_newtcpcb (t_rxtcur = 12 ticks)" },
+    ParamSpec { name: "delayed_ack", ty: ParamType::Bool, default: Some("true"), required: false, help: "delay ACKs (released by the fast timer, or every second full segment)", source: "4.3BSD-Reno" },
+    ParamSpec { name: "delack_time", ty: ParamType::Time, default: Some("200 ms"), required: false, help: "with timers = \"fine\": how long an ACK may wait", source: "atmsim convention (one fast-timer period)" },
+    ParamSpec { name: "fast_retransmit", ty: ParamType::Bool, default: Some("true"), required: false, help: "retransmit on the third duplicate ACK", source: "4.3BSD-Reno" },
+    ParamSpec { name: "fast_recovery", ty: ParamType::Bool, default: Some("true"), required: false, help: "Reno fast recovery (false: Tahoe, slow start after a fast retransmit)", source: "4.3BSD-Reno" },
+    ParamSpec { name: "dupack_threshold", ty: ParamType::Int { min: 1, max: 100 }, default: Some("3"), required: false, help: "duplicate ACKs that trigger fast retransmit (tcprexmtthresh)", source: "4.3BSD-Reno" },
+    ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
+    ParamSpec { name: "timer_phase", ty: ParamType::Time, default: None, required: false, help: "when the host's first slow/fast timer tick falls (default: uniform in one second, per run)", source: "atmsim convention (BSD timers run from boot)" },
+    ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
+];
+
+pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
+    use atmsim_kernel::{ProbeKind, ProbeSpec};
+    [
+        ProbeSpec { name: "tcp_throughput", unit: "b/s", kind: ProbeKind::Gauge, help: "per connection: data octets acknowledged (sender) or delivered in order (receiver) × 8 / time (value; also count in octets)" },
+        ProbeSpec { name: "tcp_segments", unit: "1", kind: ProbeKind::Counter, help: "per connection: segments sent (sender) or data segments received (count)" },
+        ProbeSpec { name: "tcp_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: segments retransmitted (count)" },
+        ProbeSpec { name: "tcp_timeouts", unit: "1", kind: ProbeKind::Counter, help: "per sender: retransmission timeouts (count)" },
+        ProbeSpec { name: "tcp_fast_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: fast retransmits (count)" },
+        ProbeSpec { name: "tcp_rtt", unit: "s", kind: ProbeKind::Gauge, help: "per sender at the end: smoothed RTT (srtt) and RTO (rto)" },
+        ProbeSpec { name: "tcp_acks", unit: "1", kind: ProbeKind::Counter, help: "per receiver: ACKs sent (count; out_of_order and duplicate segments too)" },
+        ProbeSpec { name: "cpu_util", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the host CPU spent on TCP segments (value)" },
+    ]
+};
+
+/// One endpoint's role and state.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    Send(Sender),
+    Recv(Receiver),
+}
+
+/// One connection at this host.
+#[derive(Clone, Debug)]
+pub struct Conn {
+    pub ep: Endpoint,
+    /// Label this endpoint sends on (data for a sender, ACKs for a receiver).
+    pub out_vc: u32,
+    /// Label it receives on.
+    pub in_vc: u32,
+    /// Index of the adapter pacer on `out_vc`.
+    pub pacer: Option<usize>,
+    pub pace: Option<Rate>,
+    /// The fine-timer event scheduled for this connection, if any.
+    pub scheduled: Option<SimTime>,
+    /// Octets counted at the last statistics reset.
+    pub base_bytes: u64,
+    pub base_segments: u64,
+    pub base_retx: [u64; 3],
+}
+
+impl Conn {
+    pub fn name(&self) -> String {
+        match self.ep {
+            Endpoint::Send(_) => format!("tcp/{}", vc_name(self.out_vc)),
+            Endpoint::Recv(_) => format!("tcp/{}", vc_name(self.in_vc)),
+        }
+    }
+
+    /// Octets acknowledged (sender) or delivered (receiver).
+    pub fn bytes(&self) -> u64 {
+        match &self.ep {
+            Endpoint::Send(s) => s.acked_bytes(),
+            Endpoint::Recv(r) => r.delivered(),
+        }
+    }
+
+    pub fn segments(&self) -> u64 {
+        match &self.ep {
+            Endpoint::Send(s) => s.stats.segments,
+            Endpoint::Recv(r) => r.stats.segments,
+        }
+    }
+
+    pub fn retx(&self) -> [u64; 3] {
+        match &self.ep {
+            Endpoint::Send(s) => [s.stats.retransmitted, s.stats.timeouts, s.stats.fast_retransmits],
+            Endpoint::Recv(r) => [r.stats.acks, r.stats.out_of_order, r.stats.duplicates],
+        }
+    }
+
+    pub fn reset_stats(&mut self) {
+        self.base_bytes = self.bytes();
+        self.base_segments = self.segments();
+        self.base_retx = self.retx();
+    }
+
+    /// The sequence number near which this endpoint expects incoming numbers.
+    pub fn near(&self) -> u64 {
+        match &self.ep {
+            Endpoint::Send(s) => s.snd_una,
+            Endpoint::Recv(r) => r.rcv_nxt,
+        }
+    }
+
+    /// The fine-timer deadline, if any.
+    pub fn deadline(&self) -> Option<SimTime> {
+        match &self.ep {
+            Endpoint::Send(s) => s.deadline(),
+            Endpoint::Recv(r) => r.deadline(),
+        }
+    }
+
+    pub fn report(&self, secs: f64, path: &str, out: &mut atmsim_kernel::Report) {
+        let p = format!("{path}/{}", self.name());
+        let bytes = self.bytes() - self.base_bytes;
+        out.push(&p, "tcp_throughput", "value", if secs > 0.0 { bytes as f64 * 8.0 / secs } else { f64::NAN }, "b/s");
+        out.push(&p, "tcp_throughput", "count", bytes as f64, "B");
+        out.push(&p, "tcp_segments", "count", (self.segments() - self.base_segments) as f64, "1");
+        let r = self.retx();
+        let d = |i: usize| (r[i] - self.base_retx[i]) as f64;
+        match &self.ep {
+            Endpoint::Send(s) => {
+                out.push(&p, "tcp_retransmits", "count", d(0), "1");
+                out.push(&p, "tcp_timeouts", "count", d(1), "1");
+                out.push(&p, "tcp_fast_retransmits", "count", d(2), "1");
+                let (srtt, rto) = s.rtt_rto();
+                out.push(&p, "tcp_rtt", "srtt", srtt, "s");
+                out.push(&p, "tcp_rtt", "rto", rto, "s");
+            }
+            Endpoint::Recv(_) => {
+                out.push(&p, "tcp_acks", "count", d(0), "1");
+                out.push(&p, "tcp_acks", "out_of_order", d(1), "1");
+                out.push(&p, "tcp_acks", "duplicate", d(2), "1");
+            }
+        }
+    }
+}
+
+fn size_of(text: &str, key: &str) -> Result<u64, ParamIssue> {
+    match parse_quantity(text, Dimension::Size) {
+        Ok(Quantity::Size(Size::Bytes(b))) if b >= 1.0 => Ok(b.round() as u64),
+        Ok(_) => Err(ParamIssue::new(key, format!("'{text}': give octets, e.g. \"128 KiB\""))),
+        Err(e) => Err(ParamIssue::new(key, format!("'{text}': {e}"))),
+    }
+}
+
+/// The TCP configuration shared by a host's connections.
+pub fn base_config(p: &Params, mtu: usize) -> Result<Config, ParamIssue> {
+    let mss = match p.get("mss") {
+        Some(crate::params::Value::Size(Size::Bytes(b))) => b.round() as u64,
+        Some(_) => return Err(ParamIssue::new("mss", "give octets, e.g. \"9140 B\"")),
+        None => mtu.saturating_sub(HEADERS) as u64,
+    };
+    if mss == 0 || mss as usize + HEADERS > mtu || mss > u16::MAX as u64 {
+        return Err(ParamIssue::new("mss", format!("must be 1 .. MTU - 40 = {} octets (a segment is never fragmented)", mtu.saturating_sub(HEADERS))));
+    }
+    let window = match p.get("window") {
+        Some(crate::params::Value::Size(Size::Bytes(b))) => b.round() as u64,
+        _ => return Err(ParamIssue::new("window", "give octets, e.g. \"128 KiB\"")),
+    };
+    let t = |k: &str, d: u64| p.time(k).unwrap_or(SimDuration(d));
+    let cfg = Config {
+        mss: mss as u32,
+        sndbuf: window,
+        rcvbuf: window,
+        bytes: None,
+        timers: if p.word("timers") == Some("fine") { Timers::Fine } else { Timers::Bsd },
+        slow_tick: t("slow_tick", 500_000_000_000),
+        fast_tick: t("fast_tick", 200_000_000_000),
+        min_rto: t("min_rto", 1_000_000_000_000),
+        max_rto: t("max_rto", 64_000_000_000_000),
+        initial_rto: t("initial_rto", 6_000_000_000_000),
+        delayed_ack: p.bool("delayed_ack").unwrap_or(true),
+        delack_time: t("delack_time", 200_000_000_000),
+        fast_retransmit: p.bool("fast_retransmit").unwrap_or(true),
+        fast_recovery: p.bool("fast_recovery").unwrap_or(true),
+        dupack_threshold: p.int("dupack_threshold").unwrap_or(3) as u32,
+        handshake: p.bool("handshake").unwrap_or(false),
+    };
+    if cfg.slow_tick.0 == 0 || cfg.fast_tick.0 == 0 {
+        return Err(ParamIssue::new(if cfg.slow_tick.0 == 0 { "slow_tick" } else { "fast_tick" }, "a timer period must be positive"));
+    }
+    if cfg.min_rto > cfg.max_rto {
+        return Err(ParamIssue::new("min_rto", "must not exceed max_rto"));
+    }
+    check_window(window, mss, "window")?;
+    Ok(cfg)
+}
+
+fn check_window(window: u64, mss: u64, key: &str) -> Result<(), ParamIssue> {
+    if window < mss.min(2048) || window > MAX_WINDOW {
+        return Err(ParamIssue::new(key, format!("a window must be {} .. {MAX_WINDOW} octets (window scale 2^4)", mss.min(2048))));
+    }
+    Ok(())
+}
+
+/// The CPU time per segment.
+pub fn overhead(p: &Params) -> SimDuration {
+    if let Some(t) = p.time("tcp_overhead") {
+        return t;
+    }
+    let m = p.word("machine").unwrap_or("dec3000");
+    let us = MACHINES.iter().find(|(n, _)| *n == m).map_or(250, |&(_, us)| us);
+    SimDuration(us * 1_000_000)
+}
+
+/// Parses the `tcp` list into connections.
+pub fn parse(p: &Params, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
+    let mut conns: Vec<Conn> = Vec::new();
+    for (i, line) in p.list("tcp").unwrap_or(&[]).iter().enumerate() {
+        let bad = |m: String| ParamIssue::new("tcp", format!("entry {} '{line}': {m}", i + 1));
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        const KEYS: [&str; 6] = ["send", "recv", "ack", "window", "pace", "bytes"];
+        let mut fields: Vec<(&str, String)> = Vec::new();
+        for t in toks {
+            if KEYS.contains(&t) {
+                if fields.iter().any(|(k, _)| *k == t) {
+                    return Err(bad(format!("'{t}' given twice")));
+                }
+                fields.push((t, String::new()));
+            } else if let Some((_, v)) = fields.last_mut() {
+                if !v.is_empty() {
+                    v.push(' ');
+                }
+                v.push_str(t);
+            } else {
+                return Err(bad(format!("starts with '{t}'; expected send or recv")));
+            }
+        }
+        let get = |k: &str| fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        let role_send = match (get("send"), get("recv")) {
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            _ => return Err(bad("give exactly one of send VC or recv VC".into())),
+        };
+        let first = get(if role_send { "send" } else { "recv" }).unwrap_or_default();
+        let first = parse_vc_label(first).map_err(bad)?;
+        let ack = parse_vc_label(get("ack").ok_or_else(|| bad("missing 'ack VC'".into()))?).map_err(bad)?;
+        let mut cfg = base.clone();
+        if let Some(w) = get("window") {
+            let w = size_of(w, "tcp")?;
+            check_window(w, cfg.mss as u64, "tcp")?;
+            cfg.sndbuf = w;
+            cfg.rcvbuf = w;
+        }
+        if let Some(b) = get("bytes") {
+            if !role_send {
+                return Err(bad("'bytes' applies to send".into()));
+            }
+            cfg.bytes = Some(size_of(b, "tcp")?);
+        }
+        let pace = match get("pace") {
+            None => None,
+            Some(_) if !role_send => return Err(bad("'pace' applies to send (pace a receiver's ACK VC with a pacer component)".into())),
+            Some(r) => match parse_quantity(r, Dimension::Rate) {
+                Ok(Quantity::Rate(bps)) => Some(Rate::from_bps(bps).ok_or_else(|| bad(format!("pace '{r}' must be a positive rate")))?),
+                Ok(_) => return Err(bad(format!("pace '{r}' is not a rate"))),
+                Err(e) => return Err(bad(format!("pace '{r}': {e}"))),
+            },
+        };
+        let (out_vc, in_vc) = if role_send { (first, ack) } else { (ack, first) };
+        if conns.iter().any(|c| c.in_vc == in_vc) {
+            return Err(bad(format!("another connection already receives on {}", vc_name(in_vc))));
+        }
+        if conns.iter().any(|c| c.out_vc == out_vc) {
+            return Err(bad(format!("another connection already sends on {}", vc_name(out_vc))));
+        }
+        let ep = if role_send { Endpoint::Send(Sender::new(cfg)) } else { Endpoint::Recv(Receiver::new(cfg)) };
+        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, scheduled: None, base_bytes: 0, base_segments: 0, base_retx: [0; 3] });
+    }
+    Ok(conns)
+}

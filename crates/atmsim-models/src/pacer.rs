@@ -1,0 +1,208 @@
+//! Cell-level pacing as lazarou96 models it (section 4.4): "an infinite size FIFO queue
+//! and a server with service rate equal to the pacing rate". A cell leaves the pacer
+//! when its service of 424 bits at the pacing rate ends: d_n = max(a_n, d_{n−1}) + 424/r.
+//!
+//! ```text
+//!   in ──► [ per paced VC: unlimited FIFO ─ server at `rate` ] ──► out
+//!          (cells of VCs not listed pass straight through)
+//! ```
+//!
+//! [`Pacer`] is the per-VC queue, reused by `host` (a pacer on a connection's VC in the
+//! adapter, as the OTTO interface paces per VC in evans96) and by the `pacer` kind
+//! (placed before a link or after a switch port). Rates are cell rates: the pacing rate
+//! counts whole 53-octet cells. evans96 observed a "5 Mb/s" OTTO setting as 5.3 Mb/s of
+//! cells, so a hardware setting need not be the exact cell rate.
+
+use std::collections::VecDeque;
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
+use atmsim_kernel::rate::CellClock;
+use atmsim_kernel::{Ctx, Ledger, Rate, SimTime};
+
+use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+/// One pacing queue.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    clock: CellClock,
+    free_at: SimTime,
+    queue: VecDeque<(SimTime, Cell)>,
+    pub paced: u64,
+    pub wait: Tally,
+}
+
+impl Pacer {
+    pub fn new(rate: Rate) -> Pacer {
+        Pacer { clock: CellClock::new(rate), free_at: SimTime::ZERO, queue: VecDeque::new(), paced: 0, wait: Tally::default() }
+    }
+
+    /// Queues a cell arriving at `now`; returns the instant to schedule a release for
+    /// when the queue was empty (else a release is already pending).
+    pub fn push(&mut self, cell: Cell, now: SimTime) -> Option<SimTime> {
+        if self.free_at <= now {
+            self.clock.restart(now);
+        }
+        let done = self.clock.advance();
+        self.free_at = done;
+        self.queue.push_back((done, cell));
+        (self.queue.len() == 1).then_some(done)
+    }
+
+    /// Takes the head cell (due at `now`) and says when the next one is due.
+    pub fn pop(&mut self, now: SimTime) -> Option<(Cell, Option<SimTime>)> {
+        match self.queue.front() {
+            Some(&(t, _)) if t <= now => {}
+            _ => return None,
+        }
+        let (t, cell) = self.queue.pop_front()?;
+        self.paced += 1;
+        self.wait.add(t.since(cell.born).0 as f64);
+        Some((cell, self.queue.front().map(|&(t, _)| t)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Cells held, by flow (for the conservation ledger).
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (_, c) in &self.queue {
+            l.add_in_flight(c.flow, 1);
+        }
+    }
+}
+
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: true, help: "pacing rate (whole 53-octet cells: 424 bits per cell)", source: "lazarou96 4.4: 70 Mb/s; 4.5: 40 Mb/s" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "VC labels (\"VPI/VCI\" or \"VCI\") paced, each in its own queue; default: every cell in one queue", source: "scenario" },
+];
+
+pub const PROBES: [ProbeSpec; 2] = [
+    ProbeSpec { name: "paced_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells released by the pacer, per paced VC (count, rate)" },
+    ProbeSpec { name: "pacer_q_len", unit: "cells", kind: ProbeKind::Gauge, help: "cells held at the end of the run, per paced VC (value)" },
+];
+
+/// The `pacer` component.
+#[derive(Clone, Debug)]
+pub struct PacerNode {
+    /// VC labels paced (empty: one queue for everything).
+    labels: Vec<u32>,
+    queues: Vec<Pacer>,
+    since: SimTime,
+    base: Vec<u64>,
+}
+
+impl PacerNode {
+    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
+        let rate = p.rate("rate").ok_or_else(|| ParamIssue::new("rate", "missing"))?;
+        let mut labels = Vec::new();
+        for v in p.list("vcs").unwrap_or(&[]) {
+            let l = parse_vc_label(v).map_err(|m| ParamIssue::new("vcs", m))?;
+            if labels.contains(&l) {
+                return Err(ParamIssue::new("vcs", format!("VC '{v}' listed twice")));
+            }
+            labels.push(l);
+        }
+        let n = labels.len().max(1);
+        Ok(PacerNode { labels, queues: vec![Pacer::new(rate); n], since: SimTime::ZERO, base: vec![0; n] })
+    }
+
+    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+        let q = if self.labels.is_empty() {
+            0
+        } else {
+            match self.labels.iter().position(|&l| l == cell.vc) {
+                Some(i) => i,
+                None => {
+                    ctx.send(0, Msg::Cell(cell));
+                    return;
+                }
+            }
+        };
+        if let Some(t) = self.queues[q].push(cell, ctx.now) {
+            ctx.schedule_at(t, q as u32);
+        }
+    }
+
+    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        let Some(q) = self.queues.get_mut(tag as usize) else {
+            ctx.fail(format!("pacer timer for queue {tag}"));
+            return;
+        };
+        if let Some((cell, next)) = q.pop(ctx.now) {
+            if let Some(t) = next {
+                ctx.schedule_at(t, tag);
+            }
+            ctx.send(0, Msg::Cell(cell));
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.since = now;
+        for (b, q) in self.base.iter_mut().zip(&self.queues) {
+            *b = q.paced;
+        }
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        for (i, q) in self.queues.iter().enumerate() {
+            let p = match self.labels.get(i) {
+                Some(&l) => format!("{path}/{}", vc_name(l)),
+                None => path.to_string(),
+            };
+            let n = q.paced - self.base[i];
+            out.push(&p, "paced_cells", "count", n as f64, "cells");
+            out.push(&p, "paced_cells", "rate", if secs > 0.0 { n as f64 / secs } else { f64::NAN }, "cells/s");
+            out.push(&p, "pacer_q_len", "value", q.len() as f64, "cells");
+        }
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        for q in &self.queues {
+            q.ledger(l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_leaves_at_the_pacing_rate() {
+        // 70 Mb/s: 424 bits every 6.057142… µs.
+        let rate = Rate::from_bps(70e6).unwrap();
+        let mut p = Pacer::new(rate);
+        let t0 = SimTime(1_000_000);
+        let first = p.push(Cell::plain(t0, 0, 5, 0), t0);
+        for k in 1..10 {
+            assert_eq!(p.push(Cell::plain(t0, 0, 5, k), t0), None);
+        }
+        let mut t = first.unwrap();
+        let mut times = vec![t];
+        while let Some((_, next)) = p.pop(t) {
+            match next {
+                Some(n) => {
+                    t = n;
+                    times.push(t);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(times.len(), 10);
+        for (k, &t) in times.iter().enumerate() {
+            // Cell k ends service at t0 + (k+1)·424/r, rounded up to the picosecond.
+            let exact = t0.0 as f64 + (k as f64 + 1.0) * 424.0 / 70e6 * 1e12;
+            assert!((t.0 as f64 - exact).abs() <= 1.0, "cell {k}: {} vs {exact}", t.0);
+        }
+        // An idle pacer serves a late arrival from its arrival.
+        let late = SimTime(t.0 + 1_000_000_000);
+        assert_eq!(p.push(Cell::plain(late, 0, 5, 99), late), Some(SimTime(late.0 + rate.time_for_bits(424).0)));
+    }
+}
