@@ -162,3 +162,39 @@ def student_t_ci(samples, confidence: float = 0.95) -> tuple[float, float, float
     mean = float(x.mean())
     half = float(stats.t.ppf(0.5 + confidence / 2.0, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
     return mean, mean - half, mean + half
+
+
+#: Octets of data in one TCP segment at the default IP over ATM MTU (9180 − 40).
+TCP_MSS_9180 = 9140
+
+
+def pftk_throughput(rtt_s: float, p: float, rto_s: float, b: int = 2,
+                    wmax_segments: float | None = None, mss_bytes: int = TCP_MSS_9180) -> float:
+    """TCP Reno bulk-transfer throughput (bit/s of data) under random loss from the
+    PFTK "approximate model" (J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling
+    TCP throughput: a simple model and its empirical validation", ACM SIGCOMM 1998,
+    eq. (31)):
+
+      B(p) = min( Wmax/RTT,
+                  1 / ( RTT·√(2bp/3) + T0·min(1, 3·√(3bp/8))·p·(1 + 32p²) ) )
+
+    in segments per second, times ``mss_bytes``·8.  p is the probability that a
+    segment is lost (the model's loss indications are triple-duplicate ACKs and
+    timeouts), b the number of segments acknowledged by one ACK (2 with delayed
+    ACKs), T0 = ``rto_s`` the first timeout of a timeout sequence (later ones double,
+    which the factor 1 + 32p² approximates), Wmax the receiver's window in segments
+    (None: not limited)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"PFTK needs 0 < p < 1, got {p}")
+    if rtt_s <= 0 or rto_s <= 0:
+        raise ValueError("RTT and T0 must be > 0")
+    if b < 1:
+        raise ValueError("b must be >= 1")
+    td = rtt_s * math.sqrt(2.0 * b * p / 3.0)
+    to = rto_s * min(1.0, 3.0 * math.sqrt(3.0 * b * p / 8.0)) * p * (1.0 + 32.0 * p * p)
+    segments_per_s = 1.0 / (td + to)
+    if wmax_segments is not None:
+        if wmax_segments <= 0:
+            raise ValueError("Wmax must be > 0")
+        segments_per_s = min(segments_per_s, wmax_segments / rtt_s)
+    return segments_per_s * mss_bytes * 8.0

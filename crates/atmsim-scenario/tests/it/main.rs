@@ -639,3 +639,155 @@ vc = 6
         assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
     }
 }
+
+/// TCP over AAL5 end to end: the loss-free bounds of lazarou96 (window/RTT and the
+/// bottleneck TCP-layer rates of its Table 2) and the mechanisms under loss.
+mod tcp {
+    use super::*;
+
+    /// OC-3c cell time, s.
+    const OC3_CELL: f64 = 424.0 / 149.76e6;
+    /// A 9140-octet segment: 9140 + 40 + 8 LLC/SNAP + 8 AAL5 trailer → 192 cells.
+    const SEG_CELLS: f64 = 192.0;
+
+    /// snd → fwd (phy, delay) → rcv; rcv → back (OC-3c, delay) → snd.
+    fn path(phy: &str, delay: &str, window: &str, extra_snd: &str, extra_rcv: &str, duration: &str) -> String {
+        format!(
+            r#"connections = ["snd -> fwd", "fwd -> rcv", "rcv -> back", "back -> snd"]
+[scenario]
+duration = "{duration}"
+warmup = "1 s"
+[components.snd]
+kind = "host"
+tcp = ["send 100 ack 200 window {window}"]
+{extra_snd}
+[components.rcv]
+kind = "host"
+tcp = ["recv 100 ack 200 window {window}"]
+{extra_rcv}
+[components.fwd]
+kind = "link"
+phy = "{phy}"
+delay = "{delay}"
+[components.back]
+kind = "link"
+phy = "OC-3c"
+delay = "{delay}"
+"#
+        )
+    }
+
+    fn throughput(r: &atmsim_scenario::RunResult) -> f64 {
+        let a = probe(r, "rcv/tcp/vc100", "tcp_throughput", "value");
+        let b = probe(r, "snd/tcp/vc100", "tcp_throughput", "value");
+        assert!((a - b).abs() / a < 0.01, "receiver {a} vs sender {b}");
+        a
+    }
+
+    /// Window-limited and loss-free: in steady state the sender sends a pair of segments
+    /// per returning ACK (the receiver ACKs every second segment), so a window of k
+    /// segments takes RTT = 2·delay + 2 segment times (+ the few cell times of the ACK
+    /// and the link hops) per round: throughput = k·MSS·8 / RTT.
+    #[test]
+    fn no_loss_window_limited_throughput_is_window_over_rtt() {
+        for (k, delay_ms) in [(4u64, 4.4), (6, 4.4), (8, 20.0)] {
+            // Whole segments, and a multiple of the 16-octet window-scale unit.
+            let window = format!("{} B", (k * 9140).div_ceil(16) * 16);
+            let text = path("OC-3c", &format!("{delay_ms} ms"), &window, "tcp_overhead = \"0 s\"", "tcp_overhead = \"0 s\"", "6 s");
+            let sc = Scenario::from_text(&text, "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+            let r = run(&sc, 0);
+            let rtt = 2.0 * delay_ms * 1e-3 + 2.0 * SEG_CELLS * OC3_CELL + 6.0 * OC3_CELL;
+            let expect = (k * 9140 * 8) as f64 / rtt;
+            let got = throughput(&r);
+            assert!((got / expect - 1.0).abs() < 0.02, "k={k}: {got} vs {expect}");
+            assert_eq!(probe(&r, "snd/tcp/vc100", "tcp_retransmits", "count"), 0.0);
+            assert!(r.ledger.violations().is_empty());
+        }
+    }
+
+    /// Not window-limited: the bottleneck's TCP-layer rate. lazarou96 Table 2: 135 Mb/s
+    /// on OC-3, 88 on TAXI, 36 on DS-3 (within 3%), with the DEC hosts' 250 µs per segment.
+    #[test]
+    fn no_loss_bottleneck_rates_match_lazarou96_table2() {
+        for (phy, paper) in [("OC-3c", 135e6), ("TAXI-100", 88e6), ("DS-3", 36e6)] {
+            let text = path(phy, "1 ms", "512 KiB", "", "", "4 s");
+            let sc = Scenario::from_text(&text, "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+            let r = run(&sc, 0);
+            let got = throughput(&r);
+            assert!((got / paper - 1.0).abs() < 0.03, "{phy}: {got} vs {paper}");
+            assert_eq!(probe(&r, "snd/tcp/vc100", "tcp_retransmits", "count"), 0.0);
+            assert!(r.ledger.violations().is_empty());
+        }
+    }
+
+    /// The per-segment CPU overhead caps a host: a SPARC 5 receiver (700 µs) handles two
+    /// data segments and one ACK per 2.1 ms.
+    #[test]
+    fn a_slow_receiver_cpu_is_the_bottleneck() {
+        let text = path("OC-3c", "1 ms", "512 KiB", "", "machine = \"sparc5\"", "4 s");
+        let sc = Scenario::from_text(&text, "tcp.toml").unwrap();
+        let r = run(&sc, 0);
+        let expect = 2.0 * 9140.0 * 8.0 / 2.1e-3;
+        let got = throughput(&r);
+        assert!((got / expect - 1.0).abs() < 0.02, "{got} vs {expect}");
+        let util = probe(&r, "rcv", "cpu_util", "value");
+        assert!(util > 0.98, "receiver CPU {util}");
+    }
+
+    /// A 256-cell buffer behind a 155 → 100 Mb/s mismatch loses cells of every window:
+    /// the connection sees fast retransmits and 500 ms-tick timeouts, and pacing the VC
+    /// below the bottleneck removes all loss.
+    #[test]
+    fn rate_mismatch_loses_and_pacing_repairs() {
+        let base = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "6 s").replace(
+            "[components.fwd]\nkind = \"link\"\nphy = \"OC-3c\"",
+            "[components.fwd]\nkind = \"fifo\"\ncapacity = \"256 cells\"\nphy = \"TAXI-100\"",
+        );
+        let sc = Scenario::from_text(&base, "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+        let r = run(&sc, 0);
+        assert!(probe(&r, "snd/tcp/vc100", "tcp_timeouts", "count") > 0.0);
+        assert!(probe(&r, "snd/tcp/vc100", "tcp_fast_retransmits", "count") > 0.0);
+        let unpaced = throughput(&r);
+        assert!(r.ledger.violations().is_empty());
+        let paced = base.replace("tcp = [\"send 100 ack 200 window 128 KiB\"]", "tcp = [\"send 100 ack 200 window 128 KiB pace 70 Mb/s\"]");
+        let r = run(&Scenario::from_text(&paced, "tcp.toml").unwrap(), 0);
+        assert_eq!(probe(&r, "snd/tcp/vc100", "tcp_retransmits", "count"), 0.0);
+        // Paced at 70 Mb/s of cells: 70e6 · 48/53 · 9140/9216 of TCP data at most.
+        let bound = 70e6 * 48.0 / 53.0 * 9140.0 / 9216.0;
+        let got = throughput(&r);
+        assert!(got < bound * 1.001 && got > 0.97 * bound, "{got} vs {bound}");
+        assert!(got > 10.0 * unpaced);
+        assert!(r.ledger.violations().is_empty());
+    }
+
+    #[test]
+    fn connection_specs_are_checked() {
+        let base = path("OC-3c", "1 ms", "64 KiB", "", "", "2 s");
+        for (bad, msg) in [
+            ("send 100 ack 200 window 64 KiB pace fast", "pace"),
+            ("send 100 window 64 KiB", "missing 'ack VC'"),
+            ("send 100 recv 3 ack 200", "exactly one of"),
+            ("send 100 ack 200 window 8 MiB", "window"),
+        ] {
+            let text = base.replace("tcp = [\"send 100 ack 200 window 64 KiB\"]", &format!("tcp = [\"{bad}\"]"));
+            let e = err(&text);
+            assert!(e.contains("tcp") && e.contains(msg), "{bad}: {e}");
+        }
+        let e = err(&base.replace("[components.snd]\nkind = \"host\"", "[components.snd]\nkind = \"host\"\nmss = \"9200 B\""));
+        assert!(e.contains("mss"), "{e}");
+    }
+
+    #[test]
+    fn tcp_runs_are_deterministic_and_the_timer_phase_varies_by_run() {
+        let text = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "3 s").replace(
+            "[components.fwd]\nkind = \"link\"\nphy = \"OC-3c\"",
+            "[components.fwd]\nkind = \"fifo\"\ncapacity = \"256 cells\"\nphy = \"TAXI-100\"",
+        );
+        let sc = Scenario::from_text(&text, "tcp.toml").unwrap();
+        let a = run(&sc, 0);
+        let b = run(&sc, 0);
+        assert_eq!(a.fingerprint, b.fingerprint);
+        let c = run(&sc, 1);
+        assert_ne!(a.fingerprint, c.fingerprint);
+    }
+}
