@@ -151,3 +151,30 @@ class Reproduction:
     def notes(self) -> list[str]:
         """Extra paragraphs for the report (plain text, escaped by the report)."""
         return []
+
+
+def point(stats: pd.DataFrame, component: str, probe: str, statistic: str,
+          scale: float = 1.0) -> Optional[tuple[float, Optional[float], Optional[float]]]:
+    """(mean, ci_low, ci_high) × ``scale`` of one statistic of a single-point
+    experiment (the first row if there are several); None when absent."""
+    if stats is None or stats.empty:
+        return None
+    sel = stats[(stats["component"] == component) & (stats["probe"] == probe) & (stats["statistic"] == statistic)]
+    if sel.empty:
+        return None
+    r = sel.iloc[0]
+
+    def f(x: Any) -> Optional[float]:
+        try:
+            v = float(x)
+        except (TypeError, ValueError):
+            return None
+        return v * scale if math.isfinite(v) else None
+
+    m = f(r["mean"])
+    return None if m is None else (m, f(r["ci_low"]), f(r["ci_high"]))
+
+
+def rel_path(p: Path | str, root: Path | str) -> str:
+    """``p`` relative to ``root``, with forward slashes (figure paths in the report)."""
+    return Path(p).resolve().relative_to(Path(root).resolve()).as_posix()
