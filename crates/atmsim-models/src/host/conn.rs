@@ -48,7 +48,7 @@ pub const PARAMS: [ParamSpec; 19] = [
 pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
     use atmsim_kernel::{ProbeKind, ProbeSpec};
     [
-        ProbeSpec { name: "tcp_throughput", unit: "b/s", kind: ProbeKind::Gauge, help: "per connection: data octets acknowledged (sender) or delivered in order (receiver) × 8 / time (value; also count in octets)" },
+        ProbeSpec { name: "tcp_throughput", unit: "b/s", kind: ProbeKind::Gauge, help: "per connection: data octets acknowledged (sender) or delivered in order (receiver) × 8 / time (value; also count in octets); per host: rx_total over its receivers" },
         ProbeSpec { name: "tcp_segments", unit: "1", kind: ProbeKind::Counter, help: "per connection: segments sent (sender) or data segments received (count)" },
         ProbeSpec { name: "tcp_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: segments retransmitted (count)" },
         ProbeSpec { name: "tcp_timeouts", unit: "1", kind: ProbeKind::Counter, help: "per sender: retransmission timeouts (count)" },

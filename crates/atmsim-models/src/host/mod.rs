@@ -637,6 +637,11 @@ impl Host {
             for c in &self.conns {
                 c.report(secs, path, out);
             }
+            // What all of this host's ttcp -r receivers got together (one run, one number).
+            let rx: u64 = self.conns.iter().filter(|c| matches!(c.ep, Endpoint::Recv(_))).map(|c| c.bytes() - c.base_bytes).sum();
+            if self.conns.iter().any(|c| matches!(c.ep, Endpoint::Recv(_))) {
+                out.push(path, "tcp_throughput", "rx_total", if secs > 0.0 { rx as f64 * 8.0 / secs } else { f64::NAN }, "b/s");
+            }
         }
         self.nic.report(now, &format!("{path}/nic"), out);
     }
