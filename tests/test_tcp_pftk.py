@@ -63,7 +63,7 @@ def cell_loss_for(p_segment: float) -> float:
     return -math.expm1(math.log1p(-p_segment) / DATA_CELLS)
 
 
-@dataclass
+@dataclass(repr=False)
 class Point:
     p: float
     duration: str
@@ -78,6 +78,9 @@ class Point:
     ci_low: float = math.nan
     ci_high: float = math.nan
     pftk: float = math.nan
+
+    def __repr__(self) -> str:
+        return f"Point(p={self.p}, mean={self.mean:.6g} b/s, pftk={self.pftk:.6g} b/s)"
 
     @property
     def ratio(self) -> float:
@@ -94,6 +97,9 @@ class Sweep:
     points: list[Point]
     rxtcur_ticks: float
     t0_s: float
+
+    def __repr__(self) -> str:
+        return f"Sweep(T0={self.t0_s} s, {len(self.points)} points)"
 
     def table(self) -> str:
         lines = [
