@@ -123,5 +123,9 @@ def test_quick_reproduction_writes_predictions_for_withheld_values(quick_out):
     for length, cells in ((64, 300), (256, 700), (512, 1200), (1024, 2300), (2048, 4500)):
         r = q[f"Table 2: cells received at port 1 (VCI 92), 100 pings of {length} bytes"]
         assert float(r["paper_value"]) == cells and float(r["simulated"]) == cells
-    for f in ("table1_ping_loss", "exp2_ping_loss", "table2_counters"):
+    # Table 4 (experiment 3, TCP): one prediction per background rate, and the condition row
+    t4 = [r for r in rows if r["quantity"].startswith("Table 4: TCP throughput")]
+    assert len(t4) == 3 and all(r["paper_value"] == "" and float(r["simulated"]) > 0 for r in t4)
+    assert float(q["cell loss ratio at port 4 transmit buffer, 20 Mb/s background"]["paper_value"]) == 2.3e-4
+    for f in ("table1_ping_loss", "exp2_ping_loss", "table2_counters", "table4_tcp"):
         assert (quick_out / "figures" / "domingo95" / f"{f}.png").stat().st_size > 1000

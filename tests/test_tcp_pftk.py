@@ -193,7 +193,7 @@ def test_throughput_within_a_factor_1_5_of_pftk(sweep, p):
         f"{pt.ci_high / 1e6:.3f}), PFTK {pt.pftk / 1e6:.3f} Mb/s, ratio {pt.ratio:.2f}\n" + sweep.table())
 
 
-def test_rto_is_the_bsd_minimum_region(sweep):
+def test_rto_probe_is_whole_ticks_near_the_floor(sweep):
     # With a 40 ms RTT and 500 ms ticks the BSD estimator sits near its 2-tick floor;
     # the probe is a whole number of ticks.
     rtos = [r for pt in sweep.points for r in pt.rto]

@@ -13,6 +13,9 @@ References
   cell arrival streams in an ATM multiplexer", IEEE Trans. Commun. 39(2), 1991.
 * Buddhikot–Kapoor–Parulkar on-off source (buddhikot92): alternating renewal process,
   renewal-reward theorem.
+* TCP Reno throughput under loss (PFTK): J. Padhye, V. Firoiu, D. Towsley, J. Kurose,
+  "Modeling TCP throughput: a simple model and its empirical validation", ACM SIGCOMM
+  1998, eq. (31).
 """
 from __future__ import annotations
 
