@@ -27,9 +27,13 @@ def test_bench_quick_json_shape():
     pairs = {(r["name"], r["impl"]) for r in rows}
     assert pairs == {("hold", "atmsim"), ("hold", "hand_heap"), ("hold", "simpy"),
                      ("cell_queue", "atmsim"), ("cell_queue", "hand_heap"), ("cell_queue", "lindley"),
-                     ("cell_queue", "simpy"), ("domingo95_exp2", "atmsim")}
+                     ("cell_queue", "simpy"), ("domingo95_exp2", "atmsim"),
+                     ("lazarou96_mismatch", "atmsim"), ("lazarou96_mismatch_paced", "atmsim")}
     exp2 = next(r for r in rows if r["name"] == "domingo95_exp2")
     assert exp2["cells_switched"] > 0 and exp2["cells_per_s"] > 0 and exp2["sim_s_per_wall_s"] > 0
+    for name in ("lazarou96_mismatch", "lazarou96_mismatch_paced"):
+        r = next(r for r in rows if r["name"] == name)
+        assert r["sim_s_per_wall_s"] > 0 and len(r["x_bones"]) == 2
     for r in rows:
         assert set(r) >= {"name", "impl", "events", "wall_s", "events_per_s"}
         assert isinstance(r["events"], int) and r["events"] > 0

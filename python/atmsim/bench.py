@@ -139,7 +139,26 @@ def run_all(quick: bool = False, repeat: int | None = None) -> list[dict[str, An
     exp2 = switch_scenario_rate(0.1 if quick else 1.0)
     if exp2:
         rows.append(exp2)
+    rows += rate_mismatch_rates(4.0 if quick else 30.0)
     return rows
+
+
+def _scenario_run(name: str, paper: str, file: str, sim_seconds: float):
+    """Runs ``scenarios/<paper>/<file>`` for ``sim_seconds`` (no warm-up): (row, result),
+    or None if the scenario is not installed. The row has kernel events/s and simulated
+    seconds per wall second."""
+    from atmsim.api import load
+    from atmsim.validate import scenario_dir
+
+    path = scenario_dir().parent / paper / file
+    if not path.exists():
+        return None
+    sc = load(path).with_overrides({"scenario.duration": f"{sim_seconds} s", "scenario.warmup": "0 s"})
+    r = sc.run()
+    wall = float(r.summary["wall_s"])
+    row = _row(name, "atmsim", {"events": r.summary["events"], "wall_s": wall})
+    row["sim_s_per_wall_s"] = sim_seconds / wall if wall > 0 else None
+    return row, r
 
 
 def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
@@ -147,22 +166,36 @@ def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     with re-circulating loops at ~1% cell loss, a WAN link. Reports kernel events/s,
     cells switched (transmitted at the switch's output ports) per wall second, and
     simulated seconds per wall second. None if the scenario is not installed."""
-    from atmsim.api import load
-    from atmsim.validate import scenario_dir
-
-    path = scenario_dir().parent / "domingo95" / "exp2.toml"
-    if not path.exists():
+    got = _scenario_run("domingo95_exp2", "domingo95", "exp2.toml", sim_seconds)
+    if got is None:
         return None
-    sc = load(path).with_overrides({"scenario.duration": f"{sim_seconds} s", "scenario.warmup": "0 s"})
-    r = sc.run()
+    row, r = got
     p = r.probes
     sw = p[p["component"].str.fullmatch(r"sw/p\d+") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
     cells = float(sw["value"].sum())
-    wall = float(r.summary["wall_s"])
-    row = _row("domingo95_exp2", "atmsim", {"events": r.summary["events"], "wall_s": wall})
-    row.update({"cells_switched": int(cells), "cells_per_s": cells / wall if wall > 0 else None,
-                "sim_s_per_wall_s": sim_seconds / wall if wall > 0 else None})
+    row.update({"cells_switched": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None})
     return row
+
+
+#: lazarou96 section 5: BONeS DESIGNER took 20 to 30 minutes per simulated second on the
+#: rate-mismatch model (Figure 8) on a SPARCstation-10.
+BONES_WALL_S_PER_SIM_S = (1200.0, 1800.0)
+
+
+def rate_mismatch_rates(sim_seconds: float) -> list[dict[str, Any]]:
+    """End-to-end speed on lazarou96's rate-mismatch scenario (issue 5): cell-level TCP in
+    both directions, hosts with CPUs, the switch, without and with the 70 Mb/s pacer.
+    Target: ≥ 10 simulated seconds per wall second on one core."""
+    rows = []
+    for name, file in (("lazarou96_mismatch", "mismatch.toml"), ("lazarou96_mismatch_paced", "mismatch_paced.toml")):
+        got = _scenario_run(name, "lazarou96", file, sim_seconds)
+        if got is None:
+            continue
+        row, _r = got
+        sps = row["sim_s_per_wall_s"]
+        row["x_bones"] = [b * sps for b in BONES_WALL_S_PER_SIM_S] if sps else None
+        rows.append(row)
+    return rows
 
 
 def ratios(rows: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
@@ -203,6 +236,11 @@ def main(quick: bool = False, json_out: bool = False) -> None:
         if r["name"] == "domingo95_exp2" and r.get("cells_per_s"):
             print(f"\ndomingo95 experiment 2 (switch, loops, hosts): {r['cells_switched']:,} cells switched, "
                   f"{r['cells_per_s'] / 1e6:.2f} M cells/s, {r['sim_s_per_wall_s']:.1f} simulated s per wall s")
+    for r in rows:
+        if r["name"].startswith("lazarou96_mismatch") and r.get("sim_s_per_wall_s"):
+            lo, hi = r["x_bones"]
+            print(f"{r['name']}: {r['sim_s_per_wall_s']:.0f} simulated s per wall s (target >= 10); "
+                  f"{lo:,.0f}-{hi:,.0f}x BONeS DESIGNER's 20-30 min per simulated second (lazarou96 section 5)")
     print(f"\nmachine: {machine()}" + ("   (--quick: 10x fewer events, not a measurement)" if quick else ""))
 
 
