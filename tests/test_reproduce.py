@@ -104,7 +104,7 @@ def test_rerun_resumes_without_new_runs(quick_out):
 # ------------------------------------------------------------------ names
 @pytest.mark.parametrize("name, expect", [
     ("budhikot92", "did you mean 'buddhikot92'"),
-    ("evans96", "not implemented yet"),
+    ("dastangoo96", "not implemented yet"),
     ("nonsense", "unknown reproduction 'nonsense'"),
 ])
 def test_bad_names_exit_2_with_one_line(name, expect, tmp_path):

@@ -130,6 +130,9 @@ pub struct Config {
     pub fast_recovery: bool,
     pub dupack_threshold: u32,
     pub handshake: bool,
+    /// Congestion avoidance adds BSD's extra `mss/8` per ACK (4.3BSD-Reno, 4.4BSD-Lite:
+    /// "to help larger windows open quickly enough"); false: `mss²/cwnd` only (RFC 2581).
+    pub ca_bsd_extra: bool,
 }
 
 impl Config {
@@ -152,6 +155,7 @@ impl Config {
             fast_recovery: true,
             dupack_threshold: 3,
             handshake: false,
+            ca_bsd_extra: true,
         }
     }
 
@@ -511,7 +515,7 @@ impl Sender {
         let cw = self.cwnd;
         let mut incr = mss;
         if cw > self.ssthresh {
-            incr = incr * incr / cw + incr / 8;
+            incr = incr * incr / cw + if self.cfg.ca_bsd_extra { incr / 8 } else { 0 };
         }
         self.cwnd = (cw + incr).min(65_535u64 << 14);
         self.snd_una = seg.ack;
@@ -778,6 +782,21 @@ mod tests {
         let (w, h, f) = a.to_wire();
         assert_eq!(Segment::from_wire(w, h, f, 50), a);
         assert_eq!(unwrap_seq(3, u32::MAX as u64 - 2), (1u64 << 32) + 3);
+    }
+
+    #[test]
+    fn congestion_avoidance_increment_reno_or_rfc2581() {
+        for (extra, expect) in [(true, 4000 + 250 + 125), (false, 4000 + 250)] {
+            let mut c = cfg(100_000);
+            c.ca_bsd_extra = extra;
+            let mut s = Sender::new(c);
+            let mut out = Vec::new();
+            s.cwnd = 4000;
+            s.ssthresh = 2000;
+            s.output(t(0), &mut out);
+            s.input(&Segment::ack(1001, 100_000), t(1), &mut out);
+            assert_eq!(s.cwnd, expect, "bsd extra {extra}");
+        }
     }
 
     /// Slow start as 4.3BSD does it: cwnd starts at one MSS and grows by one MSS per ACK;

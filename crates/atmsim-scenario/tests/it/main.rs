@@ -760,6 +760,40 @@ delay = "{delay}"
         assert!(r.ledger.violations().is_empty());
     }
 
+    /// The `pacer` kind paces only the VCs it lists, each at the pacing rate; cells it
+    /// holds at the end are in flight in the books.
+    #[test]
+    fn pacer_component_paces_listed_vcs_only() {
+        let text = r#"connections = ["a -> pace", "b -> pace", "pace -> sink"]
+[scenario]
+duration = "0.2 s"
+warmup = "0.1 s"
+[components.a]
+kind = "cbr"
+rate = "60 Mb/s"
+vc = 5
+[components.b]
+kind = "cbr"
+rate = "60 Mb/s"
+vc = 6
+[components.pace]
+kind = "pacer"
+rate = "20 Mb/s"
+vcs = ["0/5"]
+[components.sink]
+kind = "sink"
+"#;
+        let r = run(&Scenario::from_text(text, "p.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        let paced = probe(&r, "sink/vc5", "sink_throughput", "value");
+        let free = probe(&r, "sink/vc6", "sink_throughput", "value");
+        assert!((paced - 20.0).abs() < 0.01, "{paced}");
+        assert!((free - 60.0).abs() < 0.01, "{free}");
+        assert!(probe(&r, "pace/vc5", "pacer_q_len", "value") > 1000.0);
+        assert!(r.ledger.violations().is_empty());
+        let e = err(&text.replace("vcs = [\"0/5\"]", "vcs = [\"0/x\"]"));
+        assert!(e.contains("vcs") && e.contains("VCI"), "{e}");
+    }
+
     #[test]
     fn connection_specs_are_checked() {
         let base = path("OC-3c", "1 ms", "64 KiB", "", "", "2 s");
