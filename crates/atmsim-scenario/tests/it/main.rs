@@ -809,6 +809,49 @@ kind = "sink"
         }
         let e = err(&base.replace("[components.snd]\nkind = \"host\"", "[components.snd]\nkind = \"host\"\nmss = \"9200 B\""));
         assert!(e.contains("mss"), "{e}");
+        let e = err(&base.replace("[components.snd]\nkind = \"host\"", "[components.snd]\nkind = \"host\"\nslow_tick = \"1 ns\""));
+        assert!(e.contains("slow_tick") && e.contains("at least 1 us"), "{e}");
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+            /// Any `tcp` entry assembled from the grammar's words and junk loads with a
+            /// clear error or runs (briefly) without a panic.
+            #[test]
+            fn connection_specs_never_panic(words in prop::collection::vec(prop_oneof![
+                Just("send"), Just("recv"), Just("ack"), Just("window"), Just("pace"), Just("bytes"),
+                Just("100"), Just("200"), Just("0/100"), Just("4096/1"), Just("70"), Just("Mb/s"), Just("KiB"),
+                Just("1"), Just("0"), Just("-3"), Just("B"), Just("x"), Just("1e9"), Just("65536"),
+            ], 0..9)) {
+                let line = words.join(" ");
+                let text = path("OC-3c", "1 ms", "64 KiB", "", "", "0.2 s")
+                    .replace("tcp = [\"send 100 ack 200 window 64 KiB\"]", &format!("tcp = [\"{line}\"]"))
+                    .replace("warmup = \"1 s\"", "warmup = \"0 s\"");
+                if let Ok(sc) = Scenario::from_text(&text, "fuzz.toml") {
+                    let _ = sc.run(1, 0, &mut |_, _| true);
+                }
+            }
+
+            /// Any value for the TCP host parameters is accepted or refused cleanly.
+            #[test]
+            fn tcp_parameters_never_panic(v in prop_oneof![
+                "[0-9.e+-]{1,8} ?(ms|s|us|B|KiB|MiB|cells|Mb/s)?",
+                Just("\"bsd\"".to_string()), Just("\"fine\"".to_string()), Just("true".to_string()),
+            ], key in prop_oneof![Just("snd.window"), Just("snd.mss"), Just("snd.min_rto"), Just("snd.max_rto"),
+                Just("snd.slow_tick"), Just("snd.fast_tick"), Just("rcv.delack_time"), Just("snd.tcp_overhead"),
+                Just("snd.timers"), Just("snd.initial_rto"), Just("snd.timer_phase"), Just("snd.dupack_threshold")]) {
+                let text = path("OC-3c", "1 ms", "64 KiB", "", "", "0.2 s").replace("warmup = \"1 s\"", "warmup = \"0 s\"");
+                let sc = Scenario::from_text(&text, "fuzz.toml").unwrap();
+                if let Ok(sc) = sc.with_overrides(&[(key.to_string(), v)]) {
+                    let _ = sc.run(1, 0, &mut |_, _| true);
+                }
+            }
+        }
     }
 
     #[test]
