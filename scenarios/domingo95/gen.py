@@ -255,7 +255,7 @@ tcp = ["recv 92 ack 93"]
 {LOOP}
 [sweep]
 replications = 6
-quick_replications = 2
+quick_replications = 3
 
 [sweep.grid]
 "ws3.mean" = {json.dumps(EXP3_RATES)}

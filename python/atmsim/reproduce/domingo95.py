@@ -171,8 +171,10 @@ class Domingo95(Reproduction):
         x = lambda row: float(str(row["ws3.mean"]).split()[0])  # noqa: E731
         thr = series_from_stats(st, component="ws2/tcp/vc92", probe="tcp_throughput", statistic="value", x=x,
                                 label="TCP throughput ws1 -> ws2 (simulated)", scale=1e-6)
+        top = float(np.nanmax(np.concatenate([thr.mean, thr.ci_high])))
         png, svg = plot_series([thr], figdir / "table4_tcp", xlabel="Background from workstation 3 (Mb/s)",
-                               ylabel="TCP throughput (Mb/s)", title="Experiment 3: TCP through the loaded loop (cf. Table 4)")
+                               ylabel="TCP throughput (Mb/s)", title="Experiment 3: TCP through the loaded loop (cf. Table 4)",
+                               ylim=(0.0, 1.05 * top if top > 0 else 1.0))  # throughput is never negative
         fig = Figure("table4_tcp", "Experiment 3: TCP throughput vs background (Table 4)", _rel(png, out_dir),
                      _rel(svg, out_dir), "Mean over replications with 95% intervals; 64 KB windows, 8192-octet "
                      "segments, loops in one direction (only data cells are lost).")
