@@ -54,7 +54,7 @@ pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
         ProbeSpec { name: "tcp_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: segments retransmitted (count)" },
         ProbeSpec { name: "tcp_timeouts", unit: "1", kind: ProbeKind::Counter, help: "per sender: retransmission timeouts (count)" },
         ProbeSpec { name: "tcp_fast_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: fast retransmits (count)" },
-        ProbeSpec { name: "tcp_rtt", unit: "s", kind: ProbeKind::Gauge, help: "per sender at the end: smoothed RTT (srtt) and RTO (rto)" },
+        ProbeSpec { name: "tcp_rtt", unit: "s", kind: ProbeKind::Gauge, help: "per sender at the end: smoothed RTT (srtt) and RTO (rto); with BSD timers both are the estimator's tick counts × 500 ms (a 40 ms path reads srtt ≈ 0.44 s), and rto includes any backoff" },
         ProbeSpec { name: "tcp_acks", unit: "1", kind: ProbeKind::Counter, help: "per receiver: ACKs sent (count; out_of_order and duplicate segments too)" },
         ProbeSpec { name: "cpu_util", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the host CPU spent on TCP segments (value)" },
     ]
