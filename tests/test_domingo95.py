@@ -26,7 +26,7 @@ def test_cells_per_ping_equal_table2_first_row(length, cells):
 
 
 def test_conservation_per_port_and_vc_when_the_background_stops():
-    # ws3 stops at 1.5 s; the pings end by ~2.1 s; at 2.6 s every queue has drained, so
+    # ws3 (its UDP blaster) stops at 1.5 s; the pings end by ~2.1 s; at 2.6 s every queue has drained, so
     # for every output port and VC: switched to the port = transmitted + dropped.  No
     # warm-up: counters reset while cells are queued would unbalance the books.
     sc = api.load(SCEN / "exp1_both.toml").with_overrides(

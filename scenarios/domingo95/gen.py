@@ -13,9 +13,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 # ---- calibration (docs/models/domingo95.md, "Calibration") -------------------------
-CAPACITY = "2816 cells"        # switch output buffer per port (calibrated: 1.0-1.1% at port 4 in experiment 2)
+CAPACITY = "1792 cells"        # switch output buffer per port (calibrated: 1.0-1.1% at port 4 in experiment 2)
 MTU = "1500 B"                 # inferred from Table 2's first row
-BG_BURST = "144 cells"         # mean burst 172 cells = one 8192-octet ttcp datagram (see ws3())
+BG_MTU = "9180 B"              # ws3's MTU: an 8192-octet datagram is one 172-cell PDU ("about 172 cells", section 5)
 WAN_DELAY = "1 ms"             # one way, icsibag1 <-> bag1 (not given: parameter)
 PING_INTERVAL = "30 ms"        # paper: ping default 1 s; shortened (pings stay independent samples), see the doc
 PING_START = "60 ms"           # after the warm-up (50 ms): the loops have filled, counters start clean
@@ -67,20 +67,25 @@ mtu = "{MTU}"
 
 
 def ws3(rate: str) -> str:
-    # ws3's ttcp -u stream as cells: bursts of mean 172 cells (one 8192-octet datagram,
-    # 8192 + 8 + 20 + 8 + 8 octets -> 172 cells) at the OC-3c line rate, exponential
-    # gaps.  E[cells per burst] = peak * B / (peak - mean) = 172 at mean 24 Mb/s needs
-    # B = 172 * (149.76 - 24) / 149.76 = 144 cells.  The host model's UDP blaster is
-    # strictly periodic and locks the loops into a periodic pattern (docs/models/domingo95.md).
+    # ws3's ttcp -u stream: 8192-octet UDP datagrams, each one AAL5 PDU of 172 cells
+    # (8192 + 8 + 20 + 8 + 8 octets) sent back to back at the OC-3c line rate, with
+    # exponential gaps ("not absolutely constant", section 4.2: a loaded SPARCstation's
+    # timing jitters; a strictly periodic blaster phase-locks with the loops, see
+    # docs/models/domingo95.md). `rate` is the background as NMA shows it, cells x 424
+    # bits; the blaster's IP-layer rate is that x (8220 x 8) / (172 x 424).
+    cells = float(rate.split()[0])
+    udp = cells * UDP_PER_CELL_RATE
     return f"""[components.ws3]
-kind = "onoff"                  # workstation 3, ttcp -u (sections 3.1, 4.2)
-peak = "149.76 Mb/s"            # cells of a datagram leave back to back (SBus adapter at OC-3c)
-mean = "{rate}"                 # cell rate x 424 bits: section 3.1 up to 20 Mb/s, section 4.2 23-25 Mb/s
-burst_factor = "{BG_BURST}"
+kind = "host"                   # workstation 3 (SPARC 2), ttcp -u (sections 3.1, 4.2)
 vc = {BG_VC}
+mtu = "{BG_MTU}"
+app = "udp"
+length = "8192 B"               # one ttcp datagram: 172 cells
+udp_rate = "{udp:.4f} Mb/s"          # IP layer; = {rate} of cells (x 424 bits)
+udp_spacing = "poisson"         # exponential gaps of the same mean
 
 [components.ws3nic]
-kind = "link"                   # ws3's OC-3c fibre into port 3 (serialises the bursts at the line rate)
+kind = "link"                   # ws3's OC-3c fibre into port 3
 phy = "OC-3c"
 length = "10 m"
 """
@@ -200,8 +205,10 @@ vcs = ["p1:92 -> p2:92", "p2:92 -> p1:92"]
 {sweep(lengths, quick_lengths)}"""
 
 
-EXP3_PASSES = 3                # passes of flow a for experiment 3: 2 gives no loss at 20 Mb/s, 3 gives ~1e-3 (paper 2.3e-4)
-EXP3_RATES = ["11 Mb/s", "20 Mb/s", "22.3 Mb/s"]   # Table 4's background at port 4
+EXP3_PASSES = 2                # passes of flow a for experiment 3: 2 give ~1.8e-4 cell loss at 20 Mb/s (paper 2.3e-4), 3 give ~1.4e-3
+EXP3_RATES = [11.0, 20.0, 22.3]   # Table 4's background at port 4, Mb/s of cells
+#: ws3's IP-layer rate per Mb/s of cells: a datagram is 8220 IP octets in 172 cells.
+UDP_PER_CELL_RATE = 8220 * 8 / (172 * 424)
 
 
 def exp3(k_a: int = EXP3_PASSES) -> str:
@@ -257,8 +264,8 @@ tcp = ["recv 92 ack 93"]
 replications = 6
 quick_replications = 3
 
-[sweep.grid]
-"ws3.mean" = {json.dumps(EXP3_RATES)}
+[sweep.grid]                    # ws3's IP-layer rates for {", ".join(f"{r:g}" for r in EXP3_RATES)} Mb/s of cells (Table 4)
+"ws3.udp_rate" = {json.dumps([f"{r * UDP_PER_CELL_RATE:.4f} Mb/s" for r in EXP3_RATES])}
 
 [sweep.quick]
 "scenario.duration" = "10 s"
@@ -283,8 +290,8 @@ FILES = {
         HEADER_EXP2.format(what="6 passes of flow a through port 4 (multiplying factor 5.6-5.7 with ~1.1% loss), background 24 Mb/s")),
     "exp2_lowload.toml": lambda: exp2(
         "domingo95-exp2-lowload", "domingo95 section 4.2 complement: multiplying factor 5 (load at port 4 <= 125 Mb/s), cell loss 1e-4 to 8e-4",
-        5, "22 Mb/s", [L[n] for n in (64, 512, 2048, 4096, 8192)], [L[64], L[2048], L[8192]],
-        HEADER_EXP2.format(what="lower-load variant (4.2, last paragraph): 5 passes (factor 5), background 22 Mb/s -> <= 125 Mb/s at port 4")),
+        5, "20 Mb/s", [L[n] for n in (64, 512, 2048, 4096, 8192)], [L[64], L[2048], L[8192]],
+        HEADER_EXP2.format(what="lower-load variant (4.2, last paragraph): 5 passes (factor 5), background 20 Mb/s -> <= 125 Mb/s at port 4")),
     "exp2_uni.toml": lambda: exp2(
         "domingo95-exp2-uni", "domingo95 section 4.3 (Figure 6): as experiment 2, and every pass of the loops is also copied to the UNI port 15",
         6, "24 Mb/s", [L[n] for n in (64, 256, 512, 1024, 2048)], [L[64], L[2048]],

@@ -31,6 +31,9 @@ TABLE2_CELLS = {64: 300, 256: 700, 512: 1200, 1024: 2300, 2048: 4500}
 TABLE3 = {64: (33_905_219, 362_744), 256: (33_844_868, 394_282), 512: (34_384_145, 391_680),
           1024: (34_088_408, 377_339), 2048: (34_133_629, 375_922)}
 BATCH = 100
+#: ws3's UDP blaster: IP-layer Mb/s per Mb/s of cells (8192-octet datagrams: 8220 IP
+#: octets in 172 cells); scenarios/domingo95/gen.py uses the same.
+UDP_PER_CELL_RATE = 8220 * 8 / (172 * 424)
 
 
 def length_bytes(v: object) -> float:
@@ -78,11 +81,11 @@ class Domingo95(Reproduction):
         "port 5) is loaded by background cells from workstation 3, replicated by a point-to-multipoint PVC "
         "and re-circulated through a fibre loop between ports 4 and 5 (each pass a PVC p5:vc_k -> p4:vc_k+1). "
         "Hosts run classical IP over AAL5 with LLC/SNAP and an MTU of 1500 octets inferred from Table 2. "
-        "The switch buffer (2816 cells), background rates and number of passes are calibrated only on the "
+        "The switch buffer (1792 cells), background rates and number of passes are calibrated only on the "
         "paper's conditions (cells per ping, 20-25 Mb/s of background, multiplying factor 5.6-5.7, cell loss "
-        "ratio at port 4); every packet-loss value is a prediction. Workstation 3's UDP stream is a stand-in: "
-        "an on-off source of 172-cell mean bursts at the line rate (the host model's UDP blaster is strictly "
-        "periodic). Experiment 3 (section 5) runs bulk TCP (lazarou96's 4.3BSD-Reno model, 64 KB buffers, "
+        "ratio at port 4); every packet-loss value is a prediction. Workstation 3 is a host running a UDP "
+        "blaster (ttcp -u) of 8192-octet datagrams, each a 172-cell PDU at the line rate, with exponential "
+        "gaps (a strictly periodic blaster phase-locks with the loops). Experiment 3 (section 5) runs bulk TCP (lazarou96's 4.3BSD-Reno model, 64 KB buffers, "
         "8192-octet segments of 172 cells) from workstation 1 to 2 through the loop in one direction, with "
         "the number of passes set on the paper's 2.3e-4 cell loss at port 4; its throughputs (Table 4) are "
         "predictions."
@@ -168,7 +171,8 @@ class Domingo95(Reproduction):
 
     def _exp3(self, st: pd.DataFrame, figdir: Path, out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
         """Table 4: TCP throughput vs background rate (predictions) and the loss conditions."""
-        x = lambda row: float(str(row["ws3.mean"]).split()[0])  # noqa: E731
+        # The grid holds ws3's IP-layer rate; Table 4 speaks of the background in cells.
+        x = lambda row: round(float(str(row["ws3.udp_rate"]).split()[0]) / UDP_PER_CELL_RATE, 1)  # noqa: E731
         thr = series_from_stats(st, component="ws2/tcp/vc92", probe="tcp_throughput", statistic="value", x=x,
                                 label="TCP throughput ws1 -> ws2 (simulated)", scale=1e-6)
         top = float(np.nanmax(np.concatenate([thr.mean, thr.ci_high])))
