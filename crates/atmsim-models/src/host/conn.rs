@@ -23,7 +23,7 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 pub const MACHINES: [(&str, u64); 4] = [("dec3000", 250), ("sgi", 550), ("sparc10", 550), ("sparc5", 700)];
 pub const MACHINE_NAMES: [&str; 4] = ["dec3000", "sgi", "sparc10", "sparc5"];
 
-pub const PARAMS: [ParamSpec; 20] = [
+pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" or \"recv VC ack VC [window SIZE]\"", source: "ttcp -t / ttcp -r (lazarou96 4.2)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
@@ -41,6 +41,8 @@ pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "fast_recovery", ty: ParamType::Bool, default: Some("true"), required: false, help: "Reno fast recovery (false: Tahoe, slow start after a fast retransmit)", source: "4.3BSD-Reno" },
     ParamSpec { name: "dupack_threshold", ty: ParamType::Int { min: 1, max: 100 }, default: Some("3"), required: false, help: "duplicate ACKs that trigger fast retransmit (tcprexmtthresh)", source: "4.3BSD-Reno" },
     ParamSpec { name: "ca_increment", ty: ParamType::Choice(&["reno", "rfc2581"]), default: Some("reno"), required: false, help: "congestion-avoidance increment per ACK: reno = mss²/cwnd + mss/8 (4.3BSD-Reno), rfc2581 = mss²/cwnd", source: "4.3BSD-Reno tcp_input; RFC 2581" },
+    ParamSpec { name: "slow_start", ty: ParamType::Bool, default: Some("true"), required: false, help: "slow start from one MSS at the start and after timeouts (false: the whole window at once, pre-1988 TCP)", source: "4.3BSD-Reno (Jacobson 1988)" },
+    ParamSpec { name: "karn", ty: ParamType::Bool, default: Some("true"), required: false, help: "Karn's rule: no RTT sample across a retransmission", source: "4.3BSD-Reno (Karn & Partridge 1987)" },
     ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
     ParamSpec { name: "timer_phase", ty: ParamType::Time, default: None, required: false, help: "when the host's first slow/fast timer tick falls (default: uniform in one second, per run)", source: "atmsim convention (BSD timers run from boot)" },
     ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
@@ -205,6 +207,8 @@ pub fn base_config(p: &Params, mtu: usize) -> Result<Config, ParamIssue> {
         dupack_threshold: p.int("dupack_threshold").unwrap_or(3) as u32,
         handshake: p.bool("handshake").unwrap_or(false),
         ca_bsd_extra: p.word("ca_increment") != Some("rfc2581"),
+        slow_start: p.bool("slow_start").unwrap_or(true),
+        karn: p.bool("karn").unwrap_or(true),
     };
     // A period far below any TCP's would only make the run crawl through empty ticks.
     const MIN_TICK: u64 = 1_000_000; // 1 µs

@@ -133,6 +133,12 @@ pub struct Config {
     /// Congestion avoidance adds BSD's extra `mss/8` per ACK (4.3BSD-Reno, 4.4BSD-Lite:
     /// "to help larger windows open quickly enough"); false: `mss²/cwnd` only (RFC 2581).
     pub ca_bsd_extra: bool,
+    /// Slow start (cwnd from one MSS at the start and after a timeout); false: cwnd is
+    /// the whole window from the start and after timeouts (TCP before Jacobson 1988).
+    pub slow_start: bool,
+    /// Karn's rule: no RTT sample across a retransmission; false: the timed segment
+    /// stays timed when it is retransmitted (ambiguous samples).
+    pub karn: bool,
 }
 
 impl Config {
@@ -156,6 +162,8 @@ impl Config {
             dupack_threshold: 3,
             handshake: false,
             ca_bsd_extra: true,
+            slow_start: true,
+            karn: true,
         }
     }
 
@@ -228,7 +236,7 @@ impl Sender {
             snd_max: first,
             snd_wnd: if established { cfg.rcvbuf.min(MAX_WINDOW) >> WIN_SHIFT << WIN_SHIFT } else { 0 },
             max_sndwnd: if established { cfg.rcvbuf.min(MAX_WINDOW) } else { 0 },
-            cwnd: cfg.mss as u64,
+            cwnd: if cfg.slow_start { cfg.mss as u64 } else { 65_535u64 << 14 },
             ssthresh: 65_535u64 << 14,
             dupacks: 0,
             rxtshift: 0,
@@ -317,9 +325,12 @@ impl Sender {
         }
     }
 
+    /// A retransmission: Karn's rule stops timing (BSD: `t_rtt = 0`).
     fn stop_timing(&mut self) {
-        self.t_rtt = 0;
-        self.timing = None;
+        if self.cfg.karn {
+            self.t_rtt = 0;
+            self.timing = None;
+        }
     }
 
     /// `tcp_xmit_timer`: a fresh RTT sample when `ack` covers the timed segment.
@@ -453,7 +464,7 @@ impl Sender {
             self.snd_max = ISS + 1;
             self.snd_wnd = seg.win;
             self.max_sndwnd = seg.win;
-            self.cwnd = self.cfg.mss as u64;
+            self.cwnd = if self.cfg.slow_start { self.cfg.mss as u64 } else { 65_535u64 << 14 };
             self.clear_rexmt();
             self.output(now, out);
             return;
@@ -557,7 +568,7 @@ impl Sender {
         self.stop_timing();
         let mss = self.cfg.mss as u64;
         let win = (self.snd_wnd.min(self.cwnd) / 2 / mss).max(2);
-        self.cwnd = mss;
+        self.cwnd = if self.cfg.slow_start { mss } else { 65_535u64 << 14 };
         self.ssthresh = win * mss;
         self.dupacks = 0;
         if self.state == SndState::SynSent {
@@ -782,6 +793,42 @@ mod tests {
         let (w, h, f) = a.to_wire();
         assert_eq!(Segment::from_wire(w, h, f, 50), a);
         assert_eq!(unwrap_seq(3, u32::MAX as u64 - 2), (1u64 << 32) + 3);
+    }
+
+    #[test]
+    fn without_slow_start_the_whole_window_goes_at_once_and_again_after_a_timeout() {
+        let mut c = cfg(8000);
+        c.slow_start = false;
+        let mut s = Sender::new(c);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 8, "the whole 8-segment window");
+        out.clear();
+        for k in 1..=12u64 {
+            s.slow_tick(t(k * 500), &mut out);
+            if !out.is_empty() {
+                break;
+            }
+        }
+        // Go-back-N without slow start: the window is resent at once.
+        assert_eq!(seqs(&out).len(), 8);
+    }
+
+    #[test]
+    fn without_karn_a_retransmitted_segment_still_gives_a_sample() {
+        for (karn, samples) in [(true, 0), (false, 1)] {
+            let mut c = cfg(100_000);
+            c.karn = karn;
+            let mut s = Sender::new(c);
+            let mut out = Vec::new();
+            s.start(t(0), &mut out);
+            for k in 1..=12u64 {
+                s.slow_tick(t(k * 500), &mut out);
+            }
+            assert!(s.stats.timeouts > 0);
+            s.input(&Segment::ack(1001, 100_000), t(6500), &mut out);
+            assert_eq!(s.stats.rtt_samples, samples, "karn {karn}");
+        }
     }
 
     #[test]
