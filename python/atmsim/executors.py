@@ -201,7 +201,10 @@ class LocalExecutor:
                     p.kill()
                 except (OSError, ValueError):
                     pass
-        pool.shutdown(wait=not kill, cancel_futures=True)
+        # Wait even after a kill: the pool's management thread then sees the dead workers
+        # and exits now, instead of racing interpreter shutdown (an atexit traceback,
+        # "Bad file descriptor", after the one-line error).
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self, kill: bool = False) -> None:
         self._shutdown(kill)
