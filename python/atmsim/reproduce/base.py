@@ -163,16 +163,20 @@ def point(stats: pd.DataFrame, component: str, probe: str, statistic: str,
     if sel.empty:
         return None
     r = sel.iloc[0]
+    m = finite(r["mean"])
+    if m is None:
+        return None
+    lo, hi = finite(r["ci_low"]), finite(r["ci_high"])
+    return m * scale, None if lo is None else lo * scale, None if hi is None else hi * scale
 
-    def f(x: Any) -> Optional[float]:
-        try:
-            v = float(x)
-        except (TypeError, ValueError):
-            return None
-        return v * scale if math.isfinite(v) else None
 
-    m = f(r["mean"])
-    return None if m is None else (m, f(r["ci_low"]), f(r["ci_high"]))
+def finite(x: Any) -> Optional[float]:
+    """``x`` as a float, or None when it is missing, not a number or not finite."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
 
 
 def rel_path(p: Path | str, root: Path | str) -> str:

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from atmsim.plot import Series, plot_series, series_from_stats
-from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction
+from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite,
+                                   rel_path)
 
 PING = "ping"
 SW = "sw"
@@ -346,17 +347,12 @@ class Domingo95(Reproduction):
                       "(difference: lost at port 4), replies received at ports 15 and 4.")
 
 
-def _f(x) -> Optional[float]:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
+_f = finite
 
 
 def _s(x, k) -> Optional[float]:
     return None if x is None or not math.isfinite(x) else x * k
 
 
-def _rel(p: Path, root: Path) -> str:
-    return Path(p).resolve().relative_to(Path(root).resolve()).as_posix()
+_rel = rel_path
+

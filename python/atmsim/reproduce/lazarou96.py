@@ -10,14 +10,14 @@ model's predictions.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from atmsim.plot import plot_series, series_from_stats
-from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, point,
-                                   rel_path)
+from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite,
+                                   point, rel_path)
 
 #: Round trip of the MAGIC path of Figures 4-6, s.
 MAGIC_RTT_S = 8.8e-3
@@ -49,13 +49,6 @@ def window_kib(v: object) -> float:
     if not s.endswith("KiB"):
         raise ValueError(f"not a KiB window: {v!r}")
     return float(s[:-3])
-
-
-def mbps(v: Optional[tuple[float, Optional[float], Optional[float]]]):
-    """A (mean, lo, hi) in b/s as Mb/s."""
-    if v is None:
-        return None
-    return tuple(None if x is None else x / 1e6 for x in v)
 
 
 class Lazarou96(Reproduction):
@@ -126,14 +119,14 @@ class Lazarou96(Reproduction):
             rows += wrows
         rows += self._table3(by_key)
         if "aai" in by_key:
-            v = mbps(point(by_key["aai"].stats, "sgi/tcp/vc100", "tcp_throughput", "value"))
+            v = point(by_key["aai"].stats, "sgi/tcp/vc100", "tcp_throughput", "value", scale=1e-6)
             if v:
                 rows.append(ComparisonRow("aai", "Table 4: TCP throughput, DEC 3000 (OC-3c, paced 40 Mb/s) -> DS-3 -> "
                                           "SGI Indigo 2 (TAXI), 36 ms RTT, 256 KB window", "Mb/s", *v,
                                           note="withheld in the paper: prediction"))
         for key, label, ep in TABLE5:
             if key in by_key:
-                v = mbps(point(by_key[key].stats, ep, "tcp_throughput", "value"))
+                v = point(by_key[key].stats, ep, "tcp_throughput", "value", scale=1e-6)
                 if v:
                     rows.append(ComparisonRow(key, f"Table 5: {label}", "Mb/s", *v,
                                               note="withheld in the paper: prediction"))
@@ -168,7 +161,7 @@ class Lazarou96(Reproduction):
         rows = []
         for i, w in enumerate(thr.x):
             rows.append(ComparisonRow("window", f"Figure 6: throughput with a {w:g} KiB window", "Mb/s", float(thr.mean[i]),
-                                      _fin(thr.ci_low[i]), _fin(thr.ci_high[i]),
+                                      finite(thr.ci_low[i]), finite(thr.ci_high[i]),
                                       note="Figure 6's values are not in the text: prediction", detail=True))
         return fig, rows
 
@@ -180,7 +173,7 @@ class Lazarou96(Reproduction):
             if key not in by_key:
                 continue
             st = by_key[key].stats
-            v = mbps(point(st, "sparc/tcp/vc100", "tcp_throughput", "value"))
+            v = point(st, "sparc/tcp/vc100", "tcp_throughput", "value", scale=1e-6)
             if not v:
                 continue
             found[key] = v[0]
@@ -192,7 +185,7 @@ class Lazarou96(Reproduction):
                 if c:
                     out.append(ComparisonRow(key, f"{labels[key]}: {what} per run", "1", *c, detail=True))
         if "mismatch-fine" in by_key:
-            v = mbps(point(by_key["mismatch-fine"].stats, "sparc/tcp/vc100", "tcp_throughput", "value"))
+            v = point(by_key["mismatch-fine"].stats, "sparc/tcp/vc100", "tcp_throughput", "value", scale=1e-6)
             if v:
                 out.append(ComparisonRow("mismatch-fine", "Section 5: unpaced mismatch with fine-grained timers "
                                          "(no BSD slow/fast ticks)", "Mb/s", *v, paper_value=NETSIM_MBPS,
@@ -204,7 +197,3 @@ class Lazarou96(Reproduction):
                                              note="paper: 24 Mb/s (NetSim) vs 1.26 Mb/s measured"))
         return out
 
-
-def _fin(x) -> Optional[float]:
-    x = float(x)
-    return x if np.isfinite(x) else None

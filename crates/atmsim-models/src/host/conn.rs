@@ -177,17 +177,13 @@ fn size_of(text: &str, key: &str) -> Result<u64, ParamIssue> {
 /// The TCP configuration shared by a host's connections.
 pub fn base_config(p: &Params, mtu: usize) -> Result<Config, ParamIssue> {
     let mss = match p.get("mss") {
-        Some(crate::params::Value::Size(Size::Bytes(b))) => b.round() as u64,
-        Some(_) => return Err(ParamIssue::new("mss", "give octets, e.g. \"9140 B\"")),
+        Some(_) => super::size_octets(p, "mss")? as u64,
         None => mtu.saturating_sub(HEADERS) as u64,
     };
     if mss == 0 || mss as usize + HEADERS > mtu || mss > u16::MAX as u64 {
         return Err(ParamIssue::new("mss", format!("must be 1 .. MTU - 40 = {} octets (a segment is never fragmented)", mtu.saturating_sub(HEADERS))));
     }
-    let window = match p.get("window") {
-        Some(crate::params::Value::Size(Size::Bytes(b))) => b.round() as u64,
-        _ => return Err(ParamIssue::new("window", "give octets, e.g. \"128 KiB\"")),
-    };
+    let window = super::size_octets(p, "window")? as u64;
     let t = |k: &str, d: u64| p.time(k).unwrap_or(SimDuration(d));
     let cfg = Config {
         mss: mss as u32,

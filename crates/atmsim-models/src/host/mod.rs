@@ -176,7 +176,7 @@ pub struct Host {
     since: SimTime,
 }
 
-fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
+pub(crate) fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
     match p.get(key) {
         Some(crate::params::Value::Size(atmsim_kernel::units::Size::Bytes(b))) => Ok(b.round() as usize),
         Some(crate::params::Value::Size(atmsim_kernel::units::Size::Cells(_))) => Err(ParamIssue::new(key, "give octets, e.g. \"1500 B\"")),

@@ -49,6 +49,9 @@ pub const F_DATA: u8 = 0x04;
 
 /// BSD's retransmit backoff multipliers (`tcp_backoff[]`).
 const BACKOFF: [u32; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
+/// BSD's largest congestion window and initial ssthresh (`TCP_MAXWIN << TCP_MAX_WINSHIFT`).
+const MAX_CWND: u64 = 65_535 << 14;
+
 /// `TCP_MAXRXTSHIFT`: retransmissions before the connection is dropped.
 pub const MAX_RXTSHIFT: u32 = 12;
 
@@ -236,8 +239,8 @@ impl Sender {
             snd_max: first,
             snd_wnd: if established { cfg.rcvbuf.min(MAX_WINDOW) >> WIN_SHIFT << WIN_SHIFT } else { 0 },
             max_sndwnd: if established { cfg.rcvbuf.min(MAX_WINDOW) } else { 0 },
-            cwnd: if cfg.slow_start { cfg.mss as u64 } else { 65_535u64 << 14 },
-            ssthresh: 65_535u64 << 14,
+            cwnd: if cfg.slow_start { cfg.mss as u64 } else { MAX_CWND },
+            ssthresh: MAX_CWND,
             dupacks: 0,
             rxtshift: 0,
             rexmt_ticks: 0,
@@ -464,7 +467,7 @@ impl Sender {
             self.snd_max = ISS + 1;
             self.snd_wnd = seg.win;
             self.max_sndwnd = seg.win;
-            self.cwnd = if self.cfg.slow_start { self.cfg.mss as u64 } else { 65_535u64 << 14 };
+            self.cwnd = if self.cfg.slow_start { self.cfg.mss as u64 } else { MAX_CWND };
             self.clear_rexmt();
             self.output(now, out);
             return;
@@ -528,7 +531,7 @@ impl Sender {
         if cw > self.ssthresh {
             incr = incr * incr / cw + if self.cfg.ca_bsd_extra { incr / 8 } else { 0 };
         }
-        self.cwnd = (cw + incr).min(65_535u64 << 14);
+        self.cwnd = (cw + incr).min(MAX_CWND);
         self.snd_una = seg.ack;
         self.stats.acked += acked;
         if self.snd_nxt < self.snd_una {
@@ -568,7 +571,7 @@ impl Sender {
         self.stop_timing();
         let mss = self.cfg.mss as u64;
         let win = (self.snd_wnd.min(self.cwnd) / 2 / mss).max(2);
-        self.cwnd = if self.cfg.slow_start { mss } else { 65_535u64 << 14 };
+        self.cwnd = if self.cfg.slow_start { mss } else { MAX_CWND };
         self.ssthresh = win * mss;
         self.dupacks = 0;
         if self.state == SndState::SynSent {
