@@ -4,6 +4,9 @@ fn main() {
     let m = match which.as_str() {
         "hand" => atmsim_bench::cell_queue_hand_heap(n, 0.9, 256, 1).unwrap(),
         "hold" => atmsim_bench::hold_atmsim(10_000, 10_000_000, 1).unwrap(),
+        "hold100k" => atmsim_bench::hold_atmsim(100_000, 10_000_000, 1).unwrap(),
+        "hold10" => atmsim_bench::hold_atmsim(10, 10_000_000, 1).unwrap(),
+        "holdhand10" => atmsim_bench::hold_hand_heap(10, 10_000_000, 1),
         "holdhand" => atmsim_bench::hold_hand_heap(10_000, 10_000_000, 1),
         _ => atmsim_bench::cell_queue_atmsim(n, 0.9, 256, 1).unwrap(),
     };

@@ -4,7 +4,8 @@
 //!
 //! - [`time`]: `SimTime`/`SimDuration`, integer picoseconds;
 //! - [`rate`]: `Rate`, exact integer millibits per second, k-th cell times from a counter;
-//! - [`queue`]: the future-event list, `(time, seq)` order, FIFO on ties;
+//! - [`queue`]: the future-event list, `(time, seq)` order, FIFO on ties, on the
+//!   4-ary [`heap`];
 //! - [`sim`]: components with numbered ports, static dispatch, zero-time message
 //!   delivery, warm-up deletion, event-trace fingerprint, conservation check;
 //! - [`rng`]: per-component random streams from (seed, run, component path, purpose);
@@ -15,6 +16,7 @@
 //! No Python here: the `atmsim-py` crate is the only one that knows PyO3.
 
 pub mod error;
+pub mod heap;
 pub mod ledger;
 pub mod probe;
 pub mod queue;

@@ -6,54 +6,41 @@
 //! component they target. This is the whole determinism contract of the kernel: with
 //! the same inputs the same events are scheduled in the same order.
 //!
-//! An entry is 24 bytes and carries no payload: components keep their own data (cells in
-//! flight sit in the component's FIFO) and a `u32` tag tells them which timer fired.
+//! The heap holds the time as the key and `(seq, component, tag)` as a 16-byte payload,
+//! no model data: components keep their own (cells in flight sit in the component's
+//! FIFO) and the `u32` tag tells them which timer fired.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
+use crate::heap::KeyHeap;
 use crate::time::SimTime;
 
 /// Index of a component in the simulation.
 pub type CompId = u32;
 
-/// A scheduled event. Aligned to 16 bytes (size 32) so that moving one in the heap is
-/// two aligned 16-byte copies: with the natural 24-byte layout the heap's sift read the
-/// entry back with a load straddling the two stores that had just written it, a
-/// store-forwarding stall that perf showed at ~12% of the cell-queue benchmark.
+/// A scheduled event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, align(16))]
 pub struct Event {
-    // Field order matters (see above): the sift reads the key (time) as one word and
-    // the rest as one 16-byte chunk, which must not straddle the two 16-byte stores.
+    pub time: SimTime,
     pub seq: u64,
     pub comp: CompId,
     pub tag: u32,
-    pub time: SimTime,
 }
 
-/// A heap entry: ordered by time alone (reversed for std's max-heap), so every heap
-/// comparison is one `u64` comparison. Ties are resolved outside the heap, by `seq`.
-#[derive(Clone, Copy, Debug)]
-struct ByTime(Event);
+/// What the heap carries beside the time.
+#[derive(Clone, Copy, Debug, Default)]
+struct Payload {
+    seq: u64,
+    comp: CompId,
+    tag: u32,
+}
 
-impl PartialEq for ByTime {
+impl Event {
     #[inline(always)]
-    fn eq(&self, other: &Self) -> bool {
-        self.0.time == other.0.time
+    fn from_heap((time, p): (u64, Payload)) -> Event {
+        Event { time: SimTime(time), seq: p.seq, comp: p.comp, tag: p.tag }
     }
-}
-impl Eq for ByTime {}
-impl Ord for ByTime {
     #[inline(always)]
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.time.cmp(&self.0.time)
-    }
-}
-impl PartialOrd for ByTime {
-    #[inline(always)]
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+    fn payload(&self) -> Payload {
+        Payload { seq: self.seq, comp: self.comp, tag: self.tag }
     }
 }
 
@@ -68,25 +55,29 @@ enum Current {
     Ready,
 }
 
-/// The future-event list: a binary heap on time, a tie buffer, and a staging area.
+/// The future-event list: a 4-ary heap on time ([`KeyHeap`]), a tie buffer, and a
+/// staging area.
 ///
 /// *Speed.* Heap comparisons look at the time only (one `u64` compare, as in a
-/// hand-written loop). Ties are rare and are found cheaply: if neither child of the
-/// root has the root's time, no other pending event does (heap property). When some
-/// do, all events of that instant are taken out, sorted by `seq` into `ready`, and
-/// handled from there. And most events schedule exactly one follow-up (a source's next
-/// cell, a transmitter's next end of transmission, a hold timer), so the kernel does
-/// not pop an event before handling it: [`EventQueue::begin`] leaves it in place, the
-/// handler's schedules are *staged*, and [`EventQueue::finish`] replaces the top with
-/// the first staged event (one sift-down) and pushes the rest.
+/// hand-written loop). Ties are rare and are found cheaply: if no child of the root
+/// has the root's time, no other pending event does (heap property). When some do,
+/// all events of that instant are taken out, sorted by `seq` into `ready`, and handled
+/// from there. And most events schedule exactly one follow-up (a source's next cell, a
+/// transmitter's next end of transmission, a hold timer), so the kernel does not pop an
+/// event before handling it: [`EventQueue::begin`] leaves it in place, the handler's
+/// first schedule is *staged* in a slot (the rest in a list), and
+/// [`EventQueue::finish`] replaces the top with it (one sift-down) and pushes the rest.
 ///
 /// *Order.* Events come out in increasing `(time, seq)`: staged events get their `seq`
 /// when scheduled, so one scheduled for the current instant runs after every event
 /// already pending for it.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<ByTime>,
+    heap: KeyHeap<Payload>,
     ready: std::collections::VecDeque<Event>,
+    /// The first event scheduled by the handler running now.
+    first: Option<Event>,
+    /// The others, in order.
     staged: Vec<Event>,
     current: Current,
     in_event: bool,
@@ -95,7 +86,7 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), staged: Vec::with_capacity(16), ..Default::default() }
+        EventQueue { heap: KeyHeap::with_capacity(n), staged: Vec::with_capacity(16), ..Default::default() }
     }
 
     /// Schedules an event (staged while an event is being handled).
@@ -104,10 +95,12 @@ impl EventQueue {
         let seq = self.seq;
         self.seq += 1;
         let ev = Event { time, seq, comp, tag };
-        if self.in_event {
-            self.staged.push(ev);
+        if !self.in_event {
+            self.heap.push(time.0, ev.payload());
+        } else if self.first.is_none() {
+            self.first = Some(ev);
         } else {
-            self.heap.push(ByTime(ev));
+            self.staged.push(ev);
         }
     }
 
@@ -117,10 +110,8 @@ impl EventQueue {
         if let Some(&e) = self.ready.front() {
             return Some((e, Current::Ready));
         }
-        let s = self.heap.as_slice();
-        let top = s.first()?.0;
-        let tie = s.get(1).is_some_and(|c| c.0.time == top.time) || s.get(2).is_some_and(|c| c.0.time == top.time);
-        if !tie {
+        let top = Event::from_heap(self.heap.peek()?);
+        if !self.heap.root_key_shared() {
             return Some((top, Current::Top));
         }
         self.collect_ties(top.time);
@@ -130,9 +121,9 @@ impl EventQueue {
     #[cold]
     fn collect_ties(&mut self, t: SimTime) {
         let mut same: Vec<Event> = Vec::new();
-        while self.heap.peek().is_some_and(|e| e.0.time == t) {
+        while self.heap.peek().is_some_and(|e| e.0 == t.0) {
             if let Some(e) = self.heap.pop() {
-                same.push(e.0);
+                same.push(Event::from_heap(e));
             }
         }
         same.sort_unstable_by_key(|e| e.seq);
@@ -153,28 +144,33 @@ impl EventQueue {
     pub fn finish(&mut self) {
         self.in_event = false;
         let cur = std::mem::take(&mut self.current);
-        let mut from = 0;
-        match cur {
-            Current::Top => {
-                if let Some(&first) = self.staged.first() {
-                    if let Some(mut top) = self.heap.peek_mut() {
-                        *top = ByTime(first);
-                    }
-                    from = 1;
-                } else {
-                    self.heap.pop();
+        let first = self.first.take();
+        match (cur, first) {
+            (Current::Top, Some(e)) => self.heap.replace_top(e.time.0, e.payload()),
+            (Current::Top, None) => {
+                self.heap.pop();
+            }
+            (Current::Ready, f) => {
+                self.ready.pop_front();
+                if let Some(e) = f {
+                    self.heap.push(e.time.0, e.payload());
                 }
             }
-            Current::Ready => {
-                self.ready.pop_front();
+            (Current::None, f) => {
+                if let Some(e) = f {
+                    self.heap.push(e.time.0, e.payload());
+                }
             }
-            Current::None => {}
         }
-        for i in from..self.staged.len() {
-            let ev = self.staged[i];
-            self.heap.push(ByTime(ev));
+        if !self.staged.is_empty() {
+            self.commit_rest();
         }
-        self.staged.clear();
+    }
+
+    fn commit_rest(&mut self) {
+        for ev in self.staged.drain(..) {
+            self.heap.push(ev.time.0, ev.payload());
+        }
     }
 
     /// Removes and returns the next event.
@@ -186,7 +182,7 @@ impl EventQueue {
 
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        let h = self.heap.peek().map(|e| e.0.time);
+        let h = self.heap.peek().map(|e| SimTime(e.0));
         match (self.ready.front(), h) {
             (Some(r), _) => Some(r.time),
             (None, h) => h,
@@ -194,7 +190,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ready.len() + self.staged.len()
+        self.heap.len() + self.ready.len() + self.staged.len() + usize::from(self.first.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
