@@ -136,8 +136,13 @@ impl Tally {
             self.max = x;
         }
         self.n += 1;
-        self.min = self.min.min(x);
-        self.max = self.max.max(x);
+        // Plain comparisons (samples are never NaN): cheaper than f64::min/max.
+        if x < self.min {
+            self.min = x;
+        }
+        if x > self.max {
+            self.max = x;
+        }
         let d = x - self.shift;
         self.sum += d;
         self.sum2 += d * d;

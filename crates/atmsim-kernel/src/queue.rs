@@ -75,8 +75,9 @@ enum Current {
 pub struct EventQueue {
     heap: KeyHeap<Payload>,
     ready: std::collections::VecDeque<Event>,
-    /// The first event scheduled by the handler running now.
-    first: Option<Event>,
+    /// The first event scheduled by the handler running now, if `has_first`.
+    first: (u64, Payload),
+    has_first: bool,
     /// The others, in order.
     staged: Vec<Event>,
     current: Current,
@@ -97,8 +98,9 @@ impl EventQueue {
         let ev = Event { time, seq, comp, tag };
         if !self.in_event {
             self.heap.push(time.0, ev.payload());
-        } else if self.first.is_none() {
-            self.first = Some(ev);
+        } else if !self.has_first {
+            self.first = (time.0, ev.payload());
+            self.has_first = true;
         } else {
             self.staged.push(ev);
         }
@@ -143,25 +145,23 @@ impl EventQueue {
     #[inline(always)]
     pub fn finish(&mut self) {
         self.in_event = false;
-        let cur = std::mem::take(&mut self.current);
-        let first = self.first.take();
-        match (cur, first) {
-            (Current::Top, Some(e)) => self.heap.replace_top(e.time.0, e.payload()),
-            (Current::Top, None) => {
+        let (key, payload) = self.first;
+        let has_first = std::mem::replace(&mut self.has_first, false);
+        match self.current {
+            Current::Top if has_first => self.heap.replace_top(key, payload),
+            Current::Top => {
                 self.heap.pop();
             }
-            (Current::Ready, f) => {
-                self.ready.pop_front();
-                if let Some(e) = f {
-                    self.heap.push(e.time.0, e.payload());
+            Current::Ready | Current::None => {
+                if self.current == Current::Ready {
+                    self.ready.pop_front();
                 }
-            }
-            (Current::None, f) => {
-                if let Some(e) = f {
-                    self.heap.push(e.time.0, e.payload());
+                if has_first {
+                    self.heap.push(key, payload);
                 }
             }
         }
+        self.current = Current::None;
         if !self.staged.is_empty() {
             self.commit_rest();
         }
@@ -190,7 +190,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ready.len() + self.staged.len() + usize::from(self.first.is_some())
+        self.heap.len() + self.ready.len() + self.staged.len() + usize::from(self.has_first)
     }
 
     pub fn is_empty(&self) -> bool {

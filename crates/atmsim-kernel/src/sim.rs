@@ -13,6 +13,8 @@
 //! The event-trace fingerprint is a running 64-bit hash of (time, component, event kind)
 //! for every timer and every message delivery; equal fingerprints mean equal traces.
 
+use std::collections::VecDeque;
+
 use crate::error::SimError;
 use crate::ledger::Ledger;
 use crate::probe::Report;
@@ -40,13 +42,37 @@ pub trait Component {
     fn ledger(&self, ledger: &mut Ledger);
 }
 
-/// A message on its way from an output port (kept message-first and 8-aligned so that
-/// pushing it is plain aligned copies; see `Event` for why layout matters here).
-#[repr(C)]
-pub struct Outgoing<M> {
+/// A message on its way from an output port.
+struct Outgoing<M> {
     msg: M,
     src: CompId,
     port: PortId,
+}
+
+/// Messages sent and not yet delivered, oldest first. Most handlers send at most one,
+/// so the oldest sits in `first` (no queue operation at all); the others queue in
+/// `rest`. `first` is filled only when `rest` is empty, so it is always the oldest.
+struct Mail<M> {
+    first: Option<Outgoing<M>>,
+    rest: VecDeque<Outgoing<M>>,
+}
+
+impl<M> Mail<M> {
+    #[inline(always)]
+    fn post(&mut self, o: Outgoing<M>) {
+        if self.first.is_none() && self.rest.is_empty() {
+            self.first = Some(o);
+        } else {
+            self.rest.push_back(o);
+        }
+    }
+    #[inline(always)]
+    fn next(&mut self) -> Option<Outgoing<M>> {
+        match self.first.take() {
+            Some(o) => Some(o),
+            None => self.rest.pop_front(),
+        }
+    }
 }
 
 /// What a component may do while handling an event.
@@ -55,7 +81,7 @@ pub struct Ctx<'a, M> {
     pub now: SimTime,
     id: CompId,
     queue: &'a mut EventQueue,
-    outbox: &'a mut Vec<Outgoing<M>>,
+    mail: &'a mut Mail<M>,
     fault: &'a mut Option<String>,
 }
 
@@ -78,7 +104,7 @@ impl<M> Ctx<'_, M> {
     /// Sends `msg` out of output port `port`, delivered at this same instant.
     #[inline(always)]
     pub fn send(&mut self, port: PortId, msg: M) {
-        self.outbox.push(Outgoing { msg, src: self.id, port });
+        self.mail.post(Outgoing { msg, src: self.id, port });
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -120,9 +146,7 @@ pub struct Simulation<C: Component> {
     port_base: Vec<u32>,
     routes: Vec<Route>,
     queue: EventQueue,
-    outbox: Vec<Outgoing<C::Msg>>,
-    /// Messages being delivered (swapped with `outbox` so handlers can send more).
-    inbox: Vec<Outgoing<C::Msg>>,
+    mail: Mail<C::Msg>,
     fingerprint: u64,
     events: u64,
 }
@@ -151,8 +175,7 @@ impl<C: Component> Simulation<C> {
             port_base,
             routes: flat,
             queue: EventQueue::with_capacity(1024),
-            outbox: Vec::with_capacity(64),
-            inbox: Vec::with_capacity(64),
+            mail: Mail { first: None, rest: VecDeque::with_capacity(64) },
             fingerprint: 0xcbf2_9ce4_8422_2325,
             events: 0,
         }
@@ -163,28 +186,23 @@ impl<C: Component> Simulation<C> {
         SimError::ModelPanic { path, time: now, msg }
     }
 
-    /// Delivers zero-time messages until none is left: breadth first, in the order they
-    /// were sent (each round delivers what the previous round sent).
+    /// Delivers zero-time messages until none is left, in the order they were sent
+    /// (breadth first: what a delivery sends comes after everything already sent).
     #[inline(always)]
     fn drain(&mut self, now: SimTime, fault: &mut Option<String>) -> Result<(), SimError> {
-        while !self.outbox.is_empty() {
-            std::mem::swap(&mut self.outbox, &mut self.inbox);
-            let mut batch = std::mem::take(&mut self.inbox);
-            for Outgoing { msg, src, port } in batch.drain(..) {
-                let idx = self.port_base[src as usize] as usize + port as usize;
-                let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
-                if route.comp == CompId::MAX {
-                    return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
-                }
-                self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
-                self.events += 1;
-                let mut ctx = Ctx { now, id: route.comp, queue: &mut self.queue, outbox: &mut self.outbox, fault };
-                self.comps[route.comp as usize].on_message(route.port, msg, &mut ctx);
-                if let Some(m) = fault.take() {
-                    return Err(self.model_panic(route.comp, now, m));
-                }
+        while let Some(Outgoing { msg, src, port }) = self.mail.next() {
+            let idx = self.port_base[src as usize] as usize + port as usize;
+            let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
+            if route.comp == CompId::MAX {
+                return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
             }
-            self.inbox = batch;
+            self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
+            self.events += 1;
+            let mut ctx = Ctx { now, id: route.comp, queue: &mut self.queue, mail: &mut self.mail, fault };
+            self.comps[route.comp as usize].on_message(route.port, msg, &mut ctx);
+            if fault.is_some() {
+                return Err(self.model_panic(route.comp, now, fault.take().unwrap_or_default()));
+            }
         }
         Ok(())
     }
@@ -200,7 +218,7 @@ impl<C: Component> Simulation<C> {
     ) -> Result<RunOutcome, SimError> {
         let mut fault: Option<String> = None;
         for i in 0..self.comps.len() {
-            let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, queue: &mut self.queue, outbox: &mut self.outbox, fault: &mut fault };
+            let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, queue: &mut self.queue, mail: &mut self.mail, fault: &mut fault };
             self.comps[i].start(&mut ctx);
             if let Some(m) = fault.take() {
                 return Err(self.model_panic(i as CompId, SimTime::ZERO, m));
@@ -208,24 +226,27 @@ impl<C: Component> Simulation<C> {
             self.drain(SimTime::ZERO, &mut fault)?;
         }
         let mut warm = warmup == SimTime::ZERO;
+        // One comparison per event covers the end of the run and the warm-up instant.
+        let mut checkpoint = if warm { end } else { warmup.min(end) };
         let mut next_progress = PROGRESS_EVERY;
         while let Some(ev) = self.queue.begin() {
-            if ev.time >= end {
-                break;
-            }
-            if !warm && ev.time >= warmup {
+            if ev.time >= checkpoint {
+                if ev.time >= end {
+                    break;
+                }
                 self.comps.iter_mut().for_each(|c| c.reset_stats(warmup));
                 warm = true;
+                checkpoint = end;
             }
             let now = ev.time;
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
             self.events += 1;
-            let mut ctx = Ctx { now, id: ev.comp, queue: &mut self.queue, outbox: &mut self.outbox, fault: &mut fault };
+            let mut ctx = Ctx { now, id: ev.comp, queue: &mut self.queue, mail: &mut self.mail, fault: &mut fault };
             self.comps[ev.comp as usize].on_timer(ev.tag, &mut ctx);
-            if let Some(m) = fault.take() {
-                return Err(self.model_panic(ev.comp, now, m));
+            if fault.is_some() {
+                return Err(self.model_panic(ev.comp, now, fault.take().unwrap_or_default()));
             }
-            if !self.outbox.is_empty() {
+            if self.mail.first.is_some() {
                 self.drain(now, &mut fault)?;
             }
             self.queue.finish();
@@ -307,6 +328,43 @@ mod tests {
         assert_eq!(rows, vec![("a".into(), 3.0), ("b".into(), 3.0)]);
         // 6 deliveries + 5 timers before t = 25
         assert_eq!(out.events, 11);
+    }
+
+    /// Logs every delivery into a shared list; comp 0 sends 1, 2, 3 at start on ports
+    /// 0..3, and each other comp forwards m·10 (once) on its port 0.
+    struct Relay {
+        log: std::rc::Rc<std::cell::RefCell<Vec<(CompId, u32)>>>,
+    }
+
+    impl Component for Relay {
+        type Msg = u32;
+        fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
+            if ctx.id() == 0 {
+                (1..=3).for_each(|m| ctx.send(m as PortId - 1, m));
+            }
+        }
+        fn on_timer(&mut self, _tag: u32, _ctx: &mut Ctx<'_, u32>) {}
+        fn on_message(&mut self, _port: PortId, msg: u32, ctx: &mut Ctx<'_, u32>) {
+            self.log.borrow_mut().push((ctx.id(), msg));
+            if msg < 10 {
+                ctx.send(0, msg * 10);
+            }
+        }
+        fn reset_stats(&mut self, _now: SimTime) {}
+        fn report(&self, _now: SimTime, _path: &str, _out: &mut Report) {}
+        fn ledger(&self, _l: &mut Ledger) {}
+    }
+
+    #[test]
+    fn zero_time_messages_are_delivered_breadth_first_in_send_order() {
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let comps = (0..5).map(|_| Relay { log: log.clone() }).collect();
+        let to = |c: CompId| Some(Route { comp: c, port: 0 });
+        let routes = vec![vec![to(1), to(2), to(3)], vec![to(4)], vec![to(4)], vec![to(4)], vec![]];
+        let paths = (0..5).map(|i| format!("c{i}")).collect();
+        Simulation::new(comps, paths, routes).run(SimTime(1), SimTime::ZERO, &mut |_, _| true).unwrap();
+        // What comp 0 sent comes first, in order; then what those deliveries sent.
+        assert_eq!(*log.borrow(), vec![(1, 1), (2, 2), (3, 3), (4, 10), (4, 20), (4, 30)]);
     }
 
     #[test]
