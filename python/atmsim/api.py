@@ -17,6 +17,7 @@ from atmsim.exceptions import ScenarioError
 from atmsim.progress import RunProgress
 
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
+SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
 
 ProgressArg = Union[None, bool, Callable[[float, float], Any]]
 
@@ -88,11 +89,13 @@ def _to_text(value: Any) -> str:
 
 
 class Result:
-    """One replication: ``summary`` (dict), ``probes`` (DataFrame), ``ledger``, ``flows``."""
+    """One replication: ``summary`` (dict), ``probes`` (DataFrame), ``series``
+    (DataFrame of the sampled time series), ``ledger``, ``flows``."""
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.raw = dict(raw)
         self._probes: Optional[pd.DataFrame] = None
+        self._series: Optional[pd.DataFrame] = None
         self._index: Optional[dict[tuple[str, str, str], float]] = None
         self.summary: dict[str, Any] = {
             "name": raw["name"],
@@ -117,6 +120,29 @@ class Result:
                 [tuple(row) for row in self.raw.get("probes", [])], columns=PROBE_COLUMNS
             ).astype({"value": "float64"})
         return self._probes
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """The time series asked for in the scenario's ``[probes] series``, long form:
+        columns component, probe, time (s, the end of each sampling interval), value,
+        unit, kind (``level``: the value at that instant; ``rate``: per second over the
+        interval ending there).  Empty (same columns) when none were asked for."""
+        if self._series is None:
+            frames = []
+            for s in self.raw.get("series", []):
+                n = len(s["values"])
+                frames.append(pd.DataFrame({
+                    "component": [s["component"]] * n,
+                    "probe": [s["probe"]] * n,
+                    "time": [(k + 1) * s["interval_s"] for k in range(n)],
+                    "value": pd.array(s["values"], dtype="float64"),
+                    "unit": [s["unit"]] * n,
+                    "kind": [s["kind"]] * n,
+                }))
+            self._series = (pd.concat(frames, ignore_index=True) if frames
+                            else pd.DataFrame({c: pd.Series(dtype="float64" if c in ("time", "value") else "object")
+                                               for c in SERIES_COLUMNS}))
+        return self._series
 
     # convenience accessors
     @property
@@ -176,6 +202,7 @@ class Result:
                        for c, p, s, v, u in self.probes.itertuples(index=False)],
             "ledger": self.summary["ledger"],
             "flows": self.summary["flows"],
+            "series": self.raw.get("series", []),
         })
 
     def __repr__(self) -> str:

@@ -130,6 +130,15 @@ def format_result(res: api.Result, path: str) -> str:
         cols = ["flow", "source", "vc", "generated", "replicated", "delivered", "dropped", "in_flight"]
         frows = [[_fmt(f.get(c, "")) if not isinstance(f.get(c), int) else f"{f[c]:,}" for c in cols] for f in flows]
         out += ["", _table(frows, cols)]
+    series = res.raw.get("series") or []
+    if series:
+        srows = []
+        for x in series:
+            vals = [v for v in x["values"] if v is not None and math.isfinite(v)]
+            stats = [_fmt(min(vals)), _fmt(sum(vals) / len(vals)), _fmt(max(vals))] if vals else ["-"] * 3
+            srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats, x["unit"]])
+        out += ["", _table(srows, ["series", "probe", "kind", "samples", "min", "mean", "max", "unit"]),
+                "(every sample: --series-csv FILE, --json, or Result.series in Python)"]
     return "\n".join(out)
 
 
@@ -142,17 +151,31 @@ def run_cmd(
         "--set", metavar="KEY=VALUE",
         help="Override a parameter, e.g. --set 'mux.capacity=64 cells' or --set scenario.duration='2 s'. Repeatable.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    series_csv: Annotated[Optional[str], typer.Option(
+        "--series-csv", metavar="FILE",
+        help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run one replication of a scenario and print its summary, probes and ledger."""
+    """Run one replication of a scenario and print its summary, probes, series and ledger."""
     overrides = parse_set(set_)
     sc = api.load(scenario).with_overrides(overrides)
     with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar:
         res = sc.run(seed=seed, run=run, progress=bar)
+    if series_csv:
+        _write_series_csv(res, series_csv)
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
         print(format_result(res, scenario))
+
+
+def _write_series_csv(res: api.Result, path: str) -> None:
+    if not res.raw.get("series"):
+        raise ScenarioError(f"{path}: the scenario asks for no series; add [probes] series = [\"COMPONENT.NAME\", ...]")
+    try:
+        res.series.to_csv(path, index=False)
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot write the series: {e.strerror or e}") from None
 
 
 @app.command("describe")
@@ -182,6 +205,10 @@ def describe_cmd(
     print("\nprobes:")
     qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
     print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
+    srow = [[f"{info['kind'].upper()}{'/' + q['at'] if q['at'] else ''}.{q['name']}", q["unit"], q["kind"], q["help"]]
+            for q in info.get("series", [])]
+    print("\nseries ([probes] series = [\"NAME[/SUB].SERIES\"], NAME the component's name):")
+    print(_table(srow, ["series", "unit", "kind", "help"], indent="  ") if srow else "  none")
 
 
 @app.command("sweep")

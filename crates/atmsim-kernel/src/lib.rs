@@ -10,6 +10,7 @@
 //!   delivery, warm-up deletion, event-trace fingerprint, conservation check;
 //! - [`rng`]: per-component random streams from (seed, run, component path, purpose);
 //! - [`probe`]: statistics and the long result table;
+//! - [`series`]: quantities sampled at a fixed interval during a run;
 //! - [`ledger`]: per-flow cell conservation;
 //! - [`error`]: `SimError`.
 //!
@@ -22,6 +23,7 @@ pub mod probe;
 pub mod queue;
 pub mod rate;
 pub mod rng;
+pub mod series;
 pub mod sim;
 pub mod time;
 pub mod units;
@@ -32,5 +34,6 @@ pub use probe::{LevelHistogram, ProbeKind, ProbeRow, ProbeSpec, Report, Tally, T
 pub use queue::{CompId, EventQueue};
 pub use rate::{Rate, CELL_BITS};
 pub use rng::Stream;
+pub use series::{SeriesKind, SeriesOut, SeriesProbe};
 pub use sim::{Component, Ctx, PortId, Route, RunOutcome, Simulation};
 pub use time::{SimDuration, SimTime, PS_PER_S};

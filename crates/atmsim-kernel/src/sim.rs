@@ -19,6 +19,7 @@ use crate::error::SimError;
 use crate::ledger::Ledger;
 use crate::probe::Report;
 use crate::queue::{CompId, EventQueue};
+use crate::series::{Sampler, SeriesOut, SeriesProbe};
 use crate::time::{SimDuration, SimTime};
 
 /// Port number on a component (inputs and outputs are numbered separately).
@@ -40,6 +41,13 @@ pub trait Component {
     fn report(&self, now: SimTime, path: &str, out: &mut Report);
     /// Add this component's cells to the conservation ledger.
     fn ledger(&self, ledger: &mut Ledger);
+    /// The current value of the quantity `index` (an index this component handed out
+    /// when a series was resolved; see [`crate::series`]). Only read, never while an
+    /// event is being handled.
+    fn sample(&self, index: u64, now: SimTime) -> f64 {
+        let _ = (index, now);
+        f64::NAN
+    }
 }
 
 /// A message on its way from an output port.
@@ -134,6 +142,8 @@ pub struct RunOutcome {
     pub end: SimTime,
     pub report: Report,
     pub ledger: Ledger,
+    /// The time series asked for with [`Simulation::sample_every`] (empty otherwise).
+    pub series: SeriesOut,
 }
 
 /// Progress callbacks come every this many events.
@@ -149,6 +159,7 @@ pub struct Simulation<C: Component> {
     mail: Mail<C::Msg>,
     fingerprint: u64,
     events: u64,
+    series: Option<(SimDuration, Vec<SeriesProbe>)>,
 }
 
 #[inline]
@@ -178,6 +189,51 @@ impl<C: Component> Simulation<C> {
             mail: Mail { first: None, rest: VecDeque::with_capacity(64) },
             fingerprint: 0xcbf2_9ce4_8422_2325,
             events: 0,
+            series: None,
+        }
+    }
+
+    /// Samples `probes` every `interval` during the run (see [`crate::series`]).
+    pub fn sample_every(&mut self, interval: SimDuration, probes: Vec<SeriesProbe>) {
+        if interval.ps() > 0 && !probes.is_empty() {
+            self.series = Some((interval, probes));
+        }
+    }
+
+    fn read_all(&self, sampler: &Sampler, now: SimTime) -> Vec<f64> {
+        sampler.probes().iter().map(|p| self.comps[p.comp as usize].sample(p.index, now)).collect()
+    }
+
+    /// Brings sampling and the warm-up up to date, in time order: samples at instants
+    /// before `sample_before` and the warm-up reset if it falls at or before
+    /// `warm_upto` (a reset at the warm-up instant comes before the events of that
+    /// instant, a sample after them).
+    #[cold]
+    fn catch_up(&mut self, sample_before: SimTime, warm_upto: SimTime, warmup: SimTime, warm: &mut bool, sampler: &mut Option<Sampler>) {
+        loop {
+            let s_next = sampler.as_ref().map(|s| s.next).filter(|&s| s < sample_before);
+            let w_due = !*warm && warmup <= warm_upto;
+            match (s_next, w_due) {
+                (None, false) => return,
+                (Some(s), true) if s < warmup => self.take_sample(sampler, s),
+                (Some(s), false) => self.take_sample(sampler, s),
+                (_, true) => {
+                    let before = sampler.as_ref().map(|s| self.read_all(s, warmup));
+                    self.comps.iter_mut().for_each(|c| c.reset_stats(warmup));
+                    if let (Some(s), Some(before)) = (sampler.as_mut(), before) {
+                        let after: Vec<f64> = s.probes().iter().map(|p| self.comps[p.comp as usize].sample(p.index, warmup)).collect();
+                        s.carry_reset(&before, &after);
+                    }
+                    *warm = true;
+                }
+            }
+        }
+    }
+
+    fn take_sample(&self, sampler: &mut Option<Sampler>, at: SimTime) {
+        if let Some(s) = sampler.as_mut() {
+            let comps = &self.comps;
+            s.sample(&mut |p| comps[p.comp as usize].sample(p.index, at));
         }
     }
 
@@ -225,18 +281,33 @@ impl<C: Component> Simulation<C> {
             }
             self.drain(SimTime::ZERO, &mut fault)?;
         }
+        let mut sampler = self.series.take().map(|(interval, probes)| Sampler::new(interval, probes, end));
+        if let Some(s) = sampler.as_mut() {
+            let comps = &self.comps;
+            s.baseline(&mut |p| comps[p.comp as usize].sample(p.index, SimTime::ZERO));
+        }
         let mut warm = warmup == SimTime::ZERO;
-        // One comparison per event covers the end of the run and the warm-up instant.
-        let mut checkpoint = if warm { end } else { warmup.min(end) };
+        // One comparison per event covers the end of the run, the warm-up instant and
+        // the next sampling instant (a sample is taken once an event lies past it).
+        let next_checkpoint = |warm: bool, sampler: &Option<Sampler>| {
+            let mut c = end;
+            if !warm {
+                c = c.min(warmup);
+            }
+            if let Some(s) = sampler {
+                c = c.min(SimTime(s.next.0.saturating_add(1)));
+            }
+            c
+        };
+        let mut checkpoint = next_checkpoint(warm, &sampler);
         let mut next_progress = PROGRESS_EVERY;
         while let Some(ev) = self.queue.begin() {
             if ev.time >= checkpoint {
                 if ev.time >= end {
                     break;
                 }
-                self.comps.iter_mut().for_each(|c| c.reset_stats(warmup));
-                warm = true;
-                checkpoint = end;
+                self.catch_up(ev.time, ev.time, warmup, &mut warm, &mut sampler);
+                checkpoint = next_checkpoint(warm, &sampler);
             }
             let now = ev.time;
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
@@ -257,6 +328,8 @@ impl<C: Component> Simulation<C> {
                 }
             }
         }
+        // Samples up to and including the end; a warm-up the events never reached.
+        self.catch_up(SimTime(end.0.saturating_add(1)), end, warmup, &mut warm, &mut sampler);
         if !warm {
             // The run ended before the warm-up did: nothing is measured.
             self.comps.iter_mut().for_each(|c| c.reset_stats(end));
@@ -271,13 +344,15 @@ impl<C: Component> Simulation<C> {
         if !bad.is_empty() {
             return Err(SimError::Conservation(bad.join("; ")));
         }
-        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger })
+        let series = sampler.map(Sampler::finish).unwrap_or_default();
+        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger, series })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::series::SeriesKind;
 
     /// A ping-pong pair: each message bounces back after a fixed delay.
     struct Bouncer {
@@ -365,6 +440,65 @@ mod tests {
         Simulation::new(comps, paths, routes).run(SimTime(1), SimTime::ZERO, &mut |_, _| true).unwrap();
         // What comp 0 sent comes first, in order; then what those deliveries sent.
         assert_eq!(*log.borrow(), vec![(1, 1), (2, 2), (3, 3), (4, 10), (4, 20), (4, 30)]);
+    }
+
+    /// A timer every 10 ps counting its firings; the count restarts at a stats reset.
+    struct Ticker {
+        count: u64,
+    }
+
+    impl Component for Ticker {
+        type Msg = ();
+        fn start(&mut self, ctx: &mut Ctx<'_, ()>) {
+            ctx.schedule_in(SimDuration(10), 0);
+        }
+        fn on_timer(&mut self, _tag: u32, ctx: &mut Ctx<'_, ()>) {
+            self.count += 1;
+            ctx.schedule_in(SimDuration(10), 0);
+        }
+        fn on_message(&mut self, _port: PortId, _msg: (), _ctx: &mut Ctx<'_, ()>) {}
+        fn reset_stats(&mut self, _now: SimTime) {
+            self.count = 0;
+        }
+        fn report(&self, _now: SimTime, _path: &str, _out: &mut Report) {}
+        fn ledger(&self, _l: &mut Ledger) {}
+        fn sample(&self, _index: u64, _now: SimTime) -> f64 {
+            self.count as f64
+        }
+    }
+
+    fn ticker_series(warmup: u64) -> RunOutcome {
+        let mut sim = Simulation::new(vec![Ticker { count: 0 }], vec!["t".into()], vec![vec![]]);
+        // Scale 25e-12 turns "per second over 25 ps" back into "per interval".
+        let probe = |kind| SeriesProbe { comp: 0, index: 0, kind, scale: if kind == SeriesKind::Rate { 25e-12 } else { 1.0 } };
+        sim.sample_every(SimDuration(25), vec![probe(SeriesKind::Level), probe(SeriesKind::Rate)]);
+        sim.run(SimTime(100), SimTime(warmup), &mut |_, _| true).unwrap()
+    }
+
+    #[test]
+    fn series_sample_the_state_after_each_instant() {
+        let out = ticker_series(0);
+        // Firings at 10, 20, …, 90 (the run ends before 100).
+        assert_eq!(out.series.values[0], vec![2.0, 5.0, 7.0, 9.0]);
+        let rate: Vec<f64> = out.series.values[1].iter().map(|v| v.round()).collect();
+        assert_eq!(rate, vec![2.0, 3.0, 2.0, 2.0]);
+    }
+
+    #[test]
+    fn rate_series_run_through_the_warm_up_reset() {
+        let out = ticker_series(40);
+        // The count restarts before the firing at 40 (3 so far): 2, then 2, 4, 6.
+        assert_eq!(out.series.values[0], vec![2.0, 2.0, 4.0, 6.0]);
+        let rate: Vec<f64> = out.series.values[1].iter().map(|v| v.round()).collect();
+        assert_eq!(rate, vec![2.0, 3.0, 2.0, 2.0]);
+    }
+
+    #[test]
+    fn sampling_leaves_the_trace_alone() {
+        let plain = Simulation::new(vec![Ticker { count: 0 }], vec!["t".into()], vec![vec![]]).run(SimTime(100), SimTime(40), &mut |_, _| true).unwrap();
+        let sampled = ticker_series(40);
+        assert_eq!((plain.fingerprint, plain.events), (sampled.fingerprint, sampled.events));
+        assert!(plain.series.values.is_empty());
     }
 
     #[test]

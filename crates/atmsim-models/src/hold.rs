@@ -8,6 +8,8 @@ use atmsim_kernel::{Ctx, SimDuration, SimTime, Stream};
 
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::series::SeriesDecl;
+use atmsim_kernel::SeriesKind;
 use crate::traffic::exp_ps;
 
 pub const PARAMS: [ParamSpec; 2] = [
@@ -16,6 +18,8 @@ pub const PARAMS: [ParamSpec; 2] = [
 ];
 
 pub const PROBES: [ProbeSpec; 1] = [ProbeSpec { name: "hold_events", unit: "1", kind: ProbeKind::Counter, help: "events handled (count)" }];
+
+pub const SERIES: [SeriesDecl; 1] = [SeriesDecl { name: "hold_events", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "events handled per second over each interval" }];
 
 #[derive(Clone, Debug)]
 pub struct Hold {
@@ -44,6 +48,9 @@ impl Hold {
         self.handled += 1;
         let d = exp_ps(&mut self.rng, self.mean_ps);
         ctx.schedule_in(SimDuration(d), 0);
+    }
+    pub fn sample(&self) -> f64 {
+        self.handled as f64
     }
     pub fn reset_stats(&mut self, _now: SimTime) {
         self.handled = 0;

@@ -25,6 +25,7 @@ pub mod host;
 pub mod loss;
 pub mod pacer;
 pub mod params;
+pub mod series;
 pub mod sink;
 pub mod suggest;
 pub mod switch;
@@ -35,6 +36,7 @@ use atmsim_kernel::probe::{ProbeSpec, Report};
 use atmsim_kernel::{rng, Component, Ctx, Ledger, PortId, SimTime};
 
 pub use cell::{Cell, Msg};
+use series::KindSeries;
 use params::{ParamIssue, ParamSpec, Params};
 
 /// An input port declaration; `multi` inputs accept any number of connections.
@@ -98,6 +100,8 @@ pub struct KindSpec {
     /// Per-instance ports, for kinds whose ports depend on parameters.
     pub ports: Option<fn(&Params) -> Ports>,
     pub probes: &'static [&'static [ProbeSpec]],
+    /// Quantities an instance can sample as time series, by sub-path.
+    pub series: &'static [KindSeries],
     /// Sources originate flows (they get a flow number and appear in the ledger).
     pub is_source: bool,
     pub build: fn(&Params, &BuildInfo) -> Result<Model, ParamIssue>,
@@ -146,6 +150,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&traffic::SOURCE_PROBES],
+        series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::Cbr(traffic::cbr::Cbr::new(p, b.flow, b.stream("phase"))?)),
     },
@@ -158,6 +163,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&traffic::SOURCE_PROBES],
+        series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::Poisson(traffic::poisson::Poisson::new(p, b.flow, b.stream("arrivals"))?)),
     },
@@ -170,6 +176,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&traffic::SOURCE_PROBES, &traffic::onoff::PROBES],
+        series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::OnOff(traffic::onoff::OnOff::new(p, b.flow, b.stream("onoff"))?)),
     },
@@ -182,6 +189,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&transmitter::PROBES],
+        series: &[KindSeries { at: "", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
     },
@@ -194,6 +202,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&transmitter::PROBES],
+        series: &[KindSeries { at: "", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
     },
@@ -206,6 +215,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &["p<N>"],
         ports: Some(switch::ports),
         probes: &[&switch::PROBES, &transmitter::PROBES],
+        series: &[KindSeries { at: "p<N>", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Switch(Box::new(switch::Switch::new(p)?))),
     },
@@ -218,6 +228,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: Some(|_| Ports { inputs: vec![PortDecl::new("in", false, false)], outputs: vec![PortDecl::new("out", false, true)] }),
         probes: &[&host::PROBES, &host::conn::PROBES, &transmitter::PROBES],
+        series: &[KindSeries { at: "", series: &host::SERIES }, KindSeries { at: "nic", series: &transmitter::SERIES }, KindSeries { at: "tcp/vc<N>", series: &host::conn::SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::Host(Box::new(host::Host::new(p, b.flow, b.stream("app"), b.stream("tcp_timers"))?))),
     },
@@ -230,6 +241,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&loss::PROBES],
+        series: &[],
         is_source: false,
         build: |p, b| Ok(Model::Loss(loss::Loss::new(p, b.stream("loss"))?)),
     },
@@ -242,6 +254,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &OUT,
         ports: None,
         probes: &[&pacer::PROBES],
+        series: &[KindSeries { at: "", series: &pacer::SERIES }, KindSeries { at: "vc<N>", series: &pacer::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Pacer(pacer::PacerNode::new(p)?)),
     },
@@ -254,6 +267,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &[],
         ports: None,
         probes: &[&sink::PROBES],
+        series: &[KindSeries { at: "", series: &sink::SERIES }, KindSeries { at: "vc<N>", series: &sink::SERIES }],
         is_source: false,
         build: |_, _| Ok(Model::Sink(sink::Sink::new())),
     },
@@ -266,6 +280,7 @@ pub static KINDS: [KindSpec; 11] = [
         outputs: &[],
         ports: None,
         probes: &[&hold::PROBES],
+        series: &[KindSeries { at: "", series: &hold::SERIES }],
         is_source: false,
         build: |p, b| Ok(Model::Hold(hold::Hold::new(p, b.stream("hold"))?)),
     },
@@ -292,6 +307,25 @@ pub enum Model {
 }
 
 impl Model {
+    /// The index of series `name` at sub-path `sub` of this instance (see [`series`]).
+    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        use series::{code, find, parse_vc_name};
+        let vc = |sub: &str| if sub.is_empty() { Some(0) } else { parse_vc_name(sub).map(|l| l as u64 + 1) };
+        match self {
+            Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
+            Model::Transmitter(_) if sub.is_empty() => find(&transmitter::SERIES, name),
+            Model::Hold(_) if sub.is_empty() => find(&hold::SERIES, name),
+            Model::Sink(_) => Some(code(vc(sub)?, find(&sink::SERIES, name)?)),
+            Model::Pacer(p) => {
+                let element = if sub.is_empty() { 0 } else { p.queue_of(parse_vc_name(sub)?)? as u64 + 1 };
+                Some(code(element, find(&pacer::SERIES, name)?))
+            }
+            Model::Switch(s) => s.series_index(sub, name),
+            Model::Host(h) => h.series_index(sub, name),
+            _ => None,
+        }
+    }
+
     /// The flow and VC label of a source.
     pub fn source_flow(&self) -> Option<(u32, u32)> {
         let c = match self {
@@ -375,6 +409,22 @@ impl Component for Model {
             Model::Host(m) => m.report(now, path, out),
             Model::Loss(m) => m.report(now, path, out),
             Model::Pacer(m) => m.report(now, path, out),
+        }
+    }
+
+    fn sample(&self, index: u64, _now: SimTime) -> f64 {
+        let (element, q) = series::split(index);
+        match self {
+            Model::Cbr(m) => m.core().sample(q),
+            Model::Poisson(m) => m.core().sample(q),
+            Model::OnOff(m) => m.core().sample(q),
+            Model::Transmitter(m) => m.sample(q),
+            Model::Hold(m) => m.sample(),
+            Model::Sink(m) => m.sample(element.checked_sub(1).map(|l| l as u32)),
+            Model::Pacer(m) => m.sample(element.checked_sub(1).map(|e| e as usize), q),
+            Model::Switch(m) => m.sample(index),
+            Model::Host(m) => m.sample(index),
+            Model::Loss(_) => f64::NAN,
         }
     }
 

@@ -21,6 +21,8 @@ use atmsim_kernel::{Ctx, Ledger, Rate, SimTime};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::series::SeriesDecl;
+use atmsim_kernel::SeriesKind;
 
 /// One pacing queue.
 #[derive(Clone, Debug)]
@@ -88,6 +90,12 @@ pub const PROBES: [ProbeSpec; 2] = [
 ];
 
 /// The `pacer` component.
+/// What a pacer samples as time series (per VC as `<pacer>/vc<N>`, or the whole).
+pub const SERIES: [SeriesDecl; 2] = [
+    SeriesDecl { name: "pacer_q_len", unit: "cells", kind: SeriesKind::Level, scale: 1.0, help: "cells waiting to be paced at each instant" },
+    SeriesDecl { name: "paced_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells sent on per second over each interval" },
+];
+
 #[derive(Clone, Debug)]
 pub struct PacerNode {
     /// VC labels paced (empty: one queue for everything).
@@ -139,6 +147,21 @@ impl PacerNode {
                 ctx.schedule_at(t, tag);
             }
             ctx.send(0, Msg::Cell(cell));
+        }
+    }
+
+    /// The queue of paced VC `label`.
+    pub fn queue_of(&self, label: u32) -> Option<usize> {
+        self.labels.iter().position(|&x| x == label)
+    }
+
+    /// Quantity `q` of [`SERIES`] for queue `i` (None: all queues together).
+    pub fn sample(&self, i: Option<usize>, q: usize) -> f64 {
+        let qs = self.queues.iter().enumerate().filter(|(j, _)| i.is_none_or(|i| i == *j)).map(|(_, q)| q);
+        match q {
+            0 => qs.map(|q| q.len() as f64).sum(),
+            1 => qs.map(|q| q.paced as f64).sum(),
+            _ => f64::NAN,
         }
     }
 

@@ -13,11 +13,19 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
 use crate::cell::Cell;
+use crate::series::{SeriesDecl, MB_PER_CELL};
+use atmsim_kernel::SeriesKind;
 
 pub const PROBES: [ProbeSpec; 3] = [
     ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
     ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max)" },
     ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
+];
+
+/// What a sink samples as time series, for all its cells or one VC's (`<sink>/vc<N>`).
+pub const SERIES: [SeriesDecl; 2] = [
+    SeriesDecl { name: "sink_rx_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells received per second over each interval" },
+    SeriesDecl { name: "sink_throughput", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "received cell bit rate over each interval, 424 bits per cell" },
 ];
 
 #[derive(Clone, Debug, Default)]
@@ -52,6 +60,12 @@ impl Sink {
         s.delivered += 1;
         s.rx += 1;
         s.delay.add(now.since(cell.born).0 as f64);
+    }
+
+    /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
+    /// label (both quantities of [`SERIES`] count cells).
+    pub fn sample(&self, vc: Option<u32>) -> f64 {
+        self.flows.iter().filter(|s| s.seen && vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
     }
 
     pub fn reset_stats(&mut self, now: SimTime) {

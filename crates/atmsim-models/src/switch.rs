@@ -283,6 +283,17 @@ impl Switch {
         }
     }
 
+    /// The index of output port `p<N>`'s transmitter series `name`.
+    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        let n = crate::series::parse_port(sub, self.out.len())?;
+        crate::series::find(&crate::transmitter::SERIES, name).map(|q| crate::series::code(n as u64 - 1, q))
+    }
+
+    pub fn sample(&self, index: u64) -> f64 {
+        let (port, q) = crate::series::split(index);
+        self.out.get(port as usize).map_or(f64::NAN, |t| t.sample(q))
+    }
+
     pub fn reset_stats(&mut self, now: SimTime) {
         self.out.iter_mut().for_each(|t| t.reset_stats(now));
         self.route_rx.iter_mut().for_each(|x| *x = 0);

@@ -27,6 +27,8 @@ use atmsim_kernel::{Ctx, Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::series::{SeriesDecl, MB_PER_CELL};
+use atmsim_kernel::SeriesKind;
 
 /// Physical-layer presets: (name, bit rate available to cells, line rate, source).
 pub const PHY_PRESETS: [(&str, f64, f64, &str); 5] = [
@@ -84,6 +86,14 @@ pub const PROBES: [ProbeSpec; 8] = [
     ProbeSpec { name: "q_wait", unit: "s", kind: ProbeKind::Tally, help: "time from a cell's arrival to the start of its transmission (count, mean, std, min, max)" },
     ProbeSpec { name: "q_len_tail", unit: "1", kind: ProbeKind::Histogram, help: "fraction of time with more than x cells in the buffer (statistics p_gt_0 … p_gt_32)" },
     ProbeSpec { name: "phy_utilisation", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the line was transmitting (value)" },
+];
+
+/// What a transmitter samples as time series.
+pub const SERIES: [SeriesDecl; 4] = [
+    SeriesDecl { name: "q_len", unit: "cells", kind: SeriesKind::Level, scale: 1.0, help: "cells in the buffer, including the one in transmission, at each instant" },
+    SeriesDecl { name: "q_tx_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells transmitted per second over each interval" },
+    SeriesDecl { name: "q_drop_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells dropped (buffer full) per second over each interval" },
+    SeriesDecl { name: "q_tx_rate", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "transmitted cell bit rate over each interval, 424 bits per cell" },
 ];
 
 /// Levels of `q_len_tail` reported (p_gt_0 … p_gt_TAIL_MAX).
@@ -252,6 +262,16 @@ impl Transmitter {
             self.tx_done(ctx)
         } else {
             self.arrive(ctx)
+        }
+    }
+
+    /// Quantity `q` of [`SERIES`].
+    pub fn sample(&self, q: usize) -> f64 {
+        match q {
+            0 => self.buffer.len() as f64,
+            1 | 3 => self.tx as f64,
+            2 => self.dropped as f64,
+            _ => f64::NAN,
         }
     }
 

@@ -95,6 +95,18 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
         flows.append(fd)?;
     }
     d.set_item("flows", flows)?;
+    let series = PyList::empty_bound(py);
+    for s in &r.series {
+        let sd = PyDict::new_bound(py);
+        sd.set_item("component", &s.component)?;
+        sd.set_item("probe", s.probe)?;
+        sd.set_item("unit", s.unit)?;
+        sd.set_item("kind", s.kind)?;
+        sd.set_item("interval_s", s.interval_s)?;
+        sd.set_item("values", s.values.clone())?;
+        series.append(sd)?;
+    }
+    d.set_item("series", series)?;
     Ok(d)
 }
 
@@ -259,6 +271,19 @@ fn describe_kind<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
         probes.append(pd)?;
     }
     d.set_item("probes", probes)?;
+    let series = PyList::empty_bound(py);
+    for g in k.series {
+        for s in g.series {
+            let sd = PyDict::new_bound(py);
+            sd.set_item("at", g.at)?;
+            sd.set_item("name", s.name)?;
+            sd.set_item("unit", s.unit)?;
+            sd.set_item("kind", s.kind.name())?;
+            sd.set_item("help", s.help)?;
+            series.append(sd)?;
+        }
+    }
+    d.set_item("series", series)?;
     Ok(d)
 }
 

@@ -6,12 +6,13 @@
 //!   parse values with units, check wiring; one-line errors with file:line, key and what
 //!   would be valid ([`ScenarioError`]);
 //! - [`run`]: build the kernel simulation for (seed, run) and run it, adding per-flow
-//!   books from the conservation ledger.
+//!   books from the conservation ledger, the `[probes] keep` filter and the sampled
+//!   time series.
 
 pub mod error;
 pub mod load;
 pub mod run;
 
 pub use error::{Location, ScenarioError};
-pub use load::{ComponentDecl, Scenario, Wire};
-pub use run::{FlowBooks, RunResult};
+pub use load::{ComponentDecl, Scenario, SeriesReq, Wire};
+pub use run::{FlowBooks, RunResult, SeriesRow};

@@ -7,6 +7,7 @@
 //! connections = ["src.out -> mux.in", "mux -> sink"]   # before any table
 //! [scenario]            # name, description, duration, warmup, seed, replications
 //! [components.NAME]     # kind = "...", then that kind's parameters
+//! [probes]              # keep = [patterns], series = ["COMP[/SUB].NAME"], interval
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use atmsim_kernel::SimDuration;
 use atmsim_models::params::{parse_value, ParamType, Params, Raw, Value};
 use atmsim_models::suggest::did_you_mean;
+use atmsim_models::series::SeriesDecl;
 use atmsim_models::{kind, KindSpec, Ports, KINDS};
+use wildmatch::WildMatch;
 use toml_edit::{ImDocument, Item, Table};
 
 use crate::error::{Location, ScenarioError};
@@ -42,6 +45,20 @@ pub struct RawScenario {
     pub scenario: Vec<RawEntry>,
     pub components: Vec<RawComponent>,
     pub connections: Vec<(String, Option<usize>)>,
+    /// The `[probes]` table.
+    pub probes: Vec<RawEntry>,
+}
+
+/// One requested time series, resolved to a component and the index it answers to.
+#[derive(Clone, Debug)]
+pub struct SeriesReq {
+    /// As written: `COMPONENT[/SUB].NAME`.
+    pub label: String,
+    /// `COMPONENT[/SUB]`, the component column of the series rows.
+    pub path: String,
+    pub component: usize,
+    pub index: u64,
+    pub decl: SeriesDecl,
 }
 
 /// A validated component.
@@ -79,6 +96,11 @@ pub struct Scenario {
     pub replications: u32,
     pub components: Vec<ComponentDecl>,
     pub wires: Vec<Wire>,
+    /// `[probes] keep`: glob patterns on `COMPONENT.PROBE`; empty keeps every row.
+    pub keep: Vec<String>,
+    /// `[probes] series`, sampled every `interval`.
+    pub series: Vec<SeriesReq>,
+    pub interval: SimDuration,
 }
 
 fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> Option<usize> {
@@ -132,14 +154,18 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
         invalid(file, line_of(text, e.span()), "", format!("TOML syntax: {msg}"))
     })?;
     let root = doc.as_table();
-    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![] };
-    let top = ["connections", "scenario", "components", "sweep"];
+    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![] };
+    let top = ["connections", "scenario", "components", "probes", "sweep"];
     for (k, item) in root.iter() {
         let line = line_of(text, root.key(k).and_then(|key| key.span()).or_else(|| item.span()));
         match k {
             "scenario" => {
                 let t = item.as_table().ok_or_else(|| invalid(file, line, "scenario", "must be a table: [scenario]"))?;
                 raw.scenario = entries(text, file, t, "scenario.")?;
+            }
+            "probes" => {
+                let t = item.as_table().ok_or_else(|| invalid(file, line, "probes", "must be a table: [probes]"))?;
+                raw.probes = entries(text, file, t, "probes.")?;
             }
             "components" => {
                 let t = item.as_table().ok_or_else(|| invalid(file, line, "components", "must be tables: [components.NAME]"))?;
@@ -176,7 +202,7 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
             }
             other => {
                 let hint = did_you_mean(other, top);
-                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME], [sweep]{hint}")));
+                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME], [probes], [sweep]{hint}")));
             }
         }
     }
@@ -188,6 +214,107 @@ fn valid_name(n: &str) -> bool {
 }
 
 const SCENARIO_KEYS: [&str; 6] = ["name", "description", "duration", "warmup", "seed", "replications"];
+const PROBES_KEYS: [&str; 3] = ["keep", "series", "interval"];
+/// At most this many sampled values per run (series × samples), to keep memory sane.
+const MAX_SERIES_VALUES: u64 = 20_000_000;
+
+type ProbesSection = (Vec<String>, Vec<SeriesReq>, SimDuration);
+
+/// Reads `[probes]`: which rows to keep, which series to sample and how often
+/// (default: a thousandth of the run).
+fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: SimDuration) -> Result<ProbesSection, ScenarioError> {
+    let f = raw.file.as_str();
+    let list_of = |e: &RawEntry, key: &str| -> Result<Vec<String>, ScenarioError> {
+        match &e.raw {
+            Raw::List(items) => items
+                .iter()
+                .map(|r| match r {
+                    Raw::Str(s) => Ok(s.clone()),
+                    other => Err(invalid(f, e.line, key, format!("{other} is not a string; expected a list of strings"))),
+                })
+                .collect(),
+            Raw::Str(s) => Ok(vec![s.clone()]),
+            other => Err(invalid(f, e.line, key, format!("{other} is not valid; expected a list of strings"))),
+        }
+    };
+    let (mut keep, mut wanted, mut interval) = (Vec::new(), Vec::new(), None);
+    for e in &raw.probes {
+        let key = format!("probes.{}", e.key);
+        match e.key.as_str() {
+            "keep" => keep = list_of(e, &key)?,
+            "series" => wanted = list_of(e, &key)?.into_iter().map(|s| (s, e.line)).collect(),
+            "interval" => {
+                let spec = atmsim_models::params::ParamSpec { name: "interval", ty: ParamType::Time, default: None, required: true, help: "", source: "" };
+                match parse_value(&spec, &e.raw) {
+                    Ok(Value::Time(t)) if t.ps() > 0 => interval = Some(t),
+                    Ok(_) => return Err(param_err(f, e.line, &key, "the sampling interval must be a positive time")),
+                    Err(m) => return Err(param_err(f, e.line, &key, m)),
+                }
+            }
+            other => {
+                let hint = did_you_mean(other, PROBES_KEYS);
+                return Err(invalid(f, e.line, &key, format!("unknown key; valid: {}{hint}", PROBES_KEYS.join(", "))));
+            }
+        }
+    }
+    for (i, p) in keep.iter().enumerate() {
+        if p.trim().is_empty() {
+            let line = raw.probes.iter().find(|e| e.key == "keep").and_then(|e| e.line);
+            return Err(invalid(f, line, &format!("probes.keep[{i}]"), "empty pattern; write e.g. \"q.*\" or \"*.sink_delay\""));
+        }
+    }
+    let interval = interval.unwrap_or(SimDuration((duration.ps() / 1000).max(1)));
+    let names: Vec<&str> = components.iter().map(|c| c.name.as_str()).collect();
+    let mut series = Vec::new();
+    for (label, line) in wanted {
+        let key = "probes.series";
+        let Some((path, name)) = label.rsplit_once('.') else {
+            return Err(invalid(f, line, key, format!("'{label}': write COMPONENT[/SUB].NAME, e.g. \"q.q_len\" or \"sw/p3.q_len\"")));
+        };
+        let (cname, sub) = path.split_once('/').unwrap_or((path, ""));
+        let Some(ci) = names.iter().position(|&n| n == cname) else {
+            let hint = did_you_mean(cname, names.iter().copied());
+            return Err(invalid(f, line, key, format!("'{label}': no component '{cname}'{hint}")));
+        };
+        let c = &components[ci];
+        let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0) };
+        let model = (c.kind.build)(&c.params, &info).map_err(|e| param_err(f, line, key, e.msg))?;
+        let offered = || {
+            let groups: Vec<String> = c
+                .kind
+                .series
+                .iter()
+                .map(|g| {
+                    let names: Vec<&str> = g.series.iter().map(|d| d.name).collect();
+                    let at = if g.at.is_empty() { c.name.clone() } else { format!("{}/{}", c.name, g.at) };
+                    format!("{at}: {}", names.join(", "))
+                })
+                .collect();
+            if groups.is_empty() { format!("kind {} has no series", c.kind.kind) } else { format!("valid: {}", groups.join("; ")) }
+        };
+        let Some(index) = model.series_index(sub, name) else {
+            let all: Vec<&str> = c.kind.series.iter().flat_map(|g| g.series.iter().map(|d| d.name)).collect();
+            let hint = did_you_mean(name, all.iter().copied());
+            return Err(invalid(f, line, key, format!("'{label}': no such series here; {}{hint}", offered())));
+        };
+        let decl = c
+            .kind
+            .series
+            .iter()
+            .filter(|g| g.at.is_empty() == sub.is_empty())
+            .flat_map(|g| g.series.iter())
+            .find(|d| d.name == name)
+            .copied()
+            .ok_or_else(|| invalid(f, line, key, format!("'{label}': {}", offered())))?;
+        series.push(SeriesReq { label: label.clone(), path: path.to_string(), component: ci, index, decl });
+    }
+    let samples = duration.ps() / interval.ps();
+    if samples.saturating_mul(series.len() as u64) > MAX_SERIES_VALUES {
+        let line = raw.probes.iter().find(|e| e.key == "interval").and_then(|e| e.line);
+        return Err(param_err(f, line, "probes.interval", format!("{} series × {samples} samples is more than {MAX_SERIES_VALUES} values; sample less often", series.len())));
+    }
+    Ok((keep, series, interval))
+}
 
 impl Scenario {
     /// Loads and validates a scenario file.
@@ -383,7 +510,8 @@ impl Scenario {
                 }
             }
         }
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, components, wires })
+        let (keep, series, interval) = probes_section(&raw, &components, duration)?;
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, components, wires, keep, series, interval })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -393,13 +521,15 @@ impl Scenario {
         let mut raw = self.raw.clone();
         for (key, value) in overrides {
             let at = |msg: String| ScenarioError::Invalid { at: Location { file: "--set".into(), line: None, key: key.clone() }, msg };
-            let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE or scenario.KEY=VALUE".into()))?;
+            let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE, scenario.KEY=VALUE or probes.KEY=VALUE".into()))?;
             let v = value.trim();
             // A TOML value when it is one (12, 0.8, true, "text", ["a", "b"]); else a bare string.
             let rawv = v.parse::<toml_edit::Value>().ok().and_then(|tv| raw_of_value(&tv)).unwrap_or_else(|| Raw::Str(v.to_string()));
             let entry = RawEntry { key: param.to_string(), raw: rawv, line: None };
             let list = if head == "scenario" {
                 &mut raw.scenario
+            } else if head == "probes" {
+                &mut raw.probes
             } else {
                 let names: Vec<String> = raw.components.iter().map(|c| c.name.clone()).collect();
                 let comp = raw.components.iter_mut().find(|c| c.name == head).ok_or_else(|| {
@@ -447,6 +577,24 @@ impl Scenario {
                 }
             }
         }
+        if !self.keep.is_empty() || !self.series.is_empty() {
+            s.push_str("\n[probes]\n");
+            if !self.keep.is_empty() {
+                s.push_str(&format!("keep = {:?}\n", self.keep));
+            }
+            if !self.series.is_empty() {
+                let labels: Vec<&str> = self.series.iter().map(|r| r.label.as_str()).collect();
+                s.push_str(&format!("series = {labels:?}\ninterval = \"{} s\"\n", self.interval.as_secs_f64()));
+            }
+        }
         s
+    }
+
+    /// Whether probe row `(component, probe)` is kept by `[probes] keep`.
+    pub fn keeps(&self, component: &str, probe: &str) -> bool {
+        self.keep.is_empty() || {
+            let key = format!("{component}.{probe}");
+            self.keep.iter().any(|p| WildMatch::new(p).matches(&key))
+        }
     }
 }

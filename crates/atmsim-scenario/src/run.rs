@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use atmsim_kernel::{Ledger, ProbeRow, Route, SimError, SimTime, Simulation};
+use atmsim_kernel::{Ledger, ProbeRow, Route, SeriesProbe, SimError, SimTime, Simulation};
 use atmsim_models::{BuildInfo, Model};
 
 use crate::load::Scenario;
@@ -21,6 +21,19 @@ pub struct FlowBooks {
     pub replicated: u64,
 }
 
+/// One sampled time series: `values[k]` is at `(k + 1)·interval_s` seconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesRow {
+    /// `COMPONENT[/SUB]`, as probe rows name parts.
+    pub component: String,
+    pub probe: &'static str,
+    pub unit: &'static str,
+    /// `level` (the value at each instant) or `rate` (per second over each interval).
+    pub kind: &'static str,
+    pub interval_s: f64,
+    pub values: Vec<f64>,
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -33,6 +46,8 @@ pub struct RunResult {
     pub probes: Vec<ProbeRow>,
     pub ledger: Ledger,
     pub flows: Vec<FlowBooks>,
+    /// The series asked for in `[probes] series`, in that order.
+    pub series: Vec<SeriesRow>,
 }
 
 impl Scenario {
@@ -56,7 +71,10 @@ impl Scenario {
         for w in &self.wires {
             routes[w.from][w.out as usize] = Some(Route { comp: w.to as u32, port: w.inp });
         }
-        Ok(Simulation::new(comps, paths, routes))
+        let mut sim = Simulation::new(comps, paths, routes);
+        let probes = self.series.iter().map(|r| SeriesProbe { comp: r.component as u32, index: r.index, kind: r.decl.kind, scale: r.decl.scale }).collect();
+        sim.sample_every(self.interval, probes);
+        Ok(sim)
     }
 
     /// Runs replication `run` with master seed `seed`. `progress(now, events)` is called
@@ -97,6 +115,14 @@ impl Scenario {
             }
             flows.push(books);
         }
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, probes, ledger: out.ledger, flows })
+        probes.retain(|r| self.keeps(&r.component, r.probe));
+        let interval_s = out.series.interval.as_secs_f64();
+        let series = self
+            .series
+            .iter()
+            .zip(out.series.values)
+            .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
+            .collect();
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, probes, ledger: out.ledger, flows, series })
     }
 }

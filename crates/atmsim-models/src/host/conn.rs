@@ -16,6 +16,8 @@ use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
 use atmsim_kernel::{Rate, SimDuration, SimTime};
 
 use super::tcp::{Config, Receiver, Sender, Timers, HEADERS, MAX_WINDOW};
+use crate::series::SeriesDecl;
+use atmsim_kernel::SeriesKind;
 use crate::cell::{parse_vc_label, vc_name};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -88,7 +90,30 @@ pub struct Conn {
     pub base_retx: [u64; 3],
 }
 
+/// What a connection samples as time series (`<host>/tcp/vc<N>`).
+pub const SERIES: [SeriesDecl; 6] = [
+    SeriesDecl { name: "tcp_cwnd", unit: "B", kind: SeriesKind::Level, scale: 1.0, help: "congestion window at each instant (senders; NaN for receivers)" },
+    SeriesDecl { name: "tcp_ssthresh", unit: "B", kind: SeriesKind::Level, scale: 1.0, help: "slow-start threshold at each instant (senders)" },
+    SeriesDecl { name: "tcp_srtt", unit: "s", kind: SeriesKind::Level, scale: 1.0, help: "smoothed round-trip time at each instant (senders)" },
+    SeriesDecl { name: "tcp_rto", unit: "s", kind: SeriesKind::Level, scale: 1.0, help: "retransmission timeout at each instant (senders)" },
+    SeriesDecl { name: "tcp_throughput", unit: "b/s", kind: SeriesKind::Rate, scale: 8.0, help: "octets acknowledged (sender) or delivered in order (receiver) over each interval, in bits per second" },
+    SeriesDecl { name: "tcp_retransmits", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "segments retransmitted per second over each interval (senders)" },
+];
+
 impl Conn {
+    /// Quantity `q` of [`SERIES`].
+    pub fn sample(&self, q: usize) -> f64 {
+        match (&self.ep, q) {
+            (_, 4) => self.bytes() as f64,
+            (Endpoint::Send(s), 0) => s.cwnd as f64,
+            (Endpoint::Send(s), 1) => s.ssthresh as f64,
+            (Endpoint::Send(s), 2) => s.rtt_rto().0,
+            (Endpoint::Send(s), 3) => s.rtt_rto().1,
+            (Endpoint::Send(_), 5) => self.retx()[0] as f64,
+            _ => f64::NAN,
+        }
+    }
+
     pub fn name(&self) -> String {
         match self.ep {
             Endpoint::Send(_) => format!("tcp/{}", vc_name(self.out_vc)),

@@ -34,6 +34,8 @@ use rand::Rng;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
 
+use crate::series::SeriesDecl;
+use atmsim_kernel::SeriesKind;
 use crate::aal::aal5::{self, Reassembler, Reassembly};
 use crate::pacer::Pacer;
 use conn::{Conn, Endpoint};
@@ -63,6 +65,13 @@ pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when the application starts", source: "" },
     ParamSpec { name: "stop", ty: ParamType::Time, default: None, required: false, help: "udp: when the blaster stops (default: never)", source: "" },
     ParamSpec { name: "reply", ty: ParamType::Bool, default: Some("true"), required: false, help: "answer ICMP echo requests", source: "" },
+];
+
+/// What a host samples as time series (its interface: `<host>/nic`, with the
+/// transmitter's series; its connections: `<host>/tcp/vc<N>`).
+pub const SERIES: [SeriesDecl; 2] = [
+    SeriesDecl { name: "cpu_util", unit: "1", kind: SeriesKind::Rate, scale: 1e-12, help: "fraction of each interval the CPU spent on segments (booked when a segment starts)" },
+    SeriesDecl { name: "udp_rx", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "UDP datagrams received whole per second over each interval" },
 ];
 
 pub const PROBES: [ProbeSpec; 9] = [
@@ -603,6 +612,30 @@ impl Host {
         self.cpu_base = self.cpu_time;
         for c in &mut self.conns {
             c.reset_stats();
+        }
+    }
+
+    /// The index of series `name` at `sub` (`""`, `nic`, `tcp/vc<N>`), if any.
+    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        use crate::series::{code, find, parse_vc_name};
+        match sub {
+            "" => find(&SERIES, name).map(|q| code(0, q)),
+            "nic" => find(&crate::transmitter::SERIES, name).map(|q| code(1, q)),
+            _ => {
+                let label = parse_vc_name(sub.strip_prefix("tcp/")?)?;
+                let i = self.conns.iter().position(|c| c.name() == format!("tcp/{}", crate::cell::vc_name(label)))?;
+                find(&conn::SERIES, name).map(|q| code(2 + i as u64, q))
+            }
+        }
+    }
+
+    pub fn sample(&self, index: u64) -> f64 {
+        match crate::series::split(index) {
+            (0, 0) => self.cpu_time as f64,
+            (0, 1) => self.udp_rx as f64,
+            (1, q) => self.nic.sample(q),
+            (e, q) if e >= 2 => self.conns.get(e as usize - 2).map_or(f64::NAN, |c| c.sample(q)),
+            _ => f64::NAN,
         }
     }
 

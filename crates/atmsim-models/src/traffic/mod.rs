@@ -19,6 +19,8 @@ use rand_distr::{Distribution, Exp1};
 
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::series::{SeriesDecl, MB_PER_CELL};
+use atmsim_kernel::SeriesKind;
 
 /// Parameters every source has.
 pub const COMMON_PARAMS: [ParamSpec; 3] = [
@@ -33,6 +35,12 @@ pub const SOURCE_PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "src_tx_rate", unit: "Mb/s", kind: ProbeKind::Gauge, help: "mean emitted rate after warm-up, 424 bits per cell (statistic mean)" },
     ProbeSpec { name: "flow_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "this source's cells dropped anywhere / generated, whole run, from the conservation ledger (value)" },
     ProbeSpec { name: "flow_cells", unit: "cells", kind: ProbeKind::Gauge, help: "this source's books for the whole run (statistics generated, delivered, dropped, in_flight, replicated)" },
+];
+
+/// What every source samples as time series.
+pub const SOURCE_SERIES: [SeriesDecl; 2] = [
+    SeriesDecl { name: "src_tx_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells emitted per second over each interval" },
+    SeriesDecl { name: "src_tx_rate", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "emitted cell bit rate over each interval, 424 bits per cell" },
 ];
 
 /// What every source keeps.
@@ -67,6 +75,11 @@ impl SourceCore {
         self.generated += 1;
         self.counted += 1;
         ctx.send(0, Msg::Cell(cell));
+    }
+
+    /// Quantity `q` of [`SOURCE_SERIES`] (both are the running count of cells).
+    pub fn sample(&self, _q: usize) -> f64 {
+        self.generated as f64
     }
 
     pub fn reset_stats(&mut self, now: SimTime) {

@@ -513,6 +513,8 @@ vcs = ["p1:1 -> p2:1"]
     }
 }
 
+mod series;
+
 mod hosts {
     use super::*;
 
