@@ -75,8 +75,8 @@ enum Current {
 pub struct EventQueue {
     heap: KeyHeap<Payload>,
     ready: std::collections::VecDeque<Event>,
-    /// The first event scheduled by the handler running now, if `has_first`.
-    first: (u64, Payload),
+    /// Whether the handler running now has scheduled an event: the first one waits in
+    /// the heap's staging slot.
     has_first: bool,
     /// The others, in order.
     staged: Vec<Event>,
@@ -99,7 +99,7 @@ impl EventQueue {
         if !self.in_event {
             self.heap.push(time.0, ev.payload());
         } else if !self.has_first {
-            self.first = (time.0, ev.payload());
+            self.heap.stage(time.0, ev.payload());
             self.has_first = true;
         } else {
             self.staged.push(ev);
@@ -145,10 +145,9 @@ impl EventQueue {
     #[inline(always)]
     pub fn finish(&mut self) {
         self.in_event = false;
-        let (key, payload) = self.first;
         let has_first = std::mem::replace(&mut self.has_first, false);
         match self.current {
-            Current::Top if has_first => self.heap.replace_top(key, payload),
+            Current::Top if has_first => self.heap.replace_top_with_staged(),
             Current::Top => {
                 self.heap.pop();
             }
@@ -157,7 +156,7 @@ impl EventQueue {
                     self.ready.pop_front();
                 }
                 if has_first {
-                    self.heap.push(key, payload);
+                    self.heap.push_staged();
                 }
             }
         }
