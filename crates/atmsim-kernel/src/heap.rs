@@ -155,15 +155,22 @@ impl<V: Copy + Default> KeyHeap<V> {
             if g + 2 * D < n {
                 std::hint::black_box(keys[g] ^ keys[g + 2 * D]);
             }
-            // The smallest child.
-            let mut m = first;
-            let mut mk = keys[first];
-            let last = (first + D).min(n);
-            for c in first + 1..last {
-                let k = keys[c];
-                if k < mk {
-                    m = c;
-                    mk = k;
+            // The smallest child (all four at once when they exist: one bounds check).
+            let (mut m, mut mk) = (first, keys[first]);
+            if first + D <= n {
+                let k = &keys[first..first + D];
+                for (j, &kj) in k.iter().enumerate().skip(1) {
+                    if kj < mk {
+                        m = first + j;
+                        mk = kj;
+                    }
+                }
+            } else {
+                for c in first + 1..n {
+                    if keys[c] < mk {
+                        m = c;
+                        mk = keys[c];
+                    }
                 }
             }
             if mk >= key {
