@@ -38,3 +38,13 @@ def test_bench_quick_json_shape():
         assert set(r) >= {"name", "impl", "events", "wall_s", "events_per_s"}
         assert isinstance(r["events"], int) and r["events"] > 0
         assert r["wall_s"] >= 0
+    mem = {m["name"]: m for m in obj["memory"]}
+    assert set(mem) == {"memory_per_queued_cell", "memory_per_vc", "memory_scale"}
+    # A queued cell is a 32-byte Cell plus its arrival time in a growable ring: more
+    # than 40 bytes, and nowhere near a kilobyte.
+    assert 40 <= mem["memory_per_queued_cell"]["bytes_per_unit"] < 1000
+    assert mem["memory_per_queued_cell"]["sizes"][1] >= 99_000
+    assert 0 < mem["memory_per_vc"]["bytes_per_unit"] < 100_000
+    scale = mem["memory_scale"]
+    assert scale["vcs"] == 1000 and scale["queued_cells"] >= 99_000
+    assert 0 < scale["peak_rss_bytes"] < 2**30

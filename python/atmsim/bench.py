@@ -18,6 +18,7 @@ best of ``REPEAT`` runs.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import random
 import time
@@ -217,8 +218,9 @@ def machine() -> str:
 
 def main(quick: bool = False, json_out: bool = False) -> None:
     rows = run_all(quick)
+    memory = memory_rows(quick)
     if json_out:
-        print(json.dumps({"benchmarks": rows, "quick": quick,
+        print(json.dumps({"benchmarks": rows, "quick": quick, "memory": memory,
                           "ratios": [{"name": n, "ratio": k, "value": v} for n, k, v in ratios(rows)]}))
         return
     header = ["benchmark", "impl", "events", "wall s", "events/s"]
@@ -241,7 +243,139 @@ def main(quick: bool = False, json_out: bool = False) -> None:
             lo, hi = r["x_bones"]
             print(f"{r['name']}: {r['sim_s_per_wall_s']:.0f} simulated s per wall s (target >= 10); "
                   f"{lo:,.0f}-{hi:,.0f}x BONeS DESIGNER's 20-30 min per simulated second (lazarou96 section 5)")
+    print("\nmemory (SPEC section 6: 10,000 VCs and 10^6 queued cells well under 1 GB):")
+    for m in memory:
+        if m["name"] == "memory_scale":
+            print(f"  {m['vcs']:,} VCs with {m['queued_cells']:,} cells queued: simulation {m['sim_bytes'] / 2**20:.0f} MiB, "
+                  f"whole process at its peak {m['peak_rss_bytes'] / 2**20:.0f} MiB (loaded in {m['load_s']:.2f} s)")
+        else:
+            what = "queued cell" if m["name"] == "memory_per_queued_cell" else "VC"
+            print(f"  per {what}: {m['bytes_per_unit']:.0f} bytes (between {m['sizes'][0]:,} and {m['sizes'][1]:,})")
     print(f"\nmachine: {machine()}" + ("   (--quick: 10x fewer events, not a measurement)" if quick else ""))
+
+
+# --------------------------------------------------------------------------- memory
+# SPEC section 6 "Scale": memory per VC and per queued cell reported; 10,000 VCs and
+# 10^6 queued cells fit in well under 1 GB.  Each measurement runs in a fresh
+# interpreter (`python -c`), so earlier runs do not inflate it:
+#
+# * the simulation's memory is the largest resident set seen during the run (sampled
+#   at every progress callback, i.e. every 65,536 events, before the result table is
+#   built) minus the resident set after loading the scenario;
+# * per queued cell: CBR cells at the OC-3c rate into an unlimited FIFO served at
+#   1 kb/s, 10^5 and 10^6 cells queued; per VC: N CBR sources on their own VCs, a
+#   multiplexer and a switch with per-VC queues and per-port per-VC counters, to a
+#   sink with per-VC statistics, N = 1,000 and 10,000, lightly loaded (10 cells/s per
+#   VC for 10 s); the figure is the difference between the two sizes divided by the
+#   difference in cells or VCs (it includes each VC's source component, its random
+#   stream, and its books in the ledger and at the sink);
+# * scale: 10,000 VCs whose 10^6 cells all wait in the multiplexer at the end: the
+#   process's peak resident set (ru_maxrss: interpreter, scenario, simulation and the
+#   result table included) against the 1 GB target.
+MEM_CELLS = (100_000, 1_000_000)
+MEM_VCS = (1_000, 10_000)
+OC3C_CELLS_PER_S = 149.76e6 / 424
+
+
+def _cells_scenario(cells: int) -> str:
+    """CBR at the OC-3c cell rate for as long as it takes to send `cells` cells, into a
+    FIFO served at 1 kb/s: at the end (almost) all of them are queued."""
+    duration = (cells - 0.5) / OC3C_CELLS_PER_S
+    return f"""connections = ["src -> q", "q -> sink"]
+[scenario]
+duration = "{duration!r} s"
+[components.src]
+kind = "cbr"
+rate = "149.76 Mb/s"
+[components.q]
+kind = "fifo"
+rate = "1 kb/s"
+[components.sink]
+kind = "sink"
+"""
+
+
+def _vcs_scenario(vcs: int, cells_per_vc: int, mux_rate: str, seconds: float) -> str:
+    """`vcs` CBR sources (VCI 32 …) → mux (fifo at `mux_rate`) → switch p1 → p2 (per-VC
+    queues) → sink, `seconds` long, each source sending `cells_per_vc` cells a second."""
+    lines = ["connections = [" + ", ".join([f'"s{i} -> mux"' for i in range(vcs)] + ['"mux -> sw.p1"', '"sw.p2 -> sink"']) + "]",
+             "[scenario]", f'duration = "{seconds} s"',
+             "[components.mux]", 'kind = "fifo"', f'rate = "{mux_rate}"',
+             "[components.sw]", 'kind = "switch"', "ports = 2", 'queueing = "per-vc"',
+             "vcs = [" + ", ".join(f'"p1:{32 + i} -> p2:{32 + i}"' for i in range(vcs)) + "]",
+             "[components.sink]", 'kind = "sink"']
+    for i in range(vcs):
+        lines += [f"[components.s{i}]", 'kind = "cbr"', f'rate = "{cells_per_vc * 424} b/s"', f"vc = {32 + i}"]
+    return "\n".join(lines) + "\n"
+
+
+def _rss_bytes() -> int:
+    """Current resident set of this process (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _memory_child(kind: str, n: int) -> dict[str, Any]:
+    """Runs one memory measurement in this (fresh) process; see the comment above."""
+    import resource
+
+    if kind == "cells":
+        text = _cells_scenario(n)
+    elif kind == "vcs":
+        # 10 cells/s per VC (10^5 cells/s at 10,000 VCs: under the OC-3c port's 353,207),
+        # 10 s so that even 1,000 VCs give the progress sampler several looks.
+        text = _vcs_scenario(n, 10, "149.76 Mb/s", 10.0)
+    else:  # scale: n VCs, 100 cells each, all still queued at 1 kb/s
+        text = _vcs_scenario(n, 100, "1 kb/s", 1.0)
+    t0 = time.perf_counter()
+    sc = _atmsim.loads(text, f"<bench memory {kind} {n}>")
+    load_s = time.perf_counter() - t0
+    loaded = _rss_bytes()
+    peak = [loaded]
+
+    def sample(_now: float, _events: int) -> bool:
+        peak[0] = max(peak[0], _rss_bytes())
+        return True
+
+    t0 = time.perf_counter()
+    r = sc.run(seed=SEED, run=0, progress=sample)
+    run_s = time.perf_counter() - t0
+    return {"kind": kind, "n": n, "load_s": load_s, "run_s": run_s, "events": r["events"],
+            "queued_cells": r["ledger"]["in_flight"], "sim_bytes": peak[0] - loaded,
+            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+def _memory_in_child(kind: str, n: int) -> dict[str, Any]:
+    import subprocess
+    import sys
+
+    code = f"import json; from atmsim.bench import _memory_child; print(json.dumps(_memory_child({kind!r}, {n})))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        raise RuntimeError(f"memory benchmark {kind} {n} failed: {p.stderr.strip().splitlines()[-1:] or p.returncode}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def memory_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Memory per queued cell and per VC, and the 10,000-VC, 10^6-cell scale point."""
+    div = 10 if quick else 1
+    rows = []
+    a, b = (_memory_in_child("cells", n // div) for n in MEM_CELLS)
+    rows.append({"name": "memory_per_queued_cell", "impl": "atmsim", "sizes": [a["queued_cells"], b["queued_cells"]],
+                 "sim_bytes": [a["sim_bytes"], b["sim_bytes"]],
+                 "bytes_per_unit": (b["sim_bytes"] - a["sim_bytes"]) / max(b["queued_cells"] - a["queued_cells"], 1)})
+    a, b = (_memory_in_child("vcs", n // div) for n in MEM_VCS)
+    rows.append({"name": "memory_per_vc", "impl": "atmsim", "sizes": [a["n"], b["n"]],
+                 "sim_bytes": [a["sim_bytes"], b["sim_bytes"]], "load_s": [a["load_s"], b["load_s"]],
+                 "bytes_per_unit": (b["sim_bytes"] - a["sim_bytes"]) / max(b["n"] - a["n"], 1)})
+    s = _memory_in_child("scale", MEM_VCS[1] // div)
+    rows.append({"name": "memory_scale", "impl": "atmsim", "vcs": s["n"], "queued_cells": s["queued_cells"],
+                 "sim_bytes": s["sim_bytes"], "peak_rss_bytes": s["peak_rss_bytes"], "load_s": s["load_s"],
+                 "run_s": s["run_s"]})
+    return rows
 
 
 # --------------------------------------------------------------------------- sweeps

@@ -78,8 +78,13 @@ impl Sink {
 
     pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
+        // Flows per VC label (counted once: a per-flow scan was quadratic in flows).
+        let mut per_vc: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        for s in self.flows.iter().filter(|s| s.seen) {
+            *per_vc.entry(s.vc).or_default() += 1;
+        }
         for (f, s) in self.flows.iter().enumerate().filter(|(_, s)| s.seen) {
-            let shared = self.flows.iter().enumerate().any(|(g, o)| g != f && o.seen && o.vc == s.vc);
+            let shared = per_vc.get(&s.vc).is_some_and(|&n| n > 1);
             let vc = crate::cell::vc_name(s.vc);
             let name = if shared { format!("{path}/{vc}-f{f}") } else { format!("{path}/{vc}") };
             let rate = if secs > 0.0 { s.rx as f64 / secs } else { f64::NAN };

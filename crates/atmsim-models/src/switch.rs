@@ -95,6 +95,7 @@ fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
 /// Parses the translation table.
 pub fn parse_table(lines: &[String], ports: usize) -> Result<Vec<VcEntry>, String> {
     let mut out: Vec<VcEntry> = Vec::new();
+    let mut seen: std::collections::HashSet<(u16, u32)> = std::collections::HashSet::new();
     for (i, line) in lines.iter().enumerate() {
         let at = |m: String| format!("entry {} '{line}': {m}", i + 1);
         let (a, b) = line.split_once("->").ok_or_else(|| at("expected \"pIN:VPI/VCI -> pOUT:VPI/VCI[, ...]\"".into()))?;
@@ -107,7 +108,7 @@ pub fn parse_table(lines: &[String], ports: usize) -> Result<Vec<VcEntry>, Strin
             }
             outs.push(e);
         }
-        if out.iter().any(|x| x.in_port == in_port && x.in_vc == in_vc) {
+        if !seen.insert((in_port, in_vc)) {
             return Err(at(format!("p{}:{} already has an entry", in_port + 1, vc_name(in_vc))));
         }
         out.push(VcEntry { in_port, in_vc, outs });
