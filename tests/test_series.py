@@ -89,3 +89,15 @@ def test_describe_lists_series(cli):
     info = json.loads(cli("describe", "host", "--json").stdout)
     names = {(s["at"], s["name"]) for s in info["series"]}
     assert ("tcp/vc<N>", "tcp_cwnd") in names and ("nic", "q_len") in names
+
+
+def test_plot_series_is_one_line(tmp_path):
+    res = atmsim.run(atmsim.loads(SERIES, "s.toml"))
+    fig = res.plot_series(path=tmp_path / "series.png")
+    assert len(fig.axes) == 3 and (tmp_path / "series.png").stat().st_size > 0
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["mux", "sink", "src"]
+    assert len(res.plot_series(["sink.sink_throughput"]).axes) == 1
+    with pytest.raises(KeyError, match="the run has: mux.q_len"):
+        res.plot_series(["mux.qlen"])
+    with pytest.raises(ValueError, match=r"\[probes\] series"):
+        atmsim.run(atmsim.loads(BASE, "s.toml")).plot_series()

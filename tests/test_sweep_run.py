@@ -83,6 +83,19 @@ def test_sweep_store_and_frames(scenario, tmp_path):
     assert db_rows(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
                        "(SELECT 1 FROM probe_values v WHERE v.run_key = r.run_key)")[0][0] == 0
     assert db_rows(db, "SELECT scenario_name, software_version FROM sweeps") == [("t", atmsim.__version__)]
+    # one-line plot: one line per value of the other swept keys, the unit on the axis
+    fig = res.plot("mux", "q_rx_cells", "rate", x="src.rate", path=tmp_path / "plot.svg")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "src.rate (Mb/s)" and (tmp_path / "plot.svg").exists()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    # src.vc is zipped with src.rate: it does not split the lines
+    assert labels == ["mux.capacity = 4 cells", "mux.capacity = 16 cells"]
+    assert [list(c.lines[0].get_xdata()) for c in ax.containers] == [[100.0, 140.0], [100.0, 140.0]]
+    assert res.plot("mux", "q_wait", "mean").axes[0].get_xlabel() == "mux.capacity (cells)"
+    with pytest.raises(KeyError, match="not a swept key"):
+        res.plot("mux", "q_wait", "mean", x="src.ratee")
+    with pytest.raises(KeyError, match="no statistic mux.q_wait.meen"):
+        res.plot("mux", "q_wait", "meen")
 
 
 def test_resume_reruns_only_missing(scenario, tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -143,6 +143,14 @@ class Result:
                             else pd.DataFrame({c: pd.Series(dtype="float64" if c in ("time", "value") else "object")
                                                for c in SERIES_COLUMNS}))
         return self._series
+
+    def plot_series(self, which: Optional[Sequence[str]] = None, path: Optional[Union[str, os.PathLike]] = None):
+        """One line: the run's time series, one panel per ``component.probe`` (``which``
+        picks some), sharing the time axis; a matplotlib ``Figure`` (Jupyter shows it),
+        saved to ``path`` if given.  See :func:`atmsim.plot.series_figure`."""
+        from atmsim.plot import series_figure
+
+        return series_figure(self.series, which, path)
 
     # convenience accessors
     @property

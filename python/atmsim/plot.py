@@ -1,7 +1,13 @@
-"""Paper-shaped figures from sweep statistics (matplotlib, Agg backend, PNG + SVG).
+"""Figures (matplotlib's object API: no pyplot state, no backend switch, so they work
+in scripts, on headless machines and in notebooks alike).
 
-A figure is a list of :class:`Series` (one curve each: x, mean, 95% CI) drawn by
-:func:`plot_series` with error bars.  :func:`series_from_stats` picks one probe
+* One-line plots for users: :func:`series_figure` (a run's time series, behind
+  ``Result.plot_series()``) and :func:`sweep_figure` (a probe statistic against a
+  swept parameter with 95% CIs, behind ``SweepResult.plot()``); both return a
+  ``Figure`` (shown by Jupyter) and save it when given a path.
+* Paper-shaped figures for the reproductions (PNG + SVG): a figure is a list of
+  :class:`Series` (one curve each: x, mean, 95% CI) drawn by :func:`plot_series` with
+  error bars.  :func:`series_from_stats` picks one probe
 statistic out of a ``SweepResult.stats`` DataFrame (columns ``point, <swept keys>,
 component, probe, statistic, unit, n, mean, std, ci_low, ci_high``) and turns it into
 a series against any x the caller computes from a row (e.g. offered load from the
@@ -13,16 +19,15 @@ out (the caption should say so) and error bars are clipped above zero.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import matplotlib
-
-matplotlib.use("Agg")  # no display; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -91,45 +96,150 @@ def plot_series(series: Sequence[Series], path_base: Path | str, *, xlabel: str,
     base = Path(path_base)
     base.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 10}):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=100)
-        try:
-            drawn = 0
-            for i, s in enumerate(series):
-                x, m, el, eu = _yerr(s, logy)
-                if len(x) == 0:
-                    continue
-                ax.errorbar(x, m, yerr=[el, eu], marker=_MARKERS[i % len(_MARKERS)], markersize=5,
-                            capsize=3, linewidth=1.2, label=s.label)
-                drawn += 1
-            if reference is not None:
-                rlabel, rx, ry = reference
-                ax.plot(list(rx), list(ry), linestyle="--", color="0.4", linewidth=1, label=rlabel)
-                drawn += 1
-            if logy:
-                ax.set_yscale("log")
-            if ylim is not None:
-                ax.set_ylim(*ylim)
-            if xlim is not None:
-                ax.set_xlim(*xlim)
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(ylabel)
-            if title:
-                ax.set_title(title)
-            ax.grid(True, which="major", alpha=0.4)
-            if logy:
-                ax.grid(True, which="minor", alpha=0.15)
-            if drawn:
-                ax.legend(loc="best", fontsize=9)
-            else:
-                ax.text(0.5, 0.5, "no data to draw", transform=ax.transAxes, ha="center", va="center")
-            fig.tight_layout()
-            png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-            fig.savefig(png, format="png")
-            fig.savefig(svg, format="svg", metadata={"Date": None})
-        finally:
-            plt.close(fig)
+        fig = Figure(figsize=(6.4, 4.4), dpi=100)
+        ax = fig.add_subplot()
+        drawn = 0
+        for i, s in enumerate(series):
+            x, m, el, eu = _yerr(s, logy)
+            if len(x) == 0:
+                continue
+            ax.errorbar(x, m, yerr=[el, eu], marker=_MARKERS[i % len(_MARKERS)], markersize=5,
+                        capsize=3, linewidth=1.2, label=s.label)
+            drawn += 1
+        if reference is not None:
+            rlabel, rx, ry = reference
+            ax.plot(list(rx), list(ry), linestyle="--", color="0.4", linewidth=1, label=rlabel)
+            drawn += 1
+        if logy:
+            ax.set_yscale("log")
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        if xlim is not None:
+            ax.set_xlim(*xlim)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        ax.grid(True, which="major", alpha=0.4)
+        if logy:
+            ax.grid(True, which="minor", alpha=0.15)
+        if drawn:
+            ax.legend(loc="best", fontsize=9)
+        else:
+            ax.text(0.5, 0.5, "no data to draw", transform=ax.transAxes, ha="center", va="center")
+        fig.tight_layout()
+        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
+        fig.savefig(png, format="png")
+        fig.savefig(svg, format="svg", metadata={"Date": None})
     return png, svg
 
 
 def finite_or_nan(x: Optional[float]) -> float:
     return float(x) if x is not None and math.isfinite(float(x)) else float("nan")
+
+
+# --------------------------------------------------------------------------- one-line plots
+def _save(fig: Figure, path: Optional[Path | str]) -> Figure:
+    if path is not None:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p)
+    return fig
+
+
+def series_figure(series: pd.DataFrame, which: Optional[Sequence[str]] = None,
+                  path: Optional[Path | str] = None) -> Figure:
+    """A run's time series (``Result.series``): one panel per ``component.probe``, in
+    order, sharing the time axis.  ``which`` picks some (``["q.q_len", ...]``);
+    ``path`` also saves the figure (format from the suffix).  Raises ValueError if the
+    run has no series, KeyError naming what exists for an unknown name."""
+    if series.empty:
+        raise ValueError("the run has no time series; add [probes] series = [\"COMPONENT.NAME\", ...] to the scenario")
+    keys = list(dict.fromkeys(f"{c}.{p}" for c, p in zip(series["component"], series["probe"])))
+    if which is not None:
+        missing = [w for w in which if w not in keys]
+        if missing:
+            raise KeyError(f"no series {', '.join(missing)}; the run has: {', '.join(keys)}")
+        keys = list(which)
+    fig = Figure(figsize=(7.0, 1.9 * len(keys) + 0.6), dpi=100, layout="constrained")
+    axes = fig.subplots(len(keys), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, key in zip(axes, keys):
+        comp, probe = key.rsplit(".", 1)
+        sel = series[(series["component"] == comp) & (series["probe"] == probe)]
+        unit, kind = sel["unit"].iloc[0], sel["kind"].iloc[0]
+        draw = ax.step if kind == "level" else ax.plot
+        if kind == "level":
+            draw(sel["time"], sel["value"], where="post", linewidth=1.1)
+        else:
+            draw(sel["time"], sel["value"], linewidth=1.1, marker="." if len(sel) <= 60 else None)
+        ax.set_ylabel(f"{probe}\n({unit})", fontsize=9)
+        ax.set_title(comp, fontsize=9, loc="left")
+        ax.grid(True, alpha=0.4)
+    axes[-1].set_xlabel("time (s)")
+    return _save(fig, path)
+
+
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+
+
+def _numeric(values: Sequence[object]) -> tuple[Optional[np.ndarray], str]:
+    """Swept values as numbers plus their common unit ("100 Mb/s" → 100, "Mb/s"), or
+    (None, "") when they are not all numbers in one unit."""
+    nums, units = [], set()
+    for v in values:
+        if isinstance(v, bool):
+            return None, ""
+        if isinstance(v, (int, float)):
+            nums.append(float(v))
+            units.add("")
+            continue
+        m = _NUMBER.match(str(v))
+        if not m:
+            return None, ""
+        nums.append(float(m.group(1)))
+        units.add(m.group(2).strip())
+    return (np.array(nums), units.pop()) if len(units) == 1 else (None, "")
+
+
+def sweep_figure(stats: pd.DataFrame, keys: Sequence[str], component: str, probe: str, statistic: str,
+                 x: Optional[str] = None, path: Optional[Path | str] = None) -> Figure:
+    """One probe statistic of a sweep (``SweepResult.stats``) against the swept key
+    ``x`` (default: the first), mean with its 95% confidence interval, one line per
+    value of the other swept keys (those not zipped with ``x``).  Values such as ``"100 Mb/s"`` are plotted as
+    numbers with the unit on the axis; others as categories."""
+    if not keys:
+        raise ValueError("the sweep has no swept keys (only replications): nothing to plot against")
+    x = x or keys[0]
+    if x not in keys:
+        raise KeyError(f"{x!r} is not a swept key; swept: {', '.join(keys)}")
+    sel = stats[(stats["component"] == component) & (stats["probe"] == probe) & (stats["statistic"] == statistic)]
+    if sel.empty:
+        have = sorted({f"{c}.{p}.{s}" for c, p, s in stats[["component", "probe", "statistic"]].itertuples(index=False)})
+        raise KeyError(f"no statistic {component}.{probe}.{statistic} in the sweep results"
+                       f" (have {len(have)}: {', '.join(have[:12])}{' …' if len(have) > 12 else ''})")
+    # Lines: one per value of the keys that vary independently of x (a key zipped with
+    # x takes one value per value of x and only labels the points).
+    by_x = sel.groupby(sel[x].astype(str))
+    others = [k for k in keys if k != x and by_x[k].nunique().max() > 1]
+    xs_all, unit = _numeric(list(sel[x]))
+    categories = list(dict.fromkeys(str(v) for v in sel[x])) if xs_all is None else []
+    fig = Figure(figsize=(6.4, 4.4), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    sel = sel.assign(_group=[tuple(str(row[k]) for k in others) for _, row in sel.iterrows()])
+    for i, (group, g) in enumerate(sel.groupby("_group", sort=False)):
+        xs = _numeric(list(g[x]))[0] if xs_all is not None else np.array([categories.index(str(v)) for v in g[x]], float)
+        order = np.argsort(xs, kind="stable")
+        m = g["mean"].to_numpy(float)[order]
+        lo = np.where(np.isfinite(g["ci_low"].to_numpy(float)[order]), g["ci_low"].to_numpy(float)[order], m)
+        hi = np.where(np.isfinite(g["ci_high"].to_numpy(float)[order]), g["ci_high"].to_numpy(float)[order], m)
+        ax.errorbar(xs[order], m, yerr=[np.maximum(m - lo, 0), np.maximum(hi - m, 0)], capsize=3,
+                    marker=_MARKERS[i % len(_MARKERS)], markersize=5, linewidth=1.2,
+                    label=", ".join(f"{k} = {v}" for k, v in zip(others, group)) or None)
+    if categories:
+        ax.set_xticks(range(len(categories)), categories)
+    ax.set_xlabel(f"{x} ({unit})" if unit else x)
+    ax.set_ylabel(f"{component}.{probe} {statistic} ({sel['unit'].iloc[0]})")
+    ax.grid(True, alpha=0.4)
+    if others:
+        ax.legend(fontsize=8, loc="best")
+    return _save(fig, path)

@@ -482,6 +482,16 @@ class SweepResult:
     def ok(self) -> bool:
         return not self.failures
 
+    def plot(self, component: str, probe: str, statistic: str = "mean", x: str | None = None,
+             path: str | None = None):
+        """One line: ``component.probe`` ``statistic`` (its mean over replications, with
+        the 95% CI) against the swept key ``x`` (default the first), one line per value
+        of the other swept keys; a matplotlib ``Figure``, saved to ``path`` if given.
+        See :func:`atmsim.plot.sweep_figure`."""
+        from atmsim.plot import sweep_figure
+
+        return sweep_figure(self.stats, self.spec.keys, component, probe, statistic, x=x, path=path)
+
 
 class _Bar:
     """tqdm over runs on stderr with ETA and done/failed counts."""
