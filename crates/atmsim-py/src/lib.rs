@@ -263,27 +263,28 @@ fn describe_kind<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("outputs", k.outputs.to_vec())?;
     let probes = PyList::empty_bound(py);
     for p in k.probes() {
-        let pd = PyDict::new_bound(py);
-        pd.set_item("name", p.name)?;
-        pd.set_item("unit", p.unit)?;
-        pd.set_item("kind", p.kind.name())?;
-        pd.set_item("help", p.help)?;
-        probes.append(pd)?;
+        probes.append(declared(py, p.name, p.unit, p.kind.name(), p.help)?)?;
     }
     d.set_item("probes", probes)?;
     let series = PyList::empty_bound(py);
     for g in k.series {
         for s in g.series {
-            let sd = PyDict::new_bound(py);
+            let sd = declared(py, s.name, s.unit, s.kind.name(), s.help)?;
             sd.set_item("at", g.at)?;
-            sd.set_item("name", s.name)?;
-            sd.set_item("unit", s.unit)?;
-            sd.set_item("kind", s.kind.name())?;
-            sd.set_item("help", s.help)?;
             series.append(sd)?;
         }
     }
     d.set_item("series", series)?;
+    Ok(d)
+}
+
+/// A declared probe or series, as `describe` shows it.
+fn declared<'py>(py: Python<'py>, name: &str, unit: &str, kind: &str, help: &str) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("name", name)?;
+    d.set_item("unit", unit)?;
+    d.set_item("kind", kind)?;
+    d.set_item("help", help)?;
     Ok(d)
 }
 
