@@ -83,14 +83,20 @@ impl<M> Mail<M> {
     }
 }
 
+/// What handlers change besides their component: the future-event list, the mail and
+/// a reported fault. One struct, so that a `Ctx` is three words to set up per event.
+struct Core<M> {
+    queue: EventQueue,
+    mail: Mail<M>,
+    fault: Option<String>,
+}
+
 /// What a component may do while handling an event.
 pub struct Ctx<'a, M> {
     /// The current instant.
     pub now: SimTime,
     id: CompId,
-    queue: &'a mut EventQueue,
-    mail: &'a mut Mail<M>,
-    fault: &'a mut Option<String>,
+    core: &'a mut Core<M>,
 }
 
 impl<M> Ctx<'_, M> {
@@ -102,22 +108,22 @@ impl<M> Ctx<'_, M> {
             self.fail(format!("timer {tag} scheduled in the past ({t} < {})", self.now));
             return;
         }
-        self.queue.schedule(t, self.id, tag);
+        self.core.queue.schedule(t, self.id, tag);
     }
     /// Schedules timer `tag` on this component after `d`.
     #[inline(always)]
     pub fn schedule_in(&mut self, d: SimDuration, tag: u32) {
-        self.queue.schedule(self.now.plus(d), self.id, tag);
+        self.core.queue.schedule(self.now.plus(d), self.id, tag);
     }
     /// Sends `msg` out of output port `port`, delivered at this same instant.
     #[inline(always)]
     pub fn send(&mut self, port: PortId, msg: M) {
-        self.mail.post(Outgoing { msg, src: self.id, port });
+        self.core.mail.post(Outgoing { msg, src: self.id, port });
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
-        if self.fault.is_none() {
-            *self.fault = Some(msg);
+        if self.core.fault.is_none() {
+            self.core.fault = Some(msg);
         }
     }
     pub fn id(&self) -> CompId {
@@ -155,8 +161,7 @@ pub struct Simulation<C: Component> {
     paths: Vec<String>,
     port_base: Vec<u32>,
     routes: Vec<Route>,
-    queue: EventQueue,
-    mail: Mail<C::Msg>,
+    core: Core<C::Msg>,
     fingerprint: u64,
     events: u64,
     series: Option<(SimDuration, Vec<SeriesProbe>)>,
@@ -185,8 +190,7 @@ impl<C: Component> Simulation<C> {
             paths,
             port_base,
             routes: flat,
-            queue: EventQueue::with_capacity(1024),
-            mail: Mail { first: None, rest: VecDeque::with_capacity(64) },
+            core: Core { queue: EventQueue::with_capacity(1024), mail: Mail { first: None, rest: VecDeque::with_capacity(64) }, fault: None },
             fingerprint: 0xcbf2_9ce4_8422_2325,
             events: 0,
             series: None,
@@ -245,8 +249,8 @@ impl<C: Component> Simulation<C> {
     /// Delivers zero-time messages until none is left, in the order they were sent
     /// (breadth first: what a delivery sends comes after everything already sent).
     #[inline(always)]
-    fn drain(&mut self, now: SimTime, fault: &mut Option<String>) -> Result<(), SimError> {
-        while let Some(Outgoing { msg, src, port }) = self.mail.next() {
+    fn drain(&mut self, now: SimTime) -> Result<(), SimError> {
+        while let Some(Outgoing { msg, src, port }) = self.core.mail.next() {
             let idx = self.port_base[src as usize] as usize + port as usize;
             let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
             if route.comp == CompId::MAX {
@@ -254,10 +258,11 @@ impl<C: Component> Simulation<C> {
             }
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
             self.events += 1;
-            let mut ctx = Ctx { now, id: route.comp, queue: &mut self.queue, mail: &mut self.mail, fault };
+            let mut ctx = Ctx { now, id: route.comp, core: &mut self.core };
             self.comps[route.comp as usize].on_message(route.port, msg, &mut ctx);
-            if fault.is_some() {
-                return Err(self.model_panic(route.comp, now, fault.take().unwrap_or_default()));
+            if self.core.fault.is_some() {
+                let m = self.core.fault.take().unwrap_or_default();
+                return Err(self.model_panic(route.comp, now, m));
             }
         }
         Ok(())
@@ -272,14 +277,13 @@ impl<C: Component> Simulation<C> {
         warmup: SimTime,
         progress: &mut dyn FnMut(SimTime, u64) -> bool,
     ) -> Result<RunOutcome, SimError> {
-        let mut fault: Option<String> = None;
         for i in 0..self.comps.len() {
-            let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, queue: &mut self.queue, mail: &mut self.mail, fault: &mut fault };
+            let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, core: &mut self.core };
             self.comps[i].start(&mut ctx);
-            if let Some(m) = fault.take() {
+            if let Some(m) = self.core.fault.take() {
                 return Err(self.model_panic(i as CompId, SimTime::ZERO, m));
             }
-            self.drain(SimTime::ZERO, &mut fault)?;
+            self.drain(SimTime::ZERO)?;
         }
         let mut sampler = self.series.take().map(|(interval, probes)| Sampler::new(interval, probes, end));
         if let Some(s) = sampler.as_mut() {
@@ -301,7 +305,7 @@ impl<C: Component> Simulation<C> {
         };
         let mut checkpoint = next_checkpoint(warm, &sampler);
         let mut next_progress = PROGRESS_EVERY;
-        while let Some(ev) = self.queue.begin() {
+        while let Some(ev) = self.core.queue.begin() {
             if ev.time >= checkpoint {
                 if ev.time >= end {
                     break;
@@ -312,15 +316,16 @@ impl<C: Component> Simulation<C> {
             let now = ev.time;
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
             self.events += 1;
-            let mut ctx = Ctx { now, id: ev.comp, queue: &mut self.queue, mail: &mut self.mail, fault: &mut fault };
+            let mut ctx = Ctx { now, id: ev.comp, core: &mut self.core };
             self.comps[ev.comp as usize].on_timer(ev.tag, &mut ctx);
-            if fault.is_some() {
-                return Err(self.model_panic(ev.comp, now, fault.take().unwrap_or_default()));
+            if self.core.fault.is_some() {
+                let m = self.core.fault.take().unwrap_or_default();
+                return Err(self.model_panic(ev.comp, now, m));
             }
-            if self.mail.first.is_some() {
-                self.drain(now, &mut fault)?;
+            if self.core.mail.first.is_some() {
+                self.drain(now)?;
             }
-            self.queue.finish();
+            self.core.queue.finish();
             if self.events >= next_progress {
                 next_progress = self.events + PROGRESS_EVERY;
                 if !progress(now, self.events) {
