@@ -291,6 +291,29 @@ mod fuzz {
         }
 
         #[test]
+        fn any_probes_table_is_an_error_or_runs(series in prop::collection::vec(prop_oneof![
+            "[a-z/0-9._<>]{0,14}",
+            Just("mux.q_len".to_string()), Just("sink/vc1.sink_rx_cells".to_string()), Just("src.src_tx_rate".to_string()),
+            Just("sink/vc99999.sink_throughput".to_string()), Just("mux/p1.q_len".to_string()), Just("..".to_string()),
+        ], 0..4), keep in "[a-z*?./_]{0,10}", interval in prop_oneof![
+            "[0-9.e+-]{1,6} ?(ms|us|s|ps|cells)?", Just("1 ms".to_string()),
+        ]) {
+            let list = |v: &[String]| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
+            let text = format!("{BASE}[probes]\nseries = [{}]\nkeep = [{:?}]\ninterval = {:?}\n", list(&series), keep, interval);
+            match Scenario::from_text(&text, "fuzz.toml") {
+                Ok(sc) => {
+                    let sc = sc.with_overrides(&[("scenario.duration".into(), "2 ms".into()), ("scenario.warmup".into(), "0 s".into())]);
+                    if let Ok(sc) = sc {
+                        let r = sc.run(1, 0, &mut |_, _| true).expect("a loaded scenario runs");
+                        prop_assert_eq!(r.series.len(), series.len());
+                    }
+                }
+                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
+                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
+            }
+        }
+
+        #[test]
         fn any_value_for_any_parameter_is_handled(v in prop_oneof![
             "[0-9.e+-]{1,8} ?(Mb/s|cells|ms|km|KiB|s|cells/s|furlong)?",
             "-?[0-9]{1,12}",
