@@ -48,3 +48,14 @@ def test_bench_quick_json_shape():
     scale = mem["memory_scale"]
     assert scale["vcs"] == 1000 and scale["queued_cells"] >= 99_000
     assert 0 < scale["peak_rss_bytes"] < 2**30
+
+
+def test_every_experiment_gets_its_planned_replications():
+    from atmsim import validate
+
+    for quick in (True, False):
+        plan = validate.PLAN["quick" if quick else "full"]
+        for exp in validate.build_plan(quick):
+            want = {"indep_loss.toml": plan["indep_loss"], "gcra.toml": plan["gcra"][0]}.get(exp.scenario)
+            if want is not None:
+                assert exp.replications == want, (exp.scenario, exp.overrides)

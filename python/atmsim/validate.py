@@ -116,6 +116,7 @@ PLAN = {
         "onoff": (20, 100.0, 0.5),
         "ndd1": (4000, 1e-3, 0.4e-3),
         "indep_loss": 15,
+        "gcra": (10, 1.0, 0.01),
     },
     "full": {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
@@ -123,6 +124,7 @@ PLAN = {
         "onoff": (50, 500.0, 1.0),
         "ndd1": (40000, 1e-3, 0.4e-3),
         "indep_loss": 100,
+        "gcra": (40, 10.0, 0.01),
     },
 }
 
@@ -130,6 +132,11 @@ PLAN = {
 # scenarios/validation/indep_loss.toml.
 INDEP_LOSS_P = 0.01
 INDEP_LOSS_LENGTHS = (64, 1024, 4096)
+
+# GCRA(T, k·T) policing Poisson cells at load GCRA_LOAD: (k, algorithm) per case.
+GCRA_T_US = 10.0
+GCRA_LOAD = 0.9
+GCRA_CASES = ((0, "virtual-scheduling"), (3, "virtual-scheduling"), (3, "leaky-bucket"), (7, "leaky-bucket"))
 
 # On-off source parameters (buddhikot92 style: peak/mean = 4, burst factor B).
 ONOFF_PEAK_MBPS = 42.4    # 100,000 cells/s
@@ -208,6 +215,18 @@ def build_plan(quick: bool) -> list[Experiment]:
             [Case("independent loss 1-(1-p)^n", f"p={INDEP_LOSS_P} ping {length} B (n={n})",
                   analytic.independent_pdu_loss(INDEP_LOSS_P, n), "", "a", "ping_loss", "value")],
         ))
+    g_reps, g_dur, g_warm = plan["gcra"]
+    for k, algorithm in GCRA_CASES:
+        exps.append(Experiment(
+            "gcra.toml",
+            {"src.rate": f"{GCRA_LOAD / (GCRA_T_US * 1e-6)!r} cells/s", "upc.increment": f"{GCRA_T_US} us",
+             "upc.cdvt": f"{k * GCRA_T_US} us", "upc.algorithm": algorithm,
+             "scenario.duration": _fmt_s(g_dur), "scenario.warmup": _fmt_s(g_warm)},
+            g_reps,
+            [Case("GCRA(T, kT) = M/D/1/(k+1) loss", f"rho={GCRA_LOAD} k={k} {algorithm}",
+                  analytic.md1k_loss(GCRA_LOAD, k + 1), "", "upc", "upc_nonconforming_ratio", "value")],
+        ))
+
     n = analytic.ip_over_aal5_cells(64)
     exps.append(Experiment(
         "indep_loss.toml", {"a.length": "64 B", "drop.p": repr(INDEP_LOSS_P), "b.reassembly_timeout": "1 s"}, reps,

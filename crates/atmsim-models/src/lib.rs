@@ -12,6 +12,7 @@
 //! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
 //! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
 //! | `pacer`   | [`pacer`]            | cell-level pacer: per-VC FIFO at a pacing rate |
+//! | `gcra`    | [`gcra`]             | usage parameter control, GCRA(T, τ) (I.371)    |
 //! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
 //! | `hold`    | [`hold`]             | kernel benchmark workload                      |
 //!
@@ -20,6 +21,7 @@
 
 pub mod aal;
 pub mod cell;
+pub mod gcra;
 pub mod hold;
 pub mod host;
 pub mod loss;
@@ -140,7 +142,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 11] = [
+pub static KINDS: [KindSpec; 12] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -259,6 +261,19 @@ pub static KINDS: [KindSpec; 11] = [
         build: |p, _| Ok(Model::Pacer(pacer::PacerNode::new(p)?)),
     },
     KindSpec {
+        kind: "gcra",
+        help: "usage parameter control: GCRA(T, τ) in virtual-scheduling or leaky-bucket form; non-conforming cells dropped, tagged (CLP = 1) or counted",
+        source: "ITU-T I.371 section 4.4.3 and Annex A",
+        params: &[&gcra::PARAMS],
+        inputs: &IN_MANY,
+        outputs: &OUT,
+        ports: None,
+        probes: &[&gcra::PROBES],
+        series: &[KindSeries { at: "", series: &gcra::SERIES }],
+        is_source: false,
+        build: |p, _| Ok(Model::Gcra(gcra::Upc::new(p)?)),
+    },
+    KindSpec {
         kind: "sink",
         help: "cell sink: per-VC delay, throughput",
         source: "atmsim",
@@ -304,6 +319,7 @@ pub enum Model {
     Host(Box<host::Host>),
     Loss(loss::Loss),
     Pacer(pacer::PacerNode),
+    Gcra(gcra::Upc),
 }
 
 impl Model {
@@ -315,6 +331,7 @@ impl Model {
             Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
             Model::Transmitter(_) if sub.is_empty() => find(&transmitter::SERIES, name),
             Model::Hold(_) if sub.is_empty() => find(&hold::SERIES, name),
+            Model::Gcra(_) if sub.is_empty() => find(&gcra::SERIES, name),
             Model::Sink(_) => Some(code(vc(sub)?, find(&sink::SERIES, name)?)),
             Model::Pacer(p) => {
                 let element = if sub.is_empty() { 0 } else { p.queue_of(parse_vc_name(sub)?)? as u64 + 1 };
@@ -349,7 +366,7 @@ impl Component for Model {
             Model::OnOff(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) => {}
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) => {}
         }
     }
 
@@ -364,7 +381,7 @@ impl Component for Model {
             Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Host(m) => m.on_timer(tag, ctx),
             Model::Pacer(m) => m.on_timer(tag, ctx),
-            Model::Sink(_) | Model::Loss(_) => ctx.fail(format!("unexpected timer {tag}")),
+            Model::Sink(_) | Model::Loss(_) | Model::Gcra(_) => ctx.fail(format!("unexpected timer {tag}")),
         }
     }
 
@@ -378,6 +395,7 @@ impl Component for Model {
             Model::Host(m) => m.on_cell(cell, ctx),
             Model::Loss(m) => m.on_cell(cell, ctx),
             Model::Pacer(m) => m.on_cell(cell, ctx),
+            Model::Gcra(m) => m.on_cell(cell, ctx),
             _ => ctx.fail("a source or workload received a cell".into()),
         }
     }
@@ -394,6 +412,7 @@ impl Component for Model {
             Model::Host(m) => m.reset_stats(now),
             Model::Loss(m) => m.reset_stats(now),
             Model::Pacer(m) => m.reset_stats(now),
+            Model::Gcra(m) => m.reset_stats(now),
         }
     }
 
@@ -409,6 +428,7 @@ impl Component for Model {
             Model::Host(m) => m.report(now, path, out),
             Model::Loss(m) => m.report(now, path, out),
             Model::Pacer(m) => m.report(now, path, out),
+            Model::Gcra(m) => m.report(now, path, out),
         }
     }
 
@@ -424,6 +444,7 @@ impl Component for Model {
             Model::Pacer(m) => m.sample(element.checked_sub(1).map(|e| e as usize), q),
             Model::Switch(m) => m.sample(index),
             Model::Host(m) => m.sample(index),
+            Model::Gcra(m) => m.sample(q),
             Model::Loss(_) => f64::NAN,
         }
     }
@@ -439,6 +460,7 @@ impl Component for Model {
             Model::Host(m) => m.ledger(l),
             Model::Loss(m) => m.ledger(l),
             Model::Pacer(m) => m.ledger(l),
+            Model::Gcra(m) => m.ledger(l),
             Model::Hold(_) => {}
         }
     }

@@ -12,12 +12,13 @@
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
-use crate::cell::Cell;
+use crate::cell::{Cell, FLAG_CLP};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
 
-pub const PROBES: [ProbeSpec; 3] = [
+pub const PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
+    ProbeSpec { name: "sink_clp1_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with CLP = 1 (tagged by usage parameter control) per VC (count)" },
     ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max)" },
     ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
 ];
@@ -34,6 +35,7 @@ struct PerFlow {
     vc: u32,
     delivered: u64,
     rx: u64,
+    clp1: u64,
     delay: Tally,
 }
 
@@ -59,6 +61,7 @@ impl Sink {
         s.vc = cell.vc;
         s.delivered += 1;
         s.rx += 1;
+        s.clp1 += u64::from(cell.flags & FLAG_CLP != 0);
         s.delay.add(now.since(cell.born).0 as f64);
     }
 
@@ -72,6 +75,7 @@ impl Sink {
         self.since = now;
         for s in &mut self.flows {
             s.rx = 0;
+            s.clp1 = 0;
             s.delay.reset();
         }
     }
@@ -90,6 +94,7 @@ impl Sink {
             let rate = if secs > 0.0 { s.rx as f64 / secs } else { f64::NAN };
             out.push(&name, "sink_rx_cells", "count", s.rx as f64, "cells");
             out.push(&name, "sink_rx_cells", "rate", rate, "cells/s");
+            out.push(&name, "sink_clp1_cells", "count", s.clp1 as f64, "cells");
             s.delay.report(out, &name, "sink_delay", "s", 1e-12);
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }

@@ -536,6 +536,7 @@ vcs = ["p1:1 -> p2:1"]
     }
 }
 
+mod gcra;
 mod series;
 
 mod hosts {

@@ -1,0 +1,69 @@
+//! The `gcra` kind in whole runs: the two algorithms give the same trace; the three
+//! actions drop, tag or count exactly the non-conforming cells.
+
+use super::*;
+
+fn policed(algorithm: &str, action: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["src -> upc", "upc -> sink"]
+[scenario]
+duration = "50 ms"
+[components.src]
+kind = "poisson"
+rate = "120000 cells/s"
+[components.upc]
+kind = "gcra"
+pcr = "100000 cells/s"
+cdvt = "25 us"
+algorithm = "{algorithm}"
+action = "{action}"
+[components.sink]
+kind = "sink"
+"#
+    );
+    run(&Scenario::from_text(&text, "gcra.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn both_algorithms_give_the_same_trace() {
+    for action in ["drop", "tag", "count"] {
+        let (vs, lb) = (policed("virtual-scheduling", action), policed("leaky-bucket", action));
+        assert_eq!(vs.fingerprint, lb.fingerprint, "{action}");
+        assert_eq!(vs.probes, lb.probes, "{action}");
+    }
+}
+
+#[test]
+fn actions_drop_tag_or_count_the_nonconforming_cells() {
+    let drop = policed("virtual-scheduling", "drop");
+    let bad = probe(&drop, "upc", "upc_nonconforming_cells", "count");
+    let rx = probe(&drop, "upc", "upc_rx_cells", "count");
+    // 1.2 × the PCR offered: at least the excess 1/6 is non-conforming.
+    assert!(bad / rx > 1.0 / 6.0 && bad / rx < 0.5, "{bad} of {rx}");
+    assert_eq!(drop.ledger.dropped_of(0) as f64, bad);
+    assert_eq!(probe(&drop, "sink/vc1", "sink_rx_cells", "count"), rx - bad);
+    assert_eq!(probe(&drop, "sink/vc1", "sink_clp1_cells", "count"), 0.0);
+    let tag = policed("virtual-scheduling", "tag");
+    assert_eq!(tag.ledger.dropped_of(0), 0);
+    assert_eq!(probe(&tag, "sink/vc1", "sink_rx_cells", "count"), rx);
+    assert_eq!(probe(&tag, "sink/vc1", "sink_clp1_cells", "count"), bad);
+    let count = policed("virtual-scheduling", "count");
+    assert_eq!(probe(&count, "upc", "upc_nonconforming_cells", "count"), bad);
+    assert_eq!(probe(&count, "sink/vc1", "sink_clp1_cells", "count"), 0.0);
+    assert_eq!(probe(&count, "sink/vc1", "sink_rx_cells", "count"), rx);
+}
+
+#[test]
+fn contract_errors_name_the_parameter() {
+    let base = "connections = [\"src -> upc\", \"upc -> sink\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"10 Mb/s\"\n[components.upc]\nkind = \"gcra\"\n{X}\n[components.sink]\nkind = \"sink\"\n";
+    for (x, msg) in [
+        ("", "pcr"),
+        ("pcr = \"1 Mb/s\"\nincrement = \"1 us\"", "either pcr or increment"),
+        ("increment = \"0 s\"", "at least 1 ps"),
+        ("pcr = \"1 Mb/s\"\naction = \"shape\"", "drop, tag, count"),
+        ("pcr = \"1 Mb/s\"\nalgorithm = \"bucket\"", "leaky-bucket"),
+    ] {
+        let e = err(&base.replace("{X}", x));
+        assert!(e.contains("components.upc") && e.contains(msg), "{x}: {e}");
+    }
+}
