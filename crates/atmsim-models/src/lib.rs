@@ -8,6 +8,7 @@
 //! | `cbr`     | [`traffic::cbr`]     | constant-bit-rate cells, fixed or random phase |
 //! | `poisson` | [`traffic::poisson`] | Poisson cells                                  |
 //! | `onoff`   | [`traffic::onoff`]   | buddhikot92 two-state Markov on-off source     |
+//! | `trace`   | [`traffic::trace`]   | trace-driven: packet or frame traces as AAL5   |
 //! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
 //! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
 //! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
@@ -81,6 +82,9 @@ pub struct BuildInfo<'a> {
     pub run: u64,
     /// Flow number, for sources (assigned in scenario order).
     pub flow: u32,
+    /// The scenario file's directory: relative file names in parameters are resolved
+    /// against it.
+    pub dir: &'a std::path::Path,
 }
 
 impl BuildInfo<'_> {
@@ -142,7 +146,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 12] = [
+pub static KINDS: [KindSpec; 13] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -181,6 +185,19 @@ pub static KINDS: [KindSpec; 12] = [
         series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::OnOff(traffic::onoff::OnOff::new(p, b.flow, b.stream("onoff"))?)),
+    },
+    KindSpec {
+        kind: "trace",
+        help: "trace-driven source: a packet trace (time, length) or a frame-size trace replayed as AAL5 PDUs, cells at a peak rate or spread over each frame",
+        source: "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994)",
+        params: &[&traffic::trace::PARAMS, &traffic::COMMON_PARAMS],
+        inputs: &[],
+        outputs: &OUT,
+        ports: None,
+        probes: &[&traffic::SOURCE_PROBES, &traffic::trace::PROBES],
+        series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
+        is_source: true,
+        build: |p, b| Ok(Model::Trace(Box::new(traffic::trace::TraceSource::new(p, b.flow, b.dir)?))),
     },
     KindSpec {
         kind: "fifo",
@@ -312,6 +329,7 @@ pub enum Model {
     Cbr(traffic::cbr::Cbr),
     Poisson(traffic::poisson::Poisson),
     OnOff(traffic::onoff::OnOff),
+    Trace(Box<traffic::trace::TraceSource>),
     Transmitter(transmitter::Transmitter),
     Sink(sink::Sink),
     Hold(hold::Hold),
@@ -328,7 +346,7 @@ impl Model {
         use series::{code, find, parse_vc_name};
         let vc = |sub: &str| if sub.is_empty() { Some(0) } else { parse_vc_name(sub).map(|l| l as u64 + 1) };
         match self {
-            Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
+            Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) | Model::Trace(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
             Model::Transmitter(_) if sub.is_empty() => find(&transmitter::SERIES, name),
             Model::Hold(_) if sub.is_empty() => find(&hold::SERIES, name),
             Model::Gcra(_) if sub.is_empty() => find(&gcra::SERIES, name),
@@ -349,6 +367,7 @@ impl Model {
             Model::Cbr(s) => s.core(),
             Model::Poisson(s) => s.core(),
             Model::OnOff(s) => s.core(),
+            Model::Trace(s) => s.core(),
             Model::Host(h) => return Some((h.flow(), h.vc())),
             _ => return None,
         };
@@ -364,6 +383,7 @@ impl Component for Model {
             Model::Cbr(m) => m.start(ctx),
             Model::Poisson(m) => m.start(ctx),
             Model::OnOff(m) => m.start(ctx),
+            Model::Trace(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
             Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) => {}
@@ -377,6 +397,7 @@ impl Component for Model {
             Model::Poisson(m) => m.on_timer(ctx),
             Model::Cbr(m) => m.on_timer(ctx),
             Model::OnOff(m) => m.on_timer(tag, ctx),
+            Model::Trace(m) => m.on_timer(ctx),
             Model::Hold(m) => m.on_timer(ctx),
             Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Host(m) => m.on_timer(tag, ctx),
@@ -405,6 +426,7 @@ impl Component for Model {
             Model::Cbr(m) => m.reset_stats(now),
             Model::Poisson(m) => m.reset_stats(now),
             Model::OnOff(m) => m.reset_stats(now),
+            Model::Trace(m) => m.reset_stats(now),
             Model::Transmitter(m) => m.reset_stats(now),
             Model::Sink(m) => m.reset_stats(now),
             Model::Hold(m) => m.reset_stats(now),
@@ -421,6 +443,7 @@ impl Component for Model {
             Model::Cbr(m) => m.report(now, path, out),
             Model::Poisson(m) => m.report(now, path, out),
             Model::OnOff(m) => m.report(now, path, out),
+            Model::Trace(m) => m.report(now, path, out),
             Model::Transmitter(m) => m.report(now, path, out),
             Model::Sink(m) => m.report(now, path, out),
             Model::Hold(m) => m.report(now, path, out),
@@ -438,6 +461,7 @@ impl Component for Model {
             Model::Cbr(m) => m.core().sample(q),
             Model::Poisson(m) => m.core().sample(q),
             Model::OnOff(m) => m.core().sample(q),
+            Model::Trace(m) => m.core().sample(q),
             Model::Transmitter(m) => m.sample(q),
             Model::Hold(m) => m.sample(),
             Model::Sink(m) => m.sample(element.checked_sub(1).map(|l| l as u32)),
@@ -454,6 +478,7 @@ impl Component for Model {
             Model::Cbr(m) => m.ledger(l),
             Model::Poisson(m) => m.ledger(l),
             Model::OnOff(m) => m.ledger(l),
+            Model::Trace(m) => m.ledger(l),
             Model::Transmitter(m) => m.ledger(l),
             Model::Sink(m) => m.ledger(l),
             Model::Switch(m) => m.ledger(l),

@@ -35,6 +35,8 @@ pub enum ParamType {
     StrList,
     /// true or false.
     Bool,
+    /// Free text, such as a file name (the model checks it).
+    Text,
 }
 
 impl ParamType {
@@ -52,6 +54,7 @@ impl ParamType {
             ParamType::Choice(c) => format!("one of {}", c.join(", ")),
             ParamType::StrList => "list of strings".into(),
             ParamType::Bool => "true or false".into(),
+            ParamType::Text => "text".into(),
         }
     }
 }
@@ -171,6 +174,7 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
             Ok(Value::List(out))
         }
         (ParamType::Bool, Raw::Bool(b)) => Ok(Value::Bool(*b)),
+        (ParamType::Text, Raw::Str(s)) if !s.trim().is_empty() => Ok(Value::Word(s.clone())),
         (ParamType::Choice(choices), Raw::Str(s)) => {
             if let Some(c) = choices.iter().find(|c| c.eq_ignore_ascii_case(s.trim())) {
                 Ok(Value::Word(c.to_string()))
@@ -218,6 +222,7 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
                 ParamType::Choice(c) => format!("a string, one of {}", c.join(", ")),
                 ParamType::StrList => "a list of strings, e.g. [\"a\", \"b\"]".to_string(),
                 ParamType::Bool => "true or false".to_string(),
+                ParamType::Text => "a non-empty string".to_string(),
                 ParamType::SizeOr(k) | ParamType::TimeOr(k) => {
                     let d = dimension_of(ty).unwrap_or(Dimension::Time);
                     format!("a string with a unit such as \"{}\" ({}) or \"{k}\"", example(d), d.examples())

@@ -47,6 +47,9 @@ pub struct RawScenario {
     pub connections: Vec<(String, Option<usize>)>,
     /// The `[probes]` table.
     pub probes: Vec<RawEntry>,
+    /// The directory of the scenario file (`.` for text without one): relative file
+    /// names in parameters are resolved against it.
+    pub dir: std::path::PathBuf,
 }
 
 /// One requested time series, resolved to a component and the index it answers to.
@@ -167,7 +170,8 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
     let root = doc.as_table();
     let lines = LineIndex::new(text);
     let lines = &lines;
-    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![] };
+    let dir = std::path::Path::new(file).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).to_path_buf();
+    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![], dir };
     let top = ["connections", "scenario", "components", "probes", "sweep"];
     for (k, item) in root.iter() {
         let line = line_of(lines, root.key(k).and_then(|key| key.span()).or_else(|| item.span()));
@@ -290,7 +294,7 @@ fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: Sim
             return Err(invalid(f, line, key, format!("'{label}': no component '{cname}'{hint}")));
         };
         let c = &components[ci];
-        let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0) };
+        let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0), dir: &raw.dir };
         let model = (c.kind.build)(&c.params, &info).map_err(|e| param_err(f, line, key, e.msg))?;
         let offered = || {
             let groups: Vec<String> = c
@@ -451,7 +455,7 @@ impl Scenario {
                 None
             };
             // Let the model check its own consistency now, so errors come at load time.
-            let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: flow.unwrap_or(0) };
+            let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: flow.unwrap_or(0), dir: &raw.dir };
             if let Err(issue) = (kspec.build)(&params, &info) {
                 let line = lines.get(issue.key.as_str()).copied().flatten().or(c.line);
                 let key = if issue.key.is_empty() { ckey.clone() } else { format!("{ckey}.{}", issue.key) };

@@ -58,7 +58,7 @@ impl Scenario {
         let mut paths = Vec::with_capacity(self.components.len());
         let mut routes: Vec<Vec<Option<Route>>> = Vec::with_capacity(self.components.len());
         for c in &self.components {
-            let info = BuildInfo { path: &c.name, seed, run, flow: c.flow.unwrap_or(0) };
+            let info = BuildInfo { path: &c.name, seed, run, flow: c.flow.unwrap_or(0), dir: &self.raw.dir };
             let m = (c.kind.build)(&c.params, &info).map_err(|e| SimError::ModelPanic {
                 path: c.name.clone(),
                 time: SimTime::ZERO,

@@ -1,4 +1,5 @@
-//! Traffic sources: CBR, Poisson and the two-state Markov on-off source of buddhikot92.
+//! Traffic sources: CBR, Poisson, the two-state Markov on-off source of buddhikot92,
+//! and trace-driven sources (packet and frame-size traces as AAL5 PDUs).
 //!
 //! ```text
 //!   +--------+
@@ -12,6 +13,7 @@
 pub mod cbr;
 pub mod onoff;
 pub mod poisson;
+pub mod trace;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ctx, Ledger, SimTime, CELL_BITS};
@@ -80,6 +82,20 @@ impl SourceCore {
     /// Quantity `q` of [`SOURCE_SERIES`] (both are the running count of cells).
     pub fn sample(&self, _q: usize) -> f64 {
         self.generated as f64
+    }
+
+    /// Emits cell `pdu_cells`-long PDU number `pdu`'s next cell now, marked end-of-PDU
+    /// if `last` (trace-driven sources: AAL5 framing as a host's adapter does it).
+    #[inline]
+    pub fn emit_pdu_cell(&mut self, ctx: &mut Ctx<'_, Msg>, pdu: u32, last: bool, pdu_cells: u16) {
+        let mut cell = Cell::plain(ctx.now, self.flow, self.vc, pdu);
+        cell.pdu_cells = pdu_cells;
+        if last {
+            cell.flags |= crate::cell::FLAG_EOP;
+        }
+        self.generated += 1;
+        self.counted += 1;
+        ctx.send(0, Msg::Cell(cell));
     }
 
     pub fn reset_stats(&mut self, now: SimTime) {

@@ -538,6 +538,7 @@ vcs = ["p1:1 -> p2:1"]
 
 mod gcra;
 mod series;
+mod trace;
 
 mod hosts {
     use super::*;

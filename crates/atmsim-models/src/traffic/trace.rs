@@ -1,0 +1,311 @@
+//! Trace-driven cell source: replays a real trace as AAL5 PDUs.
+//!
+//! Two trace formats (SPEC section 3, "trace-driven"):
+//!
+//! - `packets`: one packet per line, `TIME LENGTH` — arrival time in seconds and length
+//!   in octets, as in the Bellcore Ethernet traces (Leland & Wilson 1989, the trace
+//!   behind Leland et al., SIGCOMM 1993, which evans96 feeds to its adaptive shaper);
+//! - `frames`: one frame size in octets per line, frames at `frame_rate` — as in the
+//!   MPEG-1 *Star Wars* trace (Garrett & Willinger, SIGCOMM 1994: 24 frames/s).
+//!
+//! Each packet or frame of `L` octets becomes one AAL5 PDU of `ceil((L + overhead)/48)`
+//! cells (`overhead` 16 octets by default: RFC 1483 LLC/SNAP 8 + AAL5 trailer 8), whose
+//! last cell carries the end-of-PDU mark. With `spacing = "peak"` a PDU's cells leave
+//! back to back at the `peak` cell rate (a host adapter: OC-3c by default), starting at
+//! the packet's time, or after the previous PDU's cells if those are still leaving; with
+//! `spacing = "even"` (frames only) a frame's cells are spread evenly over its frame
+//! interval (cell j of frame k at `k·Δ + floor(j·Δ / n)`). The trace's first time is the
+//! source's `start`; `time_scale` multiplies trace times (0.5 plays it twice as fast);
+//! with `loop` the trace repeats (packets: after its span plus one mean gap), else the
+//! source falls silent at its end. Relative file names are resolved against the
+//! scenario file's directory; a file is read and checked once per process.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, PS_PER_S};
+
+use super::SourceCore;
+use crate::cell::Msg;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+pub const FORMATS: [&str; 2] = ["packets", "frames"];
+pub const SPACINGS: [&str; 2] = ["peak", "even"];
+
+pub const PARAMS: [ParamSpec; 8] = [
+    ParamSpec { name: "file", ty: ParamType::Text, default: None, required: true, help: "the trace file (relative to the scenario file's directory)", source: "required" },
+    ParamSpec { name: "format", ty: ParamType::Choice(&FORMATS), default: Some("packets"), required: false, help: "packets: 'TIME LENGTH' per line (s, octets); frames: octets per line at frame_rate", source: "Bellcore .TL traces; Garrett & Willinger frame-size traces" },
+    ParamSpec { name: "frame_rate", ty: ParamType::Float { min: 1e-3, max: 1e6 }, default: Some("24"), required: false, help: "frames per second (format = frames)", source: "Star Wars MPEG-1 trace: 24 frames/s (Garrett & Willinger 1994)" },
+    ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "cell rate a PDU's cells leave at (spacing = peak)", source: "OC-3c cell rate (an OC-3c adapter)" },
+    ParamSpec { name: "spacing", ty: ParamType::Choice(&SPACINGS), default: Some("peak"), required: false, help: "peak: each PDU's cells back to back at peak; even: a frame's cells spread over its frame interval (frames only)", source: "atmsim convention" },
+    ParamSpec { name: "overhead", ty: ParamType::Int { min: 0, max: 65_535 }, default: Some("16"), required: false, help: "octets added to each packet or frame before AAL5 segmentation", source: "RFC 1483 LLC/SNAP (8) + AAL5 trailer (8)" },
+    ParamSpec { name: "time_scale", ty: ParamType::Float { min: 1e-6, max: 1e6 }, default: Some("1"), required: false, help: "multiplies the trace's times (0.5: twice as fast)", source: "1: the trace as recorded" },
+    ParamSpec { name: "loop", ty: ParamType::Bool, default: Some("false"), required: false, help: "repeat the trace when it ends (else the source stops)", source: "atmsim convention" },
+];
+
+pub const PROBES: [ProbeSpec; 1] = [ProbeSpec { name: "trace_pdus", unit: "1", kind: ProbeKind::Counter, help: "packets or frames started after warm-up (count)" }];
+
+/// A trace as read: times (ps from the first) and lengths (octets).
+#[derive(Debug, PartialEq)]
+pub struct TraceData {
+    pub times_ps: Vec<u64>,
+    pub lengths: Vec<u32>,
+}
+
+fn cache() -> &'static Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>> {
+    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Reads and checks a trace (once per process and file).
+pub fn load(path: &Path, format: &'static str) -> Result<Arc<TraceData>, String> {
+    let key = (path.to_path_buf(), format);
+    if let Some(t) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(t.clone());
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read trace '{}': {e}", path.display()))?;
+    let t = Arc::new(parse(&text, format).map_err(|m| format!("{}:{m}", path.display()))?);
+    cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, t.clone());
+    Ok(t)
+}
+
+/// Parses trace text; errors are `LINE: message`. Blank lines and `#` comments are
+/// skipped. Frame traces get times `k` (frame numbers) — scaled by the model.
+pub fn parse(text: &str, format: &str) -> Result<TraceData, String> {
+    let (mut times_ps, mut lengths) = (Vec::new(), Vec::new());
+    let mut first: Option<f64> = None;
+    let mut last = 0u64;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let n = i + 1;
+        let fields: Vec<&str> = l.split_whitespace().collect();
+        let octets = |s: &str| s.parse::<u32>().map_err(|_| format!("{n}: '{s}' is not a length in octets (a whole number)"));
+        if format == "frames" {
+            let [len] = fields[..] else {
+                return Err(format!("{n}: expected one frame size in octets per line, got '{l}'"));
+            };
+            times_ps.push(lengths.len() as u64);
+            lengths.push(octets(len)?);
+        } else {
+            let [t, len] = fields[..] else {
+                return Err(format!("{n}: expected 'TIME LENGTH' (seconds, octets), got '{l}'"));
+            };
+            let secs: f64 = t.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0).ok_or_else(|| format!("{n}: '{t}' is not a time in seconds"))?;
+            let t0 = *first.get_or_insert(secs);
+            let ps = ((secs - t0) * PS_PER_S as f64).round() as u64;
+            if ps < last {
+                return Err(format!("{n}: time {secs} s is earlier than the line before"));
+            }
+            last = ps;
+            times_ps.push(ps);
+            lengths.push(octets(len)?);
+        }
+    }
+    if lengths.is_empty() {
+        return Err(" the trace has no packets or frames".into());
+    }
+    Ok(TraceData { times_ps, lengths })
+}
+
+#[derive(Clone, Debug)]
+pub struct TraceSource {
+    core: SourceCore,
+    data: Arc<TraceData>,
+    frames: bool,
+    /// Frame interval (frames), ps.
+    frame_ps: f64,
+    even: bool,
+    peak: Rate,
+    overhead: u32,
+    time_scale: f64,
+    looped: bool,
+    /// One pass of the trace, ps (for loops).
+    span_ps: u64,
+    /// Passes completed.
+    pass: u64,
+    /// The PDU being sent (index into the trace), its cells and the next cell.
+    pdu: usize,
+    pdu_cells: u32,
+    cell: u32,
+    pdu_no: u32,
+    /// The current back-to-back train (spacing = peak): its start and cells so far.
+    train_t0: SimTime,
+    train_k: u64,
+    pdus: u64,
+}
+
+impl TraceSource {
+    pub fn new(p: &Params, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
+        let file = p.word("file").ok_or_else(|| ParamIssue::new("file", "missing"))?;
+        let format = if p.word("format") == Some("frames") { "frames" } else { "packets" };
+        let path = dir.join(file);
+        let data = load(&path, format).map_err(|m| ParamIssue::new("file", m))?;
+        let frames = format == "frames";
+        let even = p.word("spacing") == Some("even");
+        if even && !frames {
+            return Err(ParamIssue::new("spacing", "even spacing spreads a frame over its frame interval: it needs format = \"frames\""));
+        }
+        let time_scale = p.float("time_scale").unwrap_or(1.0);
+        let frame_ps = PS_PER_S as f64 / p.float("frame_rate").unwrap_or(24.0) * time_scale;
+        let n = data.lengths.len() as u64;
+        let span_ps = if frames {
+            (n as f64 * frame_ps).round() as u64
+        } else {
+            let last = *data.times_ps.last().unwrap_or(&0);
+            // one pass plus one mean gap, so that the next pass does not start on the last packet
+            ((last as f64 + last as f64 / (n.max(2) - 1) as f64) * time_scale).round() as u64
+        };
+        if p.bool("loop") == Some(true) && span_ps == 0 {
+            return Err(ParamIssue::new("loop", "the trace spans no time: it cannot loop"));
+        }
+        Ok(TraceSource {
+            core: SourceCore::from_params(p, flow)?,
+            data,
+            frames,
+            frame_ps,
+            even,
+            peak: p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?,
+            overhead: p.int("overhead").unwrap_or(16) as u32,
+            time_scale,
+            looped: p.bool("loop") == Some(true),
+            span_ps,
+            pass: 0,
+            pdu: 0,
+            pdu_cells: 0,
+            cell: 0,
+            pdu_no: 0,
+            train_t0: SimTime::ZERO,
+            train_k: 0,
+            pdus: 0,
+        })
+    }
+
+    /// When trace entry `i` of the current pass starts.
+    fn time_of(&self, i: usize) -> SimTime {
+        let within = if self.frames { i as f64 * self.frame_ps } else { self.data.times_ps[i] as f64 * self.time_scale };
+        self.core.start.plus(SimDuration(self.pass * self.span_ps + within.round() as u64))
+    }
+
+    fn cells_of(&self, i: usize) -> u32 {
+        let l = self.data.lengths[i];
+        if self.frames && l == 0 {
+            0
+        } else {
+            (l + self.overhead).div_ceil(48)
+        }
+    }
+
+    /// Moves to the next PDU with cells (wrapping if looping); false at the end.
+    fn next_pdu(&mut self) -> bool {
+        loop {
+            self.pdu += 1;
+            if self.pdu >= self.data.lengths.len() {
+                if !self.looped {
+                    return false;
+                }
+                self.pdu = 0;
+                self.pass += 1;
+            }
+            if self.cells_of(self.pdu) > 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Schedules the current PDU's first cell, no earlier than `free` (the end of the
+    /// previous train).
+    fn begin_pdu(&mut self, free: SimTime, ctx: &mut Ctx<'_, Msg>) {
+        self.pdu_cells = self.cells_of(self.pdu);
+        self.cell = 0;
+        let at = self.time_of(self.pdu);
+        let t = if self.even {
+            at
+        } else {
+            if at >= free {
+                self.train_t0 = at;
+                self.train_k = 0;
+            }
+            self.train_t0.plus(self.peak.cell_train_offset(self.train_k))
+        };
+        if t < self.core.stop {
+            ctx.schedule_at(t, 0);
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        self.pdu = 0;
+        if self.cells_of(0) == 0 && !self.next_pdu() {
+            return;
+        }
+        self.begin_pdu(SimTime::ZERO, ctx);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        if self.cell == 0 {
+            self.pdus += 1;
+        }
+        let last = self.cell + 1 == self.pdu_cells;
+        self.core.emit_pdu_cell(ctx, self.pdu_no, last, self.pdu_cells.min(u16::MAX as u32) as u16);
+        self.cell += 1;
+        self.train_k += 1;
+        if !last {
+            let t = if self.even {
+                let at = self.time_of(self.pdu);
+                at.plus(SimDuration((self.cell as f64 * self.frame_ps / self.pdu_cells as f64) as u64))
+            } else {
+                self.train_t0.plus(self.peak.cell_train_offset(self.train_k))
+            };
+            if t < self.core.stop {
+                ctx.schedule_at(t, 0);
+            }
+            return;
+        }
+        self.pdu_no = self.pdu_no.wrapping_add(1);
+        if self.next_pdu() {
+            let free = self.train_t0.plus(self.peak.cell_train_offset(self.train_k));
+            self.begin_pdu(free, ctx);
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.core.reset_stats(now);
+        self.pdus = 0;
+    }
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core.report(now, path, out);
+        out.push(path, "trace_pdus", "count", self.pdus as f64, "1");
+    }
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.core.ledger(l);
+    }
+    pub fn core(&self) -> &SourceCore {
+        &self.core
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_traces_parse_relative_to_the_first_time() {
+        let t = parse("  0.5  100\n# comment\n\n  0.75 64 \n", "packets").unwrap();
+        assert_eq!(t.times_ps, vec![0, 250_000_000_000]);
+        assert_eq!(t.lengths, vec![100, 64]);
+    }
+
+    #[test]
+    fn bad_lines_name_their_number() {
+        assert_eq!(parse("1.0 10\n0.5 10\n", "packets").unwrap_err(), "2: time 0.5 s is earlier than the line before");
+        assert!(parse("1.0\n", "packets").unwrap_err().starts_with("1: expected 'TIME LENGTH'"));
+        assert!(parse("1.0 ten\n", "packets").unwrap_err().contains("not a length"));
+        assert!(parse("-1 10\n", "packets").unwrap_err().contains("not a time"));
+        assert!(parse("12 13\n", "frames").unwrap_err().starts_with("1: expected one frame size"));
+        assert!(parse("# nothing\n", "frames").unwrap_err().contains("no packets or frames"));
+    }
+}

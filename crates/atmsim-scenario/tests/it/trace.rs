@@ -1,0 +1,145 @@
+//! The `trace` source on the real traces in scenarios/data (Bellcore Ethernet packets,
+//! Star Wars MPEG-1 frames): every packet or frame becomes its AAL5 cells, at the right
+//! times, counted independently here from the file.
+
+use super::*;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/data");
+
+fn source(extra: &str, duration: &str) -> String {
+    format!(
+        r#"connections = ["src -> sink"]
+[scenario]
+duration = "{duration}"
+[components.src]
+kind = "trace"
+{extra}
+[components.sink]
+kind = "sink"
+"#
+    )
+}
+
+fn aal5_cells(octets: u64) -> u64 {
+    (octets + 16).div_ceil(48)
+}
+
+#[test]
+fn the_bellcore_trace_is_replayed_whole() {
+    let text = std::fs::read_to_string(format!("{DATA}/BC-pAug89-small.TL")).unwrap();
+    let packets: Vec<(f64, u64)> = text
+        .lines()
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next().unwrap().parse().unwrap(), f.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    assert_eq!(packets.len(), 10_000);
+    let cells: u64 = packets.iter().map(|&(_, l)| aal5_cells(l)).sum();
+    let span = packets[9_999].0 - packets[0].0;
+    for (scale, duration) in [(1.0, span + 0.01), (0.5, span / 2.0 + 0.01)] {
+        let sc = Scenario::from_text(&source(&format!("file = \"{DATA}/BC-pAug89-small.TL\"\ntime_scale = {scale}"), &format!("{duration} s")), "t.toml")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = run(&sc, 0);
+        assert_eq!(probe(&r, "src", "trace_pdus", "count"), 10_000.0, "scale {scale}");
+        assert_eq!(r.flows[0].generated, cells, "scale {scale}");
+        assert_eq!(r.flows[0].delivered, cells);
+    }
+}
+
+#[test]
+fn star_wars_frames_become_their_cells() {
+    let text = std::fs::read_to_string(format!("{DATA}/starwars.frames.old")).unwrap();
+    let frames: Vec<u64> = text.lines().take(240).map(|l| l.trim().parse().unwrap()).collect();
+    let cells: u64 = frames.iter().filter(|&&l| l > 0).map(|&l| aal5_cells(l)).sum();
+    let nonzero = frames.iter().filter(|&&l| l > 0).count() as f64;
+    for spacing in ["peak", "even"] {
+        let extra = format!("file = \"{DATA}/starwars.frames.old\"\nformat = \"frames\"\nspacing = \"{spacing}\"");
+        // 240 frames at 24/s: 10 s.
+        let r = run(&Scenario::from_text(&source(&extra, "10 s"), "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(r.flows[0].generated, cells, "{spacing}");
+        assert_eq!(probe(&r, "src", "trace_pdus", "count"), nonzero, "{spacing}");
+    }
+}
+
+#[test]
+fn even_spacing_spreads_a_frame_and_peak_sends_it_back_to_back() {
+    // Two frames of 176 octets (4 cells with the overhead) at 1,000 frames/s into a FIFO
+    // that takes 0.2 ms per cell: spread at 0.25 ms the cells never wait; back to back
+    // at OC-3c the 4th waits for the three before it (≈ 3 × 0.2 ms).
+    let f = tmp_trace("two.frames", "176\n176\n");
+    for (spacing, wait) in [("even", 0.0), ("peak", 0.6e-3)] {
+        let text = format!(
+            r#"connections = ["src -> q", "q -> sink"]
+[scenario]
+duration = "3 ms"
+[components.src]
+kind = "trace"
+file = "{f}"
+format = "frames"
+frame_rate = 1000
+spacing = "{spacing}"
+[components.q]
+kind = "fifo"
+rate = "2.12 Mb/s"
+[components.sink]
+kind = "sink"
+"#
+        );
+        let r = run(&Scenario::from_text(&text, "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(r.flows[0].generated, 8);
+        let max = probe(&r, "q", "q_wait", "max");
+        assert!((max - wait).abs() < 0.02e-3, "{spacing}: max wait {max}");
+    }
+}
+
+fn tmp_trace(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("atmsim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn loops_back_to_back_trains_and_stop() {
+    // Three packets of 32 octets (one cell each with the 16-octet overhead) at 0, 1, 2 ms:
+    // the span is 2 ms plus one mean gap (1 ms), so passes start every 3 ms.
+    let f = tmp_trace("three.TL", "0.000 32\n0.001 32\n0.002 32\n");
+    let r = run(&Scenario::from_text(&source(&format!("file = \"{f}\"\nloop = true"), "7.5 ms"), "t.toml").unwrap(), 0);
+    // 0,1,2 | 3,4,5 | 6,7 → 8 packets before 7.5 ms
+    assert_eq!(probe(&r, "src", "trace_pdus", "count"), 8.0);
+    let r = run(&Scenario::from_text(&source(&format!("file = \"{f}\"\nstop = \"1.5 ms\""), "7.5 ms"), "t.toml").unwrap(), 0);
+    assert_eq!(probe(&r, "src", "trace_pdus", "count"), 2.0);
+    // Two 1000-octet packets 1 µs apart at a 10 Mb/s peak: the second waits for the
+    // first's 22 cells, so all 44 leave back to back: the last ends 44 cell times in.
+    let f = tmp_trace("burst.TL", "0.0 1000\n0.000001 1000\n");
+    let r = run(&Scenario::from_text(&source(&format!("file = \"{f}\"\npeak = \"10 Mb/s\""), "1 s"), "t.toml").unwrap(), 0);
+    assert_eq!(r.flows[0].generated, 44);
+    let rate = probe(&r, "sink/vc1", "sink_rx_cells", "count");
+    assert_eq!(rate, 44.0);
+}
+
+#[test]
+fn trace_errors_name_the_parameter_and_the_trace_line() {
+    let e = err(&source("file = \"no-such-file.TL\"", "1 s"));
+    assert!(e.contains("components.src.file") && e.contains("cannot read trace") && e.contains("no-such-file.TL"), "{e}");
+    let f = tmp_trace("bad.TL", "0.0 64\n0.1\n");
+    let e = err(&source(&format!("file = \"{f}\""), "1 s"));
+    assert!(e.contains(&format!("{f}:2: expected 'TIME LENGTH'")), "{e}");
+    let good = tmp_trace("good.TL", "0.0 64\n");
+    let e = err(&source(&format!("file = \"{good}\"\nspacing = \"even\""), "1 s"));
+    assert!(e.contains("components.src.spacing") && e.contains("needs format"), "{e}");
+    let e = err(&source("file = \"\"", "1 s"));
+    assert!(e.contains("components.src.file") && e.contains("non-empty"), "{e}");
+}
+
+#[test]
+fn relative_trace_files_are_found_next_to_the_scenario() {
+    let f = tmp_trace("rel.TL", "0.0 100\n0.5 100\n");
+    let dir = std::path::Path::new(&f).parent().unwrap();
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, source("file = \"rel.TL\"", "1 s")).unwrap();
+    let sc = Scenario::load(scenario.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run(&sc, 0).flows[0].generated, 2 * aal5_cells(100));
+}
