@@ -76,7 +76,7 @@ pub fn load(path: &Path, format: &'static str) -> Result<Arc<TraceData>, String>
 pub fn parse(text: &str, format: &str) -> Result<TraceData, String> {
     let (mut times_ps, mut lengths) = (Vec::new(), Vec::new());
     let mut first: Option<f64> = None;
-    let mut last = 0u64;
+    let mut last = f64::NEG_INFINITY;
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
         if l.is_empty() || l.starts_with('#') {
@@ -96,13 +96,12 @@ pub fn parse(text: &str, format: &str) -> Result<TraceData, String> {
                 return Err(format!("{n}: expected 'TIME LENGTH' (seconds, octets), got '{l}'"));
             };
             let secs: f64 = t.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0).ok_or_else(|| format!("{n}: '{t}' is not a time in seconds"))?;
-            let t0 = *first.get_or_insert(secs);
-            let ps = ((secs - t0) * PS_PER_S as f64).round() as u64;
-            if ps < last {
+            if secs < last {
                 return Err(format!("{n}: time {secs} s is earlier than the line before"));
             }
-            last = ps;
-            times_ps.push(ps);
+            last = secs;
+            let t0 = *first.get_or_insert(secs);
+            times_ps.push(((secs - t0) * PS_PER_S as f64).round() as u64);
             lengths.push(octets(len)?);
         }
     }
