@@ -9,6 +9,7 @@
 //! | `poisson` | [`traffic::poisson`] | Poisson cells                                  |
 //! | `onoff`   | [`traffic::onoff`]   | buddhikot92 two-state Markov on-off source     |
 //! | `trace`   | [`traffic::trace`]   | trace-driven: packet or frame traces as AAL5   |
+//! | `selfsimilar` | [`traffic::selfsimilar`] | fGn-rate source, Hurst H (Davies–Harte) |
 //! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
 //! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
 //! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
@@ -146,7 +147,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 13] = [
+pub static KINDS: [KindSpec; 14] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -185,6 +186,19 @@ pub static KINDS: [KindSpec; 13] = [
         series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
         is_source: true,
         build: |p, b| Ok(Model::OnOff(traffic::onoff::OnOff::new(p, b.flow, b.stream("onoff"))?)),
+    },
+    KindSpec {
+        kind: "selfsimilar",
+        help: "self-similar source: the cell rate per time bin is fractional Gaussian noise with Hurst parameter H (exact paths by Davies–Harte), clipped to [0, peak]",
+        source: "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
+        params: &[&traffic::selfsimilar::PARAMS, &traffic::COMMON_PARAMS],
+        inputs: &[],
+        outputs: &OUT,
+        ports: None,
+        probes: &[&traffic::SOURCE_PROBES],
+        series: &[KindSeries { at: "", series: &traffic::SOURCE_SERIES }],
+        is_source: true,
+        build: |p, b| Ok(Model::SelfSimilar(Box::new(traffic::selfsimilar::SelfSimilar::new(p, b.flow, b.stream("fgn"))?))),
     },
     KindSpec {
         kind: "trace",
@@ -330,6 +344,7 @@ pub enum Model {
     Poisson(traffic::poisson::Poisson),
     OnOff(traffic::onoff::OnOff),
     Trace(Box<traffic::trace::TraceSource>),
+    SelfSimilar(Box<traffic::selfsimilar::SelfSimilar>),
     Transmitter(transmitter::Transmitter),
     Sink(sink::Sink),
     Hold(hold::Hold),
@@ -346,7 +361,7 @@ impl Model {
         use series::{code, find, parse_vc_name};
         let vc = |sub: &str| if sub.is_empty() { Some(0) } else { parse_vc_name(sub).map(|l| l as u64 + 1) };
         match self {
-            Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) | Model::Trace(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
+            Model::Cbr(_) | Model::Poisson(_) | Model::OnOff(_) | Model::Trace(_) | Model::SelfSimilar(_) if sub.is_empty() => find(&traffic::SOURCE_SERIES, name),
             Model::Transmitter(_) if sub.is_empty() => find(&transmitter::SERIES, name),
             Model::Hold(_) if sub.is_empty() => find(&hold::SERIES, name),
             Model::Gcra(_) if sub.is_empty() => find(&gcra::SERIES, name),
@@ -368,6 +383,7 @@ impl Model {
             Model::Poisson(s) => s.core(),
             Model::OnOff(s) => s.core(),
             Model::Trace(s) => s.core(),
+            Model::SelfSimilar(s) => s.core(),
             Model::Host(h) => return Some((h.flow(), h.vc())),
             _ => return None,
         };
@@ -384,6 +400,7 @@ impl Component for Model {
             Model::Poisson(m) => m.start(ctx),
             Model::OnOff(m) => m.start(ctx),
             Model::Trace(m) => m.start(ctx),
+            Model::SelfSimilar(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
             Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) => {}
@@ -398,6 +415,7 @@ impl Component for Model {
             Model::Cbr(m) => m.on_timer(ctx),
             Model::OnOff(m) => m.on_timer(tag, ctx),
             Model::Trace(m) => m.on_timer(ctx),
+            Model::SelfSimilar(m) => m.on_timer(ctx),
             Model::Hold(m) => m.on_timer(ctx),
             Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Host(m) => m.on_timer(tag, ctx),
@@ -427,6 +445,7 @@ impl Component for Model {
             Model::Poisson(m) => m.reset_stats(now),
             Model::OnOff(m) => m.reset_stats(now),
             Model::Trace(m) => m.reset_stats(now),
+            Model::SelfSimilar(m) => m.reset_stats(now),
             Model::Transmitter(m) => m.reset_stats(now),
             Model::Sink(m) => m.reset_stats(now),
             Model::Hold(m) => m.reset_stats(now),
@@ -444,6 +463,7 @@ impl Component for Model {
             Model::Poisson(m) => m.report(now, path, out),
             Model::OnOff(m) => m.report(now, path, out),
             Model::Trace(m) => m.report(now, path, out),
+            Model::SelfSimilar(m) => m.report(now, path, out),
             Model::Transmitter(m) => m.report(now, path, out),
             Model::Sink(m) => m.report(now, path, out),
             Model::Hold(m) => m.report(now, path, out),
@@ -462,6 +482,7 @@ impl Component for Model {
             Model::Poisson(m) => m.core().sample(q),
             Model::OnOff(m) => m.core().sample(q),
             Model::Trace(m) => m.core().sample(q),
+            Model::SelfSimilar(m) => m.core().sample(q),
             Model::Transmitter(m) => m.sample(q),
             Model::Hold(m) => m.sample(),
             Model::Sink(m) => m.sample(element.checked_sub(1).map(|l| l as u32)),
@@ -479,6 +500,7 @@ impl Component for Model {
             Model::Poisson(m) => m.ledger(l),
             Model::OnOff(m) => m.ledger(l),
             Model::Trace(m) => m.ledger(l),
+            Model::SelfSimilar(m) => m.ledger(l),
             Model::Transmitter(m) => m.ledger(l),
             Model::Sink(m) => m.ledger(l),
             Model::Switch(m) => m.ledger(l),

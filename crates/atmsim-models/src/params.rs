@@ -118,10 +118,13 @@ impl std::fmt::Display for Raw {
     }
 }
 
-/// How a default written in a `ParamSpec` is read: an integer, a boolean, or text.
+/// How a default written in a `ParamSpec` is read: an integer, a number, a boolean, or
+/// text.
 pub fn default_raw(d: &str) -> Raw {
     if let Ok(i) = d.parse::<i64>() {
         Raw::Int(i)
+    } else if let Some(x) = d.parse::<f64>().ok().filter(|x| x.is_finite()) {
+        Raw::Float(x)
     } else if d == "true" || d == "false" {
         Raw::Bool(d == "true")
     } else {

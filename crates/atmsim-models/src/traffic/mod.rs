@@ -1,5 +1,6 @@
 //! Traffic sources: CBR, Poisson, the two-state Markov on-off source of buddhikot92,
-//! and trace-driven sources (packet and frame-size traces as AAL5 PDUs).
+//! self-similar sources (fractional Gaussian noise rates) and trace-driven sources
+//! (packet and frame-size traces as AAL5 PDUs).
 //!
 //! ```text
 //!   +--------+
@@ -13,6 +14,7 @@
 pub mod cbr;
 pub mod onoff;
 pub mod poisson;
+pub mod selfsimilar;
 pub mod trace;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};

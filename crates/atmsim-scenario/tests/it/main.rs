@@ -537,6 +537,7 @@ vcs = ["p1:1 -> p2:1"]
 }
 
 mod gcra;
+mod selfsimilar;
 mod series;
 mod trace;
 
