@@ -34,7 +34,7 @@ pub const PARAMS: [ParamSpec; 6] = [
     ParamSpec { name: "std", ty: ParamType::Rate, default: None, required: true, help: "standard deviation of the per-bin rate, before clipping", source: "required (not given by dastangoo96)" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "the rate is clipped to this (the access line)", source: "OC-3c cell rate (dastangoo96's links)" },
     ParamSpec { name: "bin", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "time per fGn sample", source: "atmsim convention" },
-    ParamSpec { name: "block", ty: ParamType::Int { min: 16, max: 1 << 22 }, default: Some("65536"), required: false, help: "bins per independently generated fGn block (the longest correlation kept)", source: "atmsim convention (65.5 s at 1 ms bins)" },
+    ParamSpec { name: "block", ty: ParamType::Int { min: 16, max: 1 << 20 }, default: Some("65536"), required: false, help: "bins per independently generated fGn block (the longest correlation kept)", source: "atmsim convention (65.5 s at 1 ms bins)" },
 ];
 
 /// Davies–Harte generator of unit-variance fGn paths of `n` samples.
