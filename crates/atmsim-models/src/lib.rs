@@ -40,6 +40,7 @@ use atmsim_kernel::probe::{ProbeSpec, Report};
 use atmsim_kernel::{rng, Component, Ctx, Ledger, PortId, SimTime};
 
 pub use cell::{Cell, Msg};
+use traffic::Source;
 use series::KindSeries;
 use params::{ParamIssue, ParamSpec, Params};
 

@@ -5,11 +5,10 @@
 //! is uniform over one cell period, drawn once per run from the component's own stream
 //! (the N·D/D/1 model of Roberts & Virtamo).
 
-use atmsim_kernel::probe::Report;
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream, CELL_BITS};
+use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand::Rng;
 
-use super::SourceCore;
+use super::{Source, SourceCore};
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -67,16 +66,13 @@ impl Cbr {
         self.k += 1;
         self.schedule_next(ctx);
     }
-    pub fn reset_stats(&mut self, now: SimTime) {
-        self.core.reset_stats(now);
-    }
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
-        self.core.report(now, path, out);
-    }
-    pub fn ledger(&self, l: &mut Ledger) {
-        self.core.ledger(l);
-    }
-    pub fn core(&self) -> &SourceCore {
+}
+
+impl Source for Cbr {
+    fn core(&self) -> &SourceCore {
         &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
     }
 }

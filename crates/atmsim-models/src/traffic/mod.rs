@@ -47,6 +47,22 @@ pub const SOURCE_SERIES: [SeriesDecl; 2] = [
     SeriesDecl { name: "src_tx_rate", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "emitted cell bit rate over each interval, 424 bits per cell" },
 ];
 
+/// A cell source: apart from when it emits, everything lives in its [`SourceCore`];
+/// kinds with statistics of their own (on-off bursts, trace PDUs) override the defaults.
+pub trait Source {
+    fn core(&self) -> &SourceCore;
+    fn core_mut(&mut self) -> &mut SourceCore;
+    fn reset_stats(&mut self, now: SimTime) {
+        self.core_mut().reset_stats(now);
+    }
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core().report(now, path, out);
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        self.core().ledger(l);
+    }
+}
+
 /// What every source keeps.
 #[derive(Clone, Debug)]
 pub struct SourceCore {

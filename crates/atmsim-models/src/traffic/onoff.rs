@@ -23,10 +23,10 @@
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::Size;
-use atmsim_kernel::{Ctx, Ledger, SimDuration, SimTime, Stream, Tally};
+use atmsim_kernel::{Ctx, SimDuration, SimTime, Stream, Tally};
 use rand::Rng;
 
-use super::{exp_ps, SourceCore};
+use super::{exp_ps, Source, SourceCore};
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params, Value};
 
@@ -144,18 +144,21 @@ impl OnOff {
         }
     }
 
-    pub fn reset_stats(&mut self, now: SimTime) {
+}
+
+impl Source for OnOff {
+    fn core(&self) -> &SourceCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
+    }
+    fn reset_stats(&mut self, now: SimTime) {
         self.core.reset_stats(now);
         self.bursts.reset();
     }
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         self.core.report(now, path, out);
         self.bursts.report(out, path, "src_burst_cells", "cells", 1.0);
-    }
-    pub fn ledger(&self, l: &mut Ledger) {
-        self.core.ledger(l);
-    }
-    pub fn core(&self) -> &SourceCore {
-        &self.core
     }
 }

@@ -1,9 +1,8 @@
 //! Poisson cell source: exponential inter-cell times at a mean rate.
 
-use atmsim_kernel::probe::Report;
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
+use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream};
 
-use super::{exp_ps, SourceCore};
+use super::{exp_ps, Source, SourceCore};
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -47,16 +46,13 @@ impl Poisson {
         let now = ctx.now;
         self.next(now, ctx);
     }
-    pub fn reset_stats(&mut self, now: SimTime) {
-        self.core.reset_stats(now);
-    }
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
-        self.core.report(now, path, out);
-    }
-    pub fn ledger(&self, l: &mut Ledger) {
-        self.core.ledger(l);
-    }
-    pub fn core(&self) -> &SourceCore {
+}
+
+impl Source for Poisson {
+    fn core(&self) -> &SourceCore {
         &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
     }
 }

@@ -18,13 +18,12 @@
 
 use std::sync::Arc;
 
-use atmsim_kernel::probe::Report;
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream, CELL_BITS};
+use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand_distr::{Distribution, StandardNormal};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::SourceCore;
+use super::{Source, SourceCore};
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -207,17 +206,14 @@ impl SelfSimilar {
         self.schedule_bin(ctx);
     }
 
-    pub fn reset_stats(&mut self, now: SimTime) {
-        self.core.reset_stats(now);
-    }
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
-        self.core.report(now, path, out);
-    }
-    pub fn ledger(&self, l: &mut Ledger) {
-        self.core.ledger(l);
-    }
-    pub fn core(&self) -> &SourceCore {
+}
+
+impl Source for SelfSimilar {
+    fn core(&self) -> &SourceCore {
         &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
     }
 }
 

@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, PS_PER_S};
+use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, PS_PER_S};
 
-use super::SourceCore;
+use super::{Source, SourceCore};
 use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -271,19 +271,22 @@ impl TraceSource {
         }
     }
 
-    pub fn reset_stats(&mut self, now: SimTime) {
+}
+
+impl Source for TraceSource {
+    fn core(&self) -> &SourceCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
+    }
+    fn reset_stats(&mut self, now: SimTime) {
         self.core.reset_stats(now);
         self.pdus = 0;
     }
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         self.core.report(now, path, out);
         out.push(path, "trace_pdus", "count", self.pdus as f64, "1");
-    }
-    pub fn ledger(&self, l: &mut Ledger) {
-        self.core.ledger(l);
-    }
-    pub fn core(&self) -> &SourceCore {
-        &self.core
     }
 }
 
