@@ -32,7 +32,7 @@ pub const PARAMS: [ParamSpec; 6] = [
     ParamSpec { name: "mean", ty: ParamType::Rate, default: None, required: true, help: "mean cell rate (424 bits per cell), before clipping", source: "required (dastangoo96: 10 and 76 Mb/s)" },
     ParamSpec { name: "std", ty: ParamType::Rate, default: None, required: true, help: "standard deviation of the per-bin rate, before clipping", source: "required (not given by dastangoo96)" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "the rate is clipped to this (the access line)", source: "OC-3c cell rate (dastangoo96's links)" },
-    ParamSpec { name: "bin", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "time per fGn sample", source: "atmsim convention" },
+    ParamSpec { name: "bin", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "time per fGn sample (at least 1 us)", source: "atmsim convention" },
     ParamSpec { name: "block", ty: ParamType::Int { min: 16, max: 1 << 20 }, default: Some("65536"), required: false, help: "bins per independently generated fGn block (the longest correlation kept)", source: "atmsim convention (65.5 s at 1 ms bins)" },
 ];
 
@@ -126,8 +126,8 @@ impl SelfSimilar {
         let std: Rate = p.rate("std").ok_or_else(|| ParamIssue::new("std", "missing"))?;
         let peak: Rate = p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?;
         let bin = p.time("bin").unwrap_or(SimDuration(1_000_000_000));
-        if bin.ps() == 0 {
-            return Err(ParamIssue::new("bin", "the bin must be longer than 0"));
+        if bin.ps() < 1_000_000 {
+            return Err(ParamIssue::new("bin", "the bin must be at least 1 us (one fGn sample per bin)"));
         }
         if peak.bps() < mean.bps() {
             return Err(ParamIssue::new("peak", "the peak must be at least the mean"));

@@ -314,6 +314,38 @@ mod fuzz {
         }
 
         #[test]
+        fn policing_and_self_similar_parameters_never_panic(v in prop_oneof![
+            "[0-9.e+-]{1,8} ?(Mb/s|ms|us|s|cells/s|B)?",
+            "-?[0-9]{1,6}",
+            Just("\"leaky-bucket\"".to_string()), Just("\"tag\"".to_string()), Just("true".to_string()),
+        ], key in prop_oneof![Just("upc.pcr"), Just("upc.increment"), Just("upc.cdvt"), Just("upc.algorithm"),
+            Just("upc.action"), Just("ss.hurst"), Just("ss.mean"), Just("ss.std"), Just("ss.peak"), Just("ss.bin")]) {
+            let text = r#"connections = ["ss -> upc", "upc -> sink"]
+[scenario]
+duration = "2 ms"
+[components.ss]
+kind = "selfsimilar"
+mean = "50 Mb/s"
+std = "20 Mb/s"
+block = 1024
+[components.upc]
+kind = "gcra"
+pcr = "60 Mb/s"
+[components.sink]
+kind = "sink"
+"#;
+            let sc = Scenario::from_text(text, "fuzz.toml").unwrap();
+            match sc.with_overrides(&[(key.to_string(), v)]) {
+                Ok(sc) => {
+                    let r = sc.run(1, 0, &mut |_, _| true);
+                    prop_assert!(r.is_ok(), "{:?}", r.err());
+                }
+                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
+                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
+            }
+        }
+
+        #[test]
         fn any_value_for_any_parameter_is_handled(v in prop_oneof![
             "[0-9.e+-]{1,8} ?(Mb/s|cells|ms|km|KiB|s|cells/s|furlong)?",
             "-?[0-9]{1,12}",
