@@ -229,10 +229,9 @@ def sweep_figure(stats: pd.DataFrame, keys: Sequence[str], component: str, probe
     for i, (group, g) in enumerate(sel.groupby("_group", sort=False)):
         xs = _numeric(list(g[x]))[0] if xs_all is not None else np.array([categories.index(str(v)) for v in g[x]], float)
         order = np.argsort(xs, kind="stable")
-        m = g["mean"].to_numpy(float)[order]
-        lo = np.where(np.isfinite(g["ci_low"].to_numpy(float)[order]), g["ci_low"].to_numpy(float)[order], m)
-        hi = np.where(np.isfinite(g["ci_high"].to_numpy(float)[order]), g["ci_high"].to_numpy(float)[order], m)
-        ax.errorbar(xs[order], m, yerr=[np.maximum(m - lo, 0), np.maximum(hi - m, 0)], capsize=3,
+        col = lambda name: g[name].to_numpy(float)[order]  # noqa: E731
+        px, m, el, eu = _yerr(Series("", xs[order], col("mean"), col("ci_low"), col("ci_high")), False)
+        ax.errorbar(px, m, yerr=[el, eu], capsize=3,
                     marker=_MARKERS[i % len(_MARKERS)], markersize=5, linewidth=1.2,
                     label=", ".join(f"{k} = {v}" for k, v in zip(others, group)) or None)
     if categories:

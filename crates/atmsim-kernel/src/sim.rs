@@ -224,8 +224,8 @@ impl<C: Component> Simulation<C> {
                 (_, true) => {
                     let before = sampler.as_ref().map(|s| self.read_all(s, warmup));
                     self.comps.iter_mut().for_each(|c| c.reset_stats(warmup));
-                    if let (Some(s), Some(before)) = (sampler.as_mut(), before) {
-                        let after: Vec<f64> = s.probes().iter().map(|p| self.comps[p.comp as usize].sample(p.index, warmup)).collect();
+                    let after = sampler.as_ref().map(|s| self.read_all(s, warmup));
+                    if let (Some(s), Some(before), Some(after)) = (sampler.as_mut(), before, after) {
                         s.carry_reset(&before, &after);
                     }
                     *warm = true;

@@ -78,7 +78,7 @@ impl Gcra {
                 if ta.saturating_add(*tau) < *tat {
                     return false;
                 }
-                *tat = (*tat).max(ta) + *t;
+                *tat = (*tat).max(ta).saturating_add(*t);
                 true
             }
             Gcra::LeakyBucket { t, tau, x, lct } => {
@@ -87,7 +87,7 @@ impl Gcra {
                 if drained > *tau {
                     return false;
                 }
-                *x = drained + *t;
+                *x = drained.saturating_add(*t);
                 *lct = ta;
                 true
             }

@@ -283,6 +283,8 @@ fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: Sim
     let interval = interval.unwrap_or(SimDuration((duration.ps() / 1000).max(1)));
     let names: Vec<&str> = components.iter().map(|c| c.name.as_str()).collect();
     let mut series = Vec::new();
+    // Each component is built once, however many of its series are asked for.
+    let mut built: BTreeMap<usize, atmsim_models::Model> = BTreeMap::new();
     for (label, line) in wanted {
         let key = "probes.series";
         let Some((path, name)) = label.rsplit_once('.') else {
@@ -294,8 +296,13 @@ fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: Sim
             return Err(invalid(f, line, key, format!("'{label}': no component '{cname}'{hint}")));
         };
         let c = &components[ci];
-        let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0), dir: &raw.dir };
-        let model = (c.kind.build)(&c.params, &info).map_err(|e| param_err(f, line, key, e.msg))?;
+        let model = match built.entry(ci) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0), dir: &raw.dir };
+                e.insert((c.kind.build)(&c.params, &info).map_err(|e| param_err(f, line, key, e.msg))?)
+            }
+        };
         let offered = || {
             let groups: Vec<String> = c
                 .kind

@@ -167,7 +167,7 @@ impl SelfSimilar {
     }
 
     fn bin_start(&self) -> SimTime {
-        self.core.start.plus(SimDuration(self.bin * self.bin_ps))
+        self.core.start.plus(SimDuration(self.bin.saturating_mul(self.bin_ps)))
     }
 
     pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {

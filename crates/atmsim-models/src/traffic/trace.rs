@@ -187,7 +187,7 @@ impl TraceSource {
     /// When trace entry `i` of the current pass starts.
     fn time_of(&self, i: usize) -> SimTime {
         let within = if self.frames { i as f64 * self.frame_ps } else { self.data.times_ps[i] as f64 * self.time_scale };
-        self.core.start.plus(SimDuration(self.pass * self.span_ps + within.round() as u64))
+        self.core.start.plus(SimDuration(self.pass.saturating_mul(self.span_ps).saturating_add(within.round() as u64)))
     }
 
     fn cells_of(&self, i: usize) -> u32 {
@@ -195,7 +195,8 @@ impl TraceSource {
         if self.frames && l == 0 {
             0
         } else {
-            (l + self.overhead).div_ceil(48)
+            // In u64: a trace line may hold any 32-bit length.
+            (u64::from(l) + u64::from(self.overhead)).div_ceil(48).min(u64::from(u32::MAX)) as u32
         }
     }
 
