@@ -8,8 +8,10 @@ Two models, each in several implementations:
   hand-written Rust binary-heap loop doing the same work), ``simpy`` (below).
 * **cell_queue** — Poisson cells at load 0.9 of the OC-3c cell rate into one FIFO of
   256 cells served at the OC-3c cell rate; events = arrivals + departures.
-  Implementations: ``atmsim``, ``hand_heap``, ``lindley`` (a Lindley-recursion loop —
-  no event list at all, a lower bound), ``simpy``.
+  Implementations: ``atmsim``, ``hand_heap`` (a ``BinaryHeap`` loop keeping the
+  statistics the ``poisson``/``fifo``/``sink`` models keep: its results equal the
+  scenario's bit for bit, a Rust test checks it), ``lindley`` (a Lindley-recursion
+  loop — no event list at all, a lower bound), ``simpy``.
 
 SimPy is ~100× slower, so it runs fewer events (``SIMPY_SHARE`` of the others) and is
 compared per event.  All wall times are for the model loop only (no process start-up),
