@@ -38,6 +38,15 @@ def test_bench_quick_json_shape():
         assert set(r) >= {"name", "impl", "events", "wall_s", "events_per_s"}
         assert isinstance(r["events"], int) and r["events"] > 0
         assert r["wall_s"] >= 0
+    # Every ratio carries its target (issue 2: 0.7x the hand loop, 50x SimPy; none
+    # against Lindley) and whether this run met it.
+    ratios = {(r["name"], r["ratio"]): r for r in obj["ratios"]}
+    for name in ("hold", "cell_queue"):
+        assert ratios[(name, "atmsim/hand_heap")]["target"] == 0.7
+        assert ratios[(name, "atmsim/simpy")]["target"] == 50
+    assert ratios[("cell_queue", "atmsim/lindley")]["target"] is None
+    for r in obj["ratios"]:
+        assert r["met"] == (None if r["target"] is None else r["value"] >= r["target"])
     mem = {m["name"]: m for m in obj["memory"]}
     assert set(mem) == {"memory_per_queued_cell", "memory_per_vc", "memory_scale"}
     # A queued cell is a 32-byte Cell plus its arrival time in a growable ring: more

@@ -201,6 +201,16 @@ def rate_mismatch_rates(sim_seconds: float) -> list[dict[str, Any]]:
     return rows
 
 
+# Speed targets (issue 2, SPEC section 6): atmsim at least this many times OTHER's
+# events/s.  Lindley (no event list) is a lower bound on the cost, with no target.
+TARGETS = {"atmsim/hand_heap": 0.7, "atmsim/simpy": 50.0}
+
+
+def target_of(ratio_key: str) -> float | None:
+    """The speed target for a ratio key such as ``atmsim/hand_heap`` (None: no target)."""
+    return TARGETS.get(ratio_key)
+
+
 def ratios(rows: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
     """(benchmark, 'atmsim/OTHER', speed ratio = atmsim events/s ÷ OTHER events/s)."""
     out = []
@@ -223,7 +233,9 @@ def main(quick: bool = False, json_out: bool = False) -> None:
     memory = memory_rows(quick)
     if json_out:
         print(json.dumps({"benchmarks": rows, "quick": quick, "memory": memory,
-                          "ratios": [{"name": n, "ratio": k, "value": v} for n, k, v in ratios(rows)]}))
+                          "ratios": [{"name": n, "ratio": k, "value": v, "target": target_of(k),
+                                      "met": None if target_of(k) is None else v >= target_of(k)}
+                                     for n, k, v in ratios(rows)]}))
         return
     header = ["benchmark", "impl", "events", "wall s", "events/s"]
     body = [[r["name"], r["impl"], f"{r['events']:,}", f"{r['wall_s']:.3f}",
@@ -235,7 +247,9 @@ def main(quick: bool = False, json_out: bool = False) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(b, widths)).rstrip())
     print("\nspeed ratios (events/s, higher = atmsim faster):")
     for name, k, v in ratios(rows):
-        print(f"  {name:<10}  {k:<16}  {v:8.2f}")
+        t = target_of(k)
+        verdict = "" if t is None else f"   target >= {t:g}: {'met' if v >= t else 'NOT met'}"
+        print(f"  {name:<10}  {k:<16}  {v:8.2f}{verdict}")
     for r in rows:
         if r["name"] == "domingo95_exp2" and r.get("cells_per_s"):
             print(f"\ndomingo95 experiment 2 (switch, loops, hosts): {r['cells_switched']:,} cells switched, "
