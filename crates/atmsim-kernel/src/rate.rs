@@ -51,6 +51,16 @@ impl Rate {
     pub fn cell_train_offset(self, k: u64) -> SimDuration {
         self.time_for_bits(k.saturating_mul(CELL_BITS))
     }
+    /// The first cell slot of a slotted line (slot k starts at
+    /// `cell_train_offset(k)` from time zero) that begins strictly after `t`: the first
+    /// slot a cell arriving at `t` can use. Exact (integer arithmetic).
+    pub fn slot_after(self, t: crate::time::SimTime) -> u64 {
+        // ceil(k·B / r) > t  ⟺  k·B / r > t  ⟺  k > t·r / B, with B = 424 bits in
+        // picosecond-millibits.
+        let b = CELL_BITS as u128 * PS_PER_S as u128 * 1000;
+        let k = t.0 as u128 * self.millibits_per_s as u128 / b + 1;
+        k.min(u64::MAX as u128) as u64
+    }
     /// One cell slot, rounded up to the picosecond (for display and queue bounds only;
     /// emitters use [`Rate::cell_train_offset`]).
     pub fn cell_slot(self) -> SimDuration {
@@ -118,6 +128,23 @@ mod tests {
                 assert_eq!(c.advance().0, 17 + r.cell_train_offset(k).0, "rate {bps} k {k}");
             }
         }
+    }
+
+    #[test]
+    fn slot_after_is_the_first_slot_starting_later() {
+        for bps in [149.76e6, 599.04e6, 40.704e6, 1234.5] {
+            let r = Rate::from_bps(bps).unwrap();
+            let start = |k: u64| r.cell_train_offset(k).0;
+            for k in [1u64, 2, 3, 17, 1000, 123_457] {
+                // Just before, at and just after the start of slot k.
+                let t = start(k);
+                assert_eq!(r.slot_after(crate::time::SimTime(t - 1)), k, "{bps} {k}");
+                assert_eq!(r.slot_after(crate::time::SimTime(t)), k + 1, "{bps} {k}");
+                assert_eq!(r.slot_after(crate::time::SimTime(t + 1)), k + 1, "{bps} {k}");
+            }
+        }
+        let r = Rate::from_bps(149.76e6).unwrap();
+        assert_eq!(r.slot_after(crate::time::SimTime::ZERO), 1);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
 //! | `pacer`   | [`pacer`]            | cell-level pacer: per-VC FIFO at a pacing rate |
 //! | `gcra`    | [`gcra`]             | usage parameter control, GCRA(T, τ) (I.371)    |
+//! | `iofm`    | [`iofm`]             | per-VC i-out-of-m rate control (evans96)       |
 //! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
 //! | `hold`    | [`hold`]             | kernel benchmark workload                      |
 //!
@@ -26,6 +27,7 @@ pub mod cell;
 pub mod gcra;
 pub mod hold;
 pub mod host;
+pub mod iofm;
 pub mod loss;
 pub mod pacer;
 pub mod params;
@@ -148,7 +150,7 @@ const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
 const OUT: [&str; 1] = ["out"];
 
 /// Every component kind atmsim knows.
-pub static KINDS: [KindSpec; 14] = [
+pub static KINDS: [KindSpec; 15] = [
     KindSpec {
         kind: "cbr",
         help: "constant-bit-rate cell source (fixed or random phase)",
@@ -306,6 +308,19 @@ pub static KINDS: [KindSpec; 14] = [
         build: |p, _| Ok(Model::Gcra(gcra::Upc::new(p)?)),
     },
     KindSpec {
+        kind: "iofm",
+        help: "per-VC i-out-of-m rate control: at most i cells of a VC in any m consecutive slots of the output line (a token comes back m slots after use); unpaced VCs share the line",
+        source: "evans96 (the gateway's i/m controller: i ≤ 511, m ≤ 1023)",
+        params: &[&iofm::PARAMS],
+        inputs: &IN_MANY,
+        outputs: &OUT,
+        ports: None,
+        probes: &[&iofm::PROBES],
+        series: &[KindSeries { at: "", series: &iofm::SERIES }, KindSeries { at: "vc<N>", series: &iofm::SERIES }],
+        is_source: false,
+        build: |p, _| Ok(Model::Iofm(Box::new(iofm::Iofm::new(p)?))),
+    },
+    KindSpec {
         kind: "sink",
         help: "cell sink: per-VC delay, throughput",
         source: "atmsim",
@@ -354,6 +369,7 @@ pub enum Model {
     Loss(loss::Loss),
     Pacer(pacer::PacerNode),
     Gcra(gcra::Upc),
+    Iofm(Box<iofm::Iofm>),
 }
 
 impl Model {
@@ -372,6 +388,7 @@ impl Model {
                 Some(code(element, find(&pacer::SERIES, name)?))
             }
             Model::Switch(s) => s.series_index(sub, name),
+            Model::Iofm(m) => m.series_index(sub, name),
             Model::Host(h) => h.series_index(sub, name),
             _ => None,
         }
@@ -404,7 +421,7 @@ impl Component for Model {
             Model::SelfSimilar(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) => {}
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) | Model::Iofm(_) => {}
         }
     }
 
@@ -421,6 +438,7 @@ impl Component for Model {
             Model::Switch(m) => m.on_timer(tag, ctx),
             Model::Host(m) => m.on_timer(tag, ctx),
             Model::Pacer(m) => m.on_timer(tag, ctx),
+            Model::Iofm(m) => m.on_timer(tag, ctx),
             Model::Sink(_) | Model::Loss(_) | Model::Gcra(_) => ctx.fail(format!("unexpected timer {tag}")),
         }
     }
@@ -436,6 +454,7 @@ impl Component for Model {
             Model::Loss(m) => m.on_cell(cell, ctx),
             Model::Pacer(m) => m.on_cell(cell, ctx),
             Model::Gcra(m) => m.on_cell(cell, ctx),
+            Model::Iofm(m) => m.on_cell(cell, ctx),
             _ => ctx.fail("a source or workload received a cell".into()),
         }
     }
@@ -455,6 +474,7 @@ impl Component for Model {
             Model::Loss(m) => m.reset_stats(now),
             Model::Pacer(m) => m.reset_stats(now),
             Model::Gcra(m) => m.reset_stats(now),
+            Model::Iofm(m) => m.reset_stats(now),
         }
     }
 
@@ -473,6 +493,7 @@ impl Component for Model {
             Model::Loss(m) => m.report(now, path, out),
             Model::Pacer(m) => m.report(now, path, out),
             Model::Gcra(m) => m.report(now, path, out),
+            Model::Iofm(m) => m.report(now, path, out),
         }
     }
 
@@ -491,6 +512,7 @@ impl Component for Model {
             Model::Switch(m) => m.sample(index),
             Model::Host(m) => m.sample(index),
             Model::Gcra(m) => m.sample(q),
+            Model::Iofm(m) => m.sample(index),
             Model::Loss(_) => f64::NAN,
         }
     }
@@ -509,6 +531,7 @@ impl Component for Model {
             Model::Loss(m) => m.ledger(l),
             Model::Pacer(m) => m.ledger(l),
             Model::Gcra(m) => m.ledger(l),
+            Model::Iofm(m) => m.ledger(l),
             Model::Hold(_) => {}
         }
     }

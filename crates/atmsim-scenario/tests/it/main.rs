@@ -569,6 +569,7 @@ vcs = ["p1:1 -> p2:1"]
 }
 
 mod gcra;
+mod iofm;
 mod selfsimilar;
 mod series;
 mod trace;

@@ -1,0 +1,123 @@
+//! The `iofm` kind in whole runs: greedy VCs get exactly i/m of the line, unpaced VCs
+//! the rest; parameter mistakes name the parameter.
+
+use super::*;
+
+fn shaped(iofm: &str, extra: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["a -> sh", "b -> sh", "sh -> sink"]
+[scenario]
+duration = "40 ms"
+warmup = "5 ms"
+[components.a]
+kind = "cbr"
+rate = "149.76 Mb/s"
+[components.b]
+kind = "cbr"
+rate = "149.76 Mb/s"
+[components.sh]
+kind = "iofm"
+phy = "OC-3c"
+{iofm}
+[components.sink]
+kind = "sink"
+{extra}"#
+    );
+    run(&Scenario::from_text(&text, "iofm.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+const LINE_MBPS: f64 = 149.76;
+
+#[test]
+fn greedy_vcs_get_i_over_m_of_the_line_each() {
+    // Both sources offer the whole line; each VC may send 3 cells in any 10 slots.
+    let r = shaped("i = 3\nm = 10", "");
+    for vc in ["sink/vc1", "sink/vc2"] {
+        let got = probe(&r, vc, "sink_throughput", "value");
+        assert!((got / (0.3 * LINE_MBPS) - 1.0).abs() < 0.002, "{vc}: {got} Mb/s");
+    }
+    let util = probe(&r, "sh", "phy_utilisation", "value");
+    assert!((util - 0.6).abs() < 0.002, "{util}");
+    // Backlogged throughout, a VC is stopped at least once per window of m slots and
+    // at most i times (each returning token restarts it for one cell).
+    let stops = probe(&r, "sh/vc1", "iofm_stops", "count");
+    let windows = 35e-3 * LINE_MBPS * 1e6 / 424.0 / 10.0;
+    assert!(stops >= 0.99 * windows && stops <= 3.01 * windows, "{stops} stops in {windows} windows");
+}
+
+#[test]
+fn an_unpaced_vc_takes_what_the_paced_one_leaves() {
+    // VC 1 at most 1 cell in 2 slots; VC 2 not listed, so not paced: the line is full.
+    let r = shaped("i = 1\nm = 2\nvcs = [\"1\"]", "");
+    let a = probe(&r, "sink/vc1", "sink_throughput", "value");
+    let b = probe(&r, "sink/vc2", "sink_throughput", "value");
+    assert!((a / (0.5 * LINE_MBPS) - 1.0).abs() < 0.002, "{a}");
+    assert!((b / (0.5 * LINE_MBPS) - 1.0).abs() < 0.002, "{b}");
+    assert!((probe(&r, "sh", "phy_utilisation", "value") - 1.0).abs() < 0.002);
+    // A VC's own window overrides the default.
+    let r = shaped("i = 1\nm = 2\nvcs = [\"1 i=1 m=4\", \"2\"]", "");
+    let a = probe(&r, "sink/vc1", "sink_throughput", "value");
+    assert!((a / (0.25 * LINE_MBPS) - 1.0).abs() < 0.002, "{a}");
+}
+
+#[test]
+fn a_vc_series_follows_its_rate() {
+    let r = shaped("i = 1\nm = 4", "[probes]\nseries = [\"sh/vc2.iofm_tx_cells\", \"sh.iofm_q_len\"]\ninterval = \"5 ms\"\n");
+    let rates = &r.series[0].values;
+    let want = 0.25 * LINE_MBPS * 1e6 / 424.0;
+    for &v in &rates[1..] {
+        assert!((v / want - 1.0).abs() < 0.01, "{v} vs {want}");
+    }
+    // The two queues grow by 3/4 of the line each.
+    let q = &r.series[1].values;
+    assert!(q.windows(2).all(|w| w[1] > w[0]), "{q:?}");
+}
+
+#[test]
+fn window_errors_name_the_parameter() {
+    let base = "connections = [\"src -> sh\", \"sh -> sink\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"10 Mb/s\"\n[components.sh]\nkind = \"iofm\"\n{X}\n[components.sink]\nkind = \"sink\"\n";
+    for (x, msg) in [
+        ("phy = \"OC-3c\"\nm = 10", "i"),
+        ("phy = \"OC-3c\"\ni = 10", "m"),
+        ("phy = \"OC-3c\"\ni = 11\nm = 10", "exceeds"),
+        ("phy = \"OC-3c\"\ni = 512\nm = 1000", "i"),
+        ("phy = \"OC-3c\"\ni = 5\nm = 1024", "m"),
+        ("i = 5\nm = 10", "phy"),
+        ("phy = \"OC-3c\"\ni = 5\nm = 10\nvcs = [\"7 i=0\"]", "1..511"),
+        ("phy = \"OC-3c\"\ni = 5\nm = 10\nvcs = [\"7\", \"0/7\"]", "twice"),
+        ("phy = \"OC-3c\"\ni = 5\nm = 10\nvc_capacity = \"0 cells\"", "vc_capacity"),
+    ] {
+        let e = err(&base.replace("{X}", x));
+        assert!(e.contains("iofm.toml") || e.contains("bad.toml"), "{e}");
+        assert!(e.contains(msg), "{x}: {e}");
+    }
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+        /// Any value for any parameter is an error naming it, or a run that finishes
+        /// with balanced books.
+        #[test]
+        fn any_window_parameter_is_an_error_or_runs(v in prop_oneof![
+            "-?[0-9]{1,5}",
+            "[0-9.e+-]{1,8} ?(Mb/s|cells|B|ms)?",
+            Just("unlimited".to_string()),
+            "\\[\"[0-9/ ]{0,6}( i=[0-9x]{0,4})?( m=[0-9-]{0,5})?\"(, \"[0-9]{1,3}\")?\\]",
+        ], key in prop_oneof![Just("sh.i"), Just("sh.m"), Just("sh.vcs"), Just("sh.vc_capacity"), Just("sh.rate")]) {
+            let text = "connections = [\"a -> sh\", \"b -> sh\", \"sh -> sink\"]\n[scenario]\nduration = \"2 ms\"\n[components.a]\nkind = \"cbr\"\nrate = \"100 Mb/s\"\n[components.b]\nkind = \"poisson\"\nrate = \"60 Mb/s\"\n[components.sh]\nkind = \"iofm\"\nrate = \"149.76 Mb/s\"\ni = 5\nm = 17\nvc_capacity = \"40 cells\"\n[components.sink]\nkind = \"sink\"\n";
+            let sc = Scenario::from_text(text, "fuzz.toml").unwrap();
+            match sc.with_overrides(&[(key.to_string(), v)]) {
+                Ok(sc) => {
+                    let r = sc.run(1, 0, &mut |_, _| true);
+                    prop_assert!(r.is_ok(), "{:?}", r.err());
+                }
+                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
+                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
+            }
+        }
+    }
+}
