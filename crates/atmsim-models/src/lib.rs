@@ -309,8 +309,8 @@ pub static KINDS: [KindSpec; 15] = [
     },
     KindSpec {
         kind: "iofm",
-        help: "per-VC i-out-of-m rate control: at most i cells of a VC in any m consecutive slots of the output line (a token comes back m slots after use); unpaced VCs share the line",
-        source: "evans96 (the gateway's i/m controller: i ≤ 511, m ≤ 1023)",
+        help: "per-VC i-out-of-m rate control: at most i cells of a VC in any m consecutive slots of the output line (a token comes back m slots after use); unpaced VCs share the line; optionally evans96's adaptive shaper",
+        source: "evans96 (the gateway's i/m controller: i ≤ 511, m ≤ 1023; the adaptive i-out-of-m shaper, Fig. 16)",
         params: &[&iofm::PARAMS],
         inputs: &IN_MANY,
         outputs: &OUT,
@@ -421,7 +421,8 @@ impl Component for Model {
             Model::SelfSimilar(m) => m.start(ctx),
             Model::Hold(m) => m.start(ctx),
             Model::Host(m) => m.start(ctx),
-            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) | Model::Iofm(_) => {}
+            Model::Iofm(m) => m.start(ctx),
+            Model::Transmitter(_) | Model::Sink(_) | Model::Switch(_) | Model::Loss(_) | Model::Pacer(_) | Model::Gcra(_) => {}
         }
     }
 

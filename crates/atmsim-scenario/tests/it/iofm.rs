@@ -121,3 +121,62 @@ mod fuzz {
         }
     }
 }
+
+fn adaptive(extra: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["src -> sh", "sh -> sink"]
+[scenario]
+duration = "1 s"
+[components.src]
+kind = "cbr"
+rate = "50 Mb/s"
+[components.sh]
+kind = "iofm"
+phy = "OC-3c"
+i = 5
+m = 1000
+{extra}
+[components.sink]
+kind = "sink"
+[probes]
+series = ["sh/vc1.iofm_allowed_rate", "sh/vc1.iofm_q_len"]
+interval = "50 ms"
+"#
+    );
+    run(&Scenario::from_text(&text, "iofm.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn the_adaptive_shaper_opens_a_window_too_small_for_its_source() {
+    // 50 Mb/s of CBR cells against i/m = 5/1000 of OC-3c (0.75 Mb/s).
+    let fixed = adaptive("");
+    let adapted = adaptive("adapt_interval = 5000\nmu_plus = 0.1\nmu_minus = 0.1\ngamma_plus = 0.1\ngamma_minus = 0.3");
+    let sent = |r: &atmsim_scenario::RunResult| probe(r, "sh/vc1", "iofm_tx_cells", "count");
+    let queued = |r: &atmsim_scenario::RunResult| probe(r, "sh/vc1", "iofm_q_len", "value");
+    // Static: the window passes 0.75 of the 50 Mb/s; nearly everything is still queued.
+    assert!(queued(&fixed) > 0.95 * (sent(&fixed) + queued(&fixed)), "{} {}", sent(&fixed), queued(&fixed));
+    // Adaptive: the allowed rate climbs past the source's (utilisation r above 0.85
+    // raises it), the backlog drains, and at the end little is waiting.
+    let allowed = &adapted.series.iter().find(|s| s.probe == "iofm_allowed_rate").unwrap().values;
+    // (Sampled every 50 ms, intervals of 5000 slots = 14 ms: the first sample follows
+    // three adaptations from 0.75 Mb/s, at most ×1/0.7 each.)
+    assert!(allowed[0] < 0.75 / 0.7f64.powi(4) && allowed.last().copied().unwrap_or(0.0) > 50.0, "{allowed:?}");
+    assert!(queued(&adapted) < 0.01 * sent(&adapted), "{} {}", sent(&adapted), queued(&adapted));
+    let (f, a) = (probe(&fixed, "sh/vc1", "iofm_wait", "mean"), probe(&adapted, "sh/vc1", "iofm_wait", "mean"));
+    assert!(a < f, "adaptive wait {a} s vs static {f} s");
+}
+
+#[test]
+fn adaptive_settings_come_all_together() {
+    let base = "connections = [\"src -> sh\", \"sh -> sink\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"10 Mb/s\"\n[components.sh]\nkind = \"iofm\"\nphy = \"OC-3c\"\ni = 5\nm = 10\n{X}\n[components.sink]\nkind = \"sink\"\n";
+    for (x, msg) in [
+        ("adapt_interval = 100\nmu_plus = 0.1\nmu_minus = 0.1\ngamma_plus = 0.1", "gamma_minus"),
+        ("adapt_interval = 100", "mu_plus"),
+        ("mu_plus = 0.1", "only with adapt_interval"),
+        ("adapt_interval = 100\nmu_plus = 0.1\nmu_minus = 1.5\ngamma_plus = 0.1\ngamma_minus = 0.1", "mu_minus"),
+        ("adapt_interval = 0\nmu_plus = 0.1\nmu_minus = 0.1\ngamma_plus = 0.1\ngamma_minus = 0.1", "adapt_interval"),
+    ] {
+        let e = err(&base.replace("{X}", x));
+        assert!(e.contains(msg), "{x}: {e}");
+    }
+}

@@ -1,0 +1,312 @@
+//! Per-VC i-out-of-m rate control: the i/m controller of evans96 ("Rate-based flow
+//! control", the AN2 LAN/WAN gateway's FPGA): "no more than i cells in any m continuous
+//! cell slots" per virtual circuit, so i is the largest burst and i/m the largest
+//! long-term rate (normalised to the line). "Restoration of tokens is performed in
+//! hardware m cell slots after that particular token was used"; a VC that has spent its
+//! i tokens is *stopped* until one comes back. i is a 9-bit field (≤ 511), m a 10-bit
+//! one (≤ 1023). One bit per VC says whether it is paced: cells of other VCs go out
+//! without a token limit, sharing the same line.
+//!
+//! ```text
+//!   in (many) ──► [ VC a: FIFO │ i_a of m_a tokens ] ─┐
+//!                 [ VC b: FIFO │ i_b of m_b tokens ] ─┼─► one cell per slot ──► out
+//!                 [ unpaced VC: FIFO               ] ─┘   (round robin)
+//! ```
+//!
+//! *Slots.* The output line is slotted from time zero at its cell rate: slot k starts
+//! at `ceil(k · 424 / rate)` (exact, [`Rate::cell_train_offset`]). A cell that arrives
+//! at `t` may use the first slot starting strictly after `t` (so the order of events at
+//! one instant never matters); a cell sent in slot k leaves, last bit out, when slot
+//! k + 1 begins. In each slot the controller sends the head cell of the next VC in
+//! round-robin order that has a cell and (if paced) a token; a token used in slot s is
+//! back at slot s + m, so any m consecutive slots carry at most i of the VC's cells.
+//! Work-conserving otherwise: a slot is idle only when no VC has both.
+//!
+//! The controller decides slot by slot only while it has something to do: an idle one
+//! waits for a cell, one whose backlogged VCs are all stopped waits for the earliest
+//! token to come back.
+//!
+//! *Adaptive shaping* (`adapt_interval`): evans96's real-time adaptive i-out-of-m
+//! shaper changes each paced VC's i and m at the end of every measurement interval from
+//! the pacing-measurement counts (cells, and bursts as the hardware counts them); see
+//! [`adapt`] and [`Controller::slot`].
+
+mod adapt;
+mod controller;
+
+pub use adapt::{adapt_window, Adapt, AdaptState};
+pub use controller::{Controller, Window};
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ctx, Ledger, SeriesKind, SimTime};
+
+use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::series::SeriesDecl;
+use crate::transmitter::{line_rate, PHY_NAMES};
+
+/// Largest `i` and `m` (the hardware's 9- and 10-bit fields, evans96).
+pub const I_MAX: i64 = 511;
+pub const M_MAX: i64 = 1023;
+
+pub const PARAMS: [ParamSpec; 12] = [
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "physical-layer preset of the output line, whose cell slots the controller counts; give phy or rate", source: "required (phy or rate); ITU-T I.432" },
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate of the output line (424 bits per slot); give phy or rate", source: "required (phy or rate)" },
+    ParamSpec { name: "i", ty: ParamType::Int { min: 1, max: I_MAX }, default: None, required: true, help: "cells a paced VC may send in any m consecutive slots (its largest burst); VCs listed in vcs may set their own; the starting value under adaptive shaping", source: "required; evans96: a 9-bit field" },
+    ParamSpec { name: "m", ty: ParamType::Int { min: 1, max: M_MAX }, default: None, required: true, help: "window in cell slots; i/m is the largest long-term rate as a fraction of the line", source: "required; evans96: a 10-bit field" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "paced VCs: \"VPI/VCI\" or \"VCI\", optionally followed by \"i=N m=M\" (their own i and m); cells of other VCs are not paced. Default: every VC paced with i and m", source: "evans96 (per-VC tables of i and m, and a paced bit)" },
+    ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "cells each VC's queue holds; tail drop when full", source: "atmsim convention" },
+    ParamSpec { name: "adapt_interval", ty: ParamType::Int { min: 1, max: 1_000_000_000 }, default: None, required: false, help: "adaptive shaping: measurement interval in cell slots (evans96: 50,000); absent: i and m stay as set", source: "evans96 (adaptive i-out-of-m shaper)" },
+    ParamSpec { name: "mu_plus", ty: ParamType::Float { min: 0.0, max: 10.0 }, default: None, required: false, help: "adaptive shaping: i = i + i·μ+ when i < 1.1 β (required with adapt_interval)", source: "evans96 (value not given)" },
+    ParamSpec { name: "mu_minus", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: None, required: false, help: "adaptive shaping: i = i − i·μ− when i > 1.3 β (required with adapt_interval)", source: "evans96 (value not given)" },
+    ParamSpec { name: "gamma_plus", ty: ParamType::Float { min: 0.0, max: 10.0 }, default: None, required: false, help: "adaptive shaping: m/i = m/i + (m/i)·γ+ (lower rate) when r ≤ r_targ (required with adapt_interval)", source: "evans96 (value not given)" },
+    ParamSpec { name: "gamma_minus", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: None, required: false, help: "adaptive shaping: m/i = m/i − (m/i)·γ− (higher rate) when r > r_targ (required with adapt_interval)", source: "evans96 (value not given)" },
+    ParamSpec { name: "target_utilisation", ty: ParamType::Float { min: 0.0, max: 100.0 }, default: Some("0.85"), required: false, help: "adaptive shaping: target rate utilisation r_targ of the window (measured rate / (i/m))", source: "evans96 (0.85 for its validation)" },
+];
+
+/// The adaptive shaper's parameters, all or none.
+const ADAPT_KEYS: [&str; 4] = ["mu_plus", "mu_minus", "gamma_plus", "gamma_minus"];
+
+pub const PROBES: [ProbeSpec; 9] = [
+    ProbeSpec { name: "iofm_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells sent, per VC (<iofm>/vc<N>) and in all (count, rate)" },
+    ProbeSpec { name: "iofm_wait", unit: "s", kind: ProbeKind::Tally, help: "time from a cell's arrival to the start of its slot, per VC (count, mean, std, min, max)" },
+    ProbeSpec { name: "iofm_stops", unit: "1", kind: ProbeKind::Counter, help: "times a paced VC was stopped: a cell waiting, no token left (count; each token that comes back restarts the VC, so a backlogged VC is stopped between 1 and i times per m slots)" },
+    ProbeSpec { name: "iofm_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped because the VC's queue was full (count)" },
+    ProbeSpec { name: "iofm_q_len", unit: "cells", kind: ProbeKind::Gauge, help: "cells waiting at the end of the run, per VC (value)" },
+    ProbeSpec { name: "phy_utilisation", unit: "1", kind: ProbeKind::Gauge, help: "fraction of the output line's slots that carried a cell (value)" },
+    ProbeSpec { name: "iofm_bursts", unit: "1", kind: ProbeKind::Counter, help: "bursts a VC sent in, as evans96's measurement counts them: runs of busy slots, not counting the one a VC opens right after its own last cell (count)" },
+    ProbeSpec { name: "iofm_i", unit: "cells", kind: ProbeKind::Gauge, help: "a paced VC's i at the end of the run (value)" },
+    ProbeSpec { name: "iofm_m", unit: "slots", kind: ProbeKind::Gauge, help: "a paced VC's m at the end of the run (value)" },
+];
+
+/// What the controller samples as time series, in all or per VC (`<iofm>/vc<N>`).
+pub const SERIES: [SeriesDecl; 4] = [
+    SeriesDecl { name: "iofm_q_len", unit: "cells", kind: SeriesKind::Level, scale: 1.0, help: "cells waiting at each instant" },
+    SeriesDecl { name: "iofm_tx_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells sent per second over each interval" },
+    SeriesDecl { name: "iofm_allowed_rate", unit: "Mb/s", kind: SeriesKind::Level, scale: 1.0, help: "a paced VC's i/m times the line's cell rate (424 bits per cell), at each instant (per VC only)" },
+    SeriesDecl { name: "iofm_i", unit: "cells", kind: SeriesKind::Level, scale: 1.0, help: "a paced VC's i at each instant (per VC only)" },
+];
+
+/// The tag of the adaptive shaper's interval timer (decision timers are even).
+const ADAPT_TAG: u32 = 1;
+
+/// Parses a `vcs` entry: `"VPI/VCI"` or `"VCI"`, then optionally `i=N m=M`.
+fn parse_entry(text: &str, default: Window) -> Result<(u32, Window), String> {
+    let mut words = text.split_whitespace();
+    let label = parse_vc_label(words.next().ok_or("an empty entry: give \"VPI/VCI\" or \"VCI\", then optionally i=N m=M")?)?;
+    let mut w = default;
+    for word in words {
+        let (key, value) = word.split_once('=').ok_or_else(|| format!("'{word}': expected i=N or m=M"))?;
+        let n: i64 = value.parse().map_err(|_| format!("'{word}': {value} is not a whole number"))?;
+        match key {
+            "i" if (1..=I_MAX).contains(&n) => w.i = n as u32,
+            "m" if (1..=M_MAX).contains(&n) => w.m = n as u64,
+            "i" => return Err(format!("'{word}': i must be 1..{I_MAX}")),
+            "m" => return Err(format!("'{word}': m must be 1..{M_MAX}")),
+            _ => return Err(format!("'{word}': unknown setting '{key}' (valid: i, m)")),
+        }
+    }
+    if w.i as u64 > w.m {
+        return Err(format!("'{text}': i = {} exceeds m = {} (i/m is at most 1)", w.i, w.m));
+    }
+    Ok((label, w))
+}
+
+/// The `iofm` component.
+#[derive(Clone, Debug)]
+pub struct Iofm {
+    ctl: Controller,
+    /// Each decision's timer carries an even generation number; a superseded one is
+    /// ignored. The adaptive shaper's interval timer is tag 1.
+    generation: u32,
+    since: SimTime,
+    slots_since: u64,
+}
+
+impl Iofm {
+    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
+        let rate = line_rate(p, None)?;
+        let i = p.int("i").ok_or_else(|| ParamIssue::new("i", "missing"))?;
+        let m = p.int("m").ok_or_else(|| ParamIssue::new("m", "missing"))?;
+        if i > m {
+            return Err(ParamIssue::new("i", format!("i = {i} exceeds m = {m} (i/m is at most 1)")));
+        }
+        let window = Window { i: i as u32, m: m as u64 };
+        let vc_capacity = match p.word("vc_capacity") {
+            Some(_) => None,
+            None => match p.cells("vc_capacity").unwrap_or(0) {
+                0 => return Err(ParamIssue::new("vc_capacity", "a VC queue holds at least 1 cell (or \"unlimited\")")),
+                c => Some(c as usize),
+            },
+        };
+        let (configured, default_window) = match p.list("vcs") {
+            None => (Vec::new(), Some(window)),
+            Some(entries) => {
+                let mut out: Vec<(u32, Option<Window>)> = Vec::new();
+                for e in entries {
+                    let (label, w) = parse_entry(e, window).map_err(|m| ParamIssue::new("vcs", m))?;
+                    if out.iter().any(|&(l, _)| l == label) {
+                        return Err(ParamIssue::new("vcs", format!("VC '{e}' listed twice")));
+                    }
+                    out.push((label, Some(w)));
+                }
+                (out, None)
+            }
+        };
+        let mut ctl = Controller::new(rate, &configured, default_window, vc_capacity);
+        let given: Vec<&str> = ADAPT_KEYS.iter().copied().filter(|k| p.float(k).is_some()).collect();
+        match p.int("adapt_interval") {
+            Some(interval) => {
+                if let Some(missing) = ADAPT_KEYS.iter().find(|k| !given.contains(k)) {
+                    return Err(ParamIssue::new(missing, format!("adaptive shaping (adapt_interval) needs {} (evans96 gives no values)", ADAPT_KEYS.join(", "))));
+                }
+                let f = |k: &str| p.float(k).unwrap_or_default();
+                let a = Adapt {
+                    interval: interval as u64,
+                    mu_plus: f("mu_plus"),
+                    mu_minus: f("mu_minus"),
+                    gamma_plus: f("gamma_plus"),
+                    gamma_minus: f("gamma_minus"),
+                    target: p.float("target_utilisation").unwrap_or(0.85),
+                };
+                ctl = ctl.adaptive(a);
+            }
+            None => {
+                if let Some(k) = given.first() {
+                    return Err(ParamIssue::new(k, "set only with adapt_interval (adaptive shaping)"));
+                }
+            }
+        }
+        Ok(Iofm { ctl, generation: 0, since: SimTime::ZERO, slots_since: 0 })
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        if self.ctl.next_adapt < u64::MAX {
+            ctx.schedule_at(self.ctl.slot_start(self.ctl.next_adapt), ADAPT_TAG);
+        }
+    }
+
+    fn arm(&mut self, slot: u64, ctx: &mut Ctx<'_, Msg>) {
+        self.generation = self.generation.wrapping_add(2);
+        ctx.schedule_at(self.ctl.slot_start(slot), self.generation);
+    }
+
+    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+        if let Some(slot) = self.ctl.arrive(cell, ctx.now) {
+            self.arm(slot, ctx);
+        }
+    }
+
+    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+        if tag == ADAPT_TAG {
+            // The end of a measurement interval: adapt, and wake a stopped VC if it may
+            // now send sooner.
+            let k = self.ctl.next_adapt;
+            if let Some(slot) = self.ctl.catch_up(k) {
+                self.arm(slot, ctx);
+            }
+            ctx.schedule_at(self.ctl.slot_start(self.ctl.next_adapt), ADAPT_TAG);
+            return;
+        }
+        let Some(k) = self.ctl.armed else { return };
+        if tag != self.generation {
+            return;
+        }
+        let (out, next) = self.ctl.slot(k);
+        if let Some(slot) = next {
+            self.arm(slot, ctx);
+        }
+        if let Some(cell) = out {
+            ctx.send(0, Msg::Cell(cell));
+        }
+    }
+
+    /// The series index of quantity `name` for all VCs (`sub` empty) or `vc<N>`.
+    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        let element = if sub.is_empty() { 0 } else { crate::series::parse_vc_name(sub)? as u64 + 1 };
+        Some(crate::series::code(element, crate::series::find(&SERIES, name)?))
+    }
+
+    pub fn sample(&self, index: u64) -> f64 {
+        let (element, q) = crate::series::split(index);
+        let label = element.checked_sub(1).map(|l| l as u32);
+        let window = || label.and_then(|l| self.ctl.window_of(l));
+        match q {
+            0 => self.ctl.waiting(label) as f64,
+            1 => self.ctl.sent(label) as f64,
+            2 => window().map_or(f64::NAN, |w| w.i as f64 / w.m as f64 * self.ctl.rate.bps() / 1e6),
+            3 => window().map_or(f64::NAN, |w| w.i as f64),
+            _ => f64::NAN,
+        }
+    }
+
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.since = now;
+        self.slots_since = self.ctl.rate.slot_after(SimTime(now.0.saturating_sub(1)));
+        for v in &mut self.ctl.vcs {
+            v.tx = 0;
+            v.stops = 0;
+            v.drops = 0;
+            v.bursts = 0;
+            v.wait.reset();
+        }
+    }
+
+    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
+        let mut total = 0;
+        for v in &self.ctl.vcs {
+            let name = format!("{path}/{}", vc_name(v.label));
+            total += v.tx;
+            out.push(&name, "iofm_tx_cells", "count", v.tx as f64, "cells");
+            out.push(&name, "iofm_tx_cells", "rate", per_s(v.tx), "cells/s");
+            v.wait.report(out, &name, "iofm_wait", "s", 1e-12);
+            out.push(&name, "iofm_bursts", "count", v.bursts as f64, "1");
+            if let Some(w) = v.window {
+                out.push(&name, "iofm_stops", "count", v.stops as f64, "1");
+                out.push(&name, "iofm_i", "value", w.i as f64, "cells");
+                out.push(&name, "iofm_m", "value", w.m as f64, "slots");
+            }
+            out.push(&name, "iofm_drop_cells", "count", v.drops as f64, "cells");
+            out.push(&name, "iofm_q_len", "value", v.queue.len() as f64, "cells");
+        }
+        out.push(path, "iofm_tx_cells", "count", total as f64, "cells");
+        out.push(path, "iofm_tx_cells", "rate", per_s(total), "cells/s");
+        // Slots that began in the measurement window.
+        let slots = self.ctl.rate.slot_after(SimTime(now.0.saturating_sub(1))).saturating_sub(self.slots_since);
+        out.push(path, "phy_utilisation", "value", if slots > 0 { total as f64 / slots as f64 } else { f64::NAN }, "1");
+    }
+
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (f, &n) in self.ctl.drops_by_flow.iter().enumerate() {
+            l.add_dropped("buffer_full", f as u32, n);
+        }
+        for v in &self.ctl.vcs {
+            for (_, c) in &v.queue {
+                l.add_in_flight(c.flow, 1);
+            }
+        }
+        if let Some(c) = &self.ctl.on_line {
+            l.add_in_flight(c.flow, 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_parse_and_bad_ones_say_why() {
+        let d = Window { i: 4, m: 100 };
+        assert_eq!(parse_entry("0/100", d), Ok((100, d)));
+        assert_eq!(parse_entry("1/42 i=7 m=9", d), Ok(((1 << 16) | 42, Window { i: 7, m: 9 })));
+        assert!(parse_entry("42 i=600", d).unwrap_err().contains("1..511"));
+        assert!(parse_entry("42 m=2000", d).unwrap_err().contains("1..1023"));
+        assert!(parse_entry("42 i=8 m=5", d).unwrap_err().contains("exceeds"));
+        assert!(parse_entry("42 k=5", d).unwrap_err().contains("valid: i, m"));
+        assert!(parse_entry("42 i=x", d).unwrap_err().contains("whole number"));
+    }
+
+}
