@@ -23,6 +23,7 @@
 //! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
 pub mod aal;
+pub mod buffer_policy;
 pub mod cell;
 pub mod gcra;
 pub mod hold;
@@ -224,7 +225,7 @@ pub static KINDS: [KindSpec; 15] = [
         inputs: &IN_MANY,
         outputs: &OUT,
         ports: None,
-        probes: &[&transmitter::PROBES],
+        probes: &[&transmitter::PROBES, &buffer_policy::PROBES],
         series: &[KindSeries { at: "", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
@@ -237,7 +238,7 @@ pub static KINDS: [KindSpec; 15] = [
         inputs: &IN_ONE,
         outputs: &OUT,
         ports: None,
-        probes: &[&transmitter::PROBES],
+        probes: &[&transmitter::PROBES, &buffer_policy::PROBES],
         series: &[KindSeries { at: "", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Transmitter(transmitter::Transmitter::new(p)?)),
@@ -250,7 +251,7 @@ pub static KINDS: [KindSpec; 15] = [
         inputs: &[PortSpec { name: "p<N>", multi: false }],
         outputs: &["p<N>"],
         ports: Some(switch::ports),
-        probes: &[&switch::PROBES, &transmitter::PROBES],
+        probes: &[&switch::PROBES, &transmitter::PROBES, &buffer_policy::PROBES],
         series: &[KindSeries { at: "p<N>", series: &transmitter::SERIES }],
         is_source: false,
         build: |p, _| Ok(Model::Switch(Box::new(switch::Switch::new(p)?))),

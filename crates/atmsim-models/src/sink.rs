@@ -12,13 +12,14 @@
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
-use crate::cell::{Cell, FLAG_CLP};
+use crate::cell::{Cell, FLAG_CLP, FLAG_EFCI};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
 
-pub const PROBES: [ProbeSpec; 4] = [
+pub const PROBES: [ProbeSpec; 5] = [
     ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
     ProbeSpec { name: "sink_clp1_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with CLP = 1 (tagged by usage parameter control) per VC (count)" },
+    ProbeSpec { name: "sink_efci_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with the EFCI bit set (marked by a congested buffer) per VC (count)" },
     ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max)" },
     ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
 ];
@@ -36,6 +37,7 @@ struct PerFlow {
     delivered: u64,
     rx: u64,
     clp1: u64,
+    efci: u64,
     delay: Tally,
 }
 
@@ -62,6 +64,7 @@ impl Sink {
         s.delivered += 1;
         s.rx += 1;
         s.clp1 += u64::from(cell.flags & FLAG_CLP != 0);
+        s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
         s.delay.add(now.since(cell.born).0 as f64);
     }
 
@@ -76,6 +79,7 @@ impl Sink {
         for s in &mut self.flows {
             s.rx = 0;
             s.clp1 = 0;
+            s.efci = 0;
             s.delay.reset();
         }
     }
@@ -95,6 +99,7 @@ impl Sink {
             out.push(&name, "sink_rx_cells", "count", s.rx as f64, "cells");
             out.push(&name, "sink_rx_cells", "rate", rate, "cells/s");
             out.push(&name, "sink_clp1_cells", "count", s.clp1 as f64, "cells");
+            out.push(&name, "sink_efci_cells", "count", s.efci as f64, "cells");
             s.delay.report(out, &name, "sink_delay", "s", 1e-12);
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }

@@ -36,7 +36,7 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
-pub const PARAMS: [ParamSpec; 9] = [
+pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -46,6 +46,10 @@ pub const PARAMS: [ParamSpec; 9] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
+    // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
+    crate::buffer_policy::PARAMS[0],
+    crate::buffer_policy::PARAMS[1],
+    crate::buffer_policy::PARAMS[2],
 ];
 
 pub const PROBES: [ProbeSpec; 5] = [
@@ -211,11 +215,13 @@ impl Switch {
             route_labels.push((e.in_port, e.in_vc));
         }
         lookup.iter_mut().for_each(|l| l.sort_unstable());
+        let policy = crate::buffer_policy::BufferPolicy::from_params(p)?;
         let out = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
                 let mut t = Transmitter::with(rates[j], buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
                 t.count_per_vc(out_labels[j].clone());
+                t.set_policy(policy.clone());
                 t
             })
             .collect();

@@ -25,6 +25,7 @@ use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ctx, Ledger, PortId, Rate, SimDuration, SimTime};
 
+use crate::buffer_policy::BufferPolicy;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::{SeriesDecl, MB_PER_CELL};
@@ -65,22 +66,24 @@ const COMMON: [ParamSpec; 3] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: false, help: "propagation delay after transmission (or give length)", source: "0 by default" },
 ];
 
+const POLICY: [ParamSpec; 3] = crate::buffer_policy::PARAMS;
+
 const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
 
-pub const FIFO_PARAMS: [ParamSpec; 5] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH,
+pub const FIFO_PARAMS: [ParamSpec; 8] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2],
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "buffer size counting the cell in transmission; tail drop when full (bytes convert at 53 per cell)", source: "atmsim convention" },
 ];
 
-pub const LINK_PARAMS: [ParamSpec; 5] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH,
+pub const LINK_PARAMS: [ParamSpec; 8] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2],
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "transmit buffer size; unlimited by default", source: "atmsim convention" },
 ];
 
 pub const PROBES: [ProbeSpec; 8] = [
     ProbeSpec { name: "q_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count, rate)" },
     ProbeSpec { name: "q_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells transmitted (count, rate)" },
-    ProbeSpec { name: "q_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped because the buffer was full (count)" },
+    ProbeSpec { name: "q_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped: buffer full, or by early/partial packet discard when set (count)" },
     ProbeSpec { name: "q_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "dropped / arrived (value)" },
     ProbeSpec { name: "q_len", unit: "cells", kind: ProbeKind::TimeAverage, help: "cells in the buffer including the one in transmission (mean, max)" },
     ProbeSpec { name: "q_wait", unit: "s", kind: ProbeKind::Tally, help: "time from a cell's arrival to the start of its transmission (count, mean, std, min, max)" },
@@ -116,6 +119,8 @@ pub struct Transmitter {
     vc_labels: Vec<u32>,
     wire: VecDeque<(SimTime, Cell)>,
     drops_by_flow: Vec<u64>,
+    /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
+    policy: Option<Box<BufferPolicy>>,
     // statistics since warm-up
     rx: u64,
     tx: u64,
@@ -140,7 +145,14 @@ impl Transmitter {
             }
         };
         let propagation = p.propagation()?;
-        Ok(Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0))
+        let mut t = Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0);
+        t.set_policy(BufferPolicy::from_params(p)?);
+        Ok(t)
+    }
+
+    /// Sets what the buffer does besides tail drop (EPD, PPD, EFCI marking).
+    pub fn set_policy(&mut self, policy: Option<BufferPolicy>) {
+        self.policy = policy.map(Box::new);
     }
 
     /// A transmitter sending on output port `out_port`, its timers tagged from
@@ -157,6 +169,7 @@ impl Transmitter {
             vc_labels: Vec::new(),
             wire: VecDeque::new(),
             drops_by_flow: Vec::new(),
+            policy: None,
             rx: 0,
             tx: 0,
             dropped: 0,
@@ -195,16 +208,12 @@ impl Transmitter {
         if !self.vc_counts.is_empty() {
             self.count_vc(cell.aux, 0);
         }
-        if !self.buffer.admit(cell, now) {
-            self.dropped += 1;
-            if !self.vc_counts.is_empty() {
-                self.count_vc(cell.aux, 2);
+        if self.policy.is_some() {
+            if !self.admit_with_policy(cell, now) {
+                return;
             }
-            let f = cell.flow as usize;
-            if self.drops_by_flow.len() <= f {
-                self.drops_by_flow.resize(f + 1, 0);
-            }
-            self.drops_by_flow[f] += 1;
+        } else if !self.buffer.admit(cell, now) {
+            self.tail_drop(&cell);
             return;
         }
         if self.buffer.len() == 1 {
@@ -217,13 +226,54 @@ impl Transmitter {
         self.level_changed(now);
     }
 
+    /// [`Transmitter::on_cell`]'s admission when a [`BufferPolicy`] is set: false if
+    /// the cell went no further.
+    #[cold]
+    fn admit_with_policy(&mut self, cell: Cell, now: SimTime) -> bool {
+        let Some(policy) = self.policy.as_mut() else { return self.buffer.admit(cell, now) };
+        if policy.arrival(&cell, self.buffer.len()).is_some() {
+            // (The policy keeps these per flow for the ledger, by cause.)
+            self.count_loss(&cell);
+            return false;
+        }
+        let ok = self.buffer.admit(cell, now);
+        if let Some(policy) = self.policy.as_mut() {
+            policy.admission(&cell, ok);
+        }
+        if !ok {
+            self.tail_drop(&cell);
+        }
+        ok
+    }
+
+    /// A cell lost because the buffer was full.
+    #[cold]
+    fn tail_drop(&mut self, cell: &Cell) {
+        self.count_loss(cell);
+        let f = cell.flow as usize;
+        if self.drops_by_flow.len() <= f {
+            self.drops_by_flow.resize(f + 1, 0);
+        }
+        self.drops_by_flow[f] += 1;
+    }
+
+    fn count_loss(&mut self, cell: &Cell) {
+        self.dropped += 1;
+        if !self.vc_counts.is_empty() {
+            self.count_vc(cell.aux, 2);
+        }
+    }
+
     #[inline(always)]
     fn tx_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
         let now = ctx.now;
-        let Some((cell, _)) = self.buffer.pop() else {
+        let Some((mut cell, _)) = self.buffer.pop() else {
             ctx.fail("transmission ended with an empty buffer".into());
             return;
         };
+        if let Some(policy) = self.policy.as_mut() {
+            policy.departure(&mut cell, self.buffer.len() + 1);
+        }
         self.tx += 1;
         if !self.vc_counts.is_empty() {
             self.count_vc(cell.aux, 1);
@@ -283,6 +333,9 @@ impl Transmitter {
         self.levels.reset(now);
         self.wait.reset();
         self.vc_counts.iter_mut().for_each(|c| *c = [0; 3]);
+        if let Some(p) = self.policy.as_mut() {
+            p.reset_stats();
+        }
     }
 
     pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -304,6 +357,11 @@ impl Transmitter {
         }
         // The line transmits exactly when the buffer holds a cell.
         out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
+        if let Some(p) = &self.policy {
+            out.push(path, "q_epd_cells", "count", p.epd_cells as f64, "cells");
+            out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
+            out.push(path, "q_efci_cells", "count", p.efci_cells as f64, "cells");
+        }
         for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
             let name = format!("{path}/{}", crate::cell::vc_name(vc));
             out.push(&name, "port_out_cells", "count", c[0] as f64, "cells");
@@ -315,6 +373,12 @@ impl Transmitter {
     pub fn ledger(&self, l: &mut Ledger) {
         for (f, &n) in self.drops_by_flow.iter().enumerate() {
             l.add_dropped("buffer_full", f as u32, n);
+        }
+        if let Some(p) = &self.policy {
+            for (f, n) in p.drops_by_flow.iter().enumerate() {
+                l.add_dropped("epd", f as u32, n[0]);
+                l.add_dropped("ppd", f as u32, n[1]);
+            }
         }
         self.buffer.for_each(|c| l.add_in_flight(c.flow, 1));
         for (_, c) in &self.wire {

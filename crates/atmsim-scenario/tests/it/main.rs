@@ -351,7 +351,8 @@ kind = "sink"
             "-?[0-9]{1,12}",
             Just("unlimited".to_string()),
             Just("random".to_string()),
-        ], key in prop_oneof![Just("src.rate"), Just("mux.capacity"), Just("mux.delay"), Just("mux.length"), Just("src.vc"), Just("src.stop")]) {
+        ], key in prop_oneof![Just("src.rate"), Just("mux.capacity"), Just("mux.delay"), Just("mux.length"), Just("src.vc"), Just("src.stop"),
+            Just("mux.epd_threshold"), Just("mux.ppd"), Just("mux.efci_threshold")]) {
             let sc = Scenario::from_text(BASE, "base.toml").unwrap();
             match sc.with_overrides(&[(key.to_string(), v)]) {
                 Ok(_) => {}
@@ -570,6 +571,7 @@ vcs = ["p1:1 -> p2:1"]
 
 mod gcra;
 mod iofm;
+mod discard;
 mod selfsimilar;
 mod series;
 mod trace;

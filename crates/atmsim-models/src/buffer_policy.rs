@@ -1,0 +1,265 @@
+//! What a cell buffer may do besides tail drop: early and partial packet discard for
+//! AAL5 traffic (Romanow & Floyd, "Dynamics of TCP traffic over ATM networks", IEEE
+//! JSAC 1995; the EPD/PPD options of SPEC section 3), and EFCI marking above a queue
+//! threshold (ATM Forum TM 4.0 EFCI switches; dastangoo96: threshold 500 cells).
+//!
+//! - **EPD** (`epd_threshold`): when the first cell of an AAL5 PDU arrives and the buffer
+//!   already holds at least the threshold (the cell in transmission included), the whole
+//!   PDU is discarded, its last cell too; a PDU whose first cell was accepted is never
+//!   discarded by EPD.
+//! - **PPD** (`ppd`): once a cell of a PDU is lost to a full buffer, the rest of that
+//!   PDU is discarded except its last cell, which is offered to the buffer so that the
+//!   receiver still sees the PDU's end.
+//! - **EFCI** (`efci_threshold`): a cell leaving the buffer while it holds more than the
+//!   threshold (the leaving cell included) gets the EFCI bit of its PTI set
+//!   ([`FLAG_EFCI`]); marking at departure gives the destination the latest state.
+//!
+//! PDUs are followed per VC label as the cells arrive at this buffer, and only for AAL5
+//! cells (`pdu_cells > 0`); cell-level sources' cells see tail drop and EFCI only.
+
+use std::collections::HashMap;
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec};
+
+use crate::cell::{Cell, FLAG_EFCI};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+pub const PARAMS: [ParamSpec; 3] = [
+    ParamSpec { name: "epd_threshold", ty: ParamType::Size, default: None, required: false, help: "early packet discard: a new AAL5 PDU arriving at a buffer this full (or fuller) is discarded whole (default: no EPD)", source: "Romanow & Floyd 1995; SPEC section 3 (EPD option)" },
+    ParamSpec { name: "ppd", ty: ParamType::Bool, default: Some("false"), required: false, help: "partial packet discard: after a cell of an AAL5 PDU is lost to a full buffer, drop the rest of it but its last cell", source: "Romanow & Floyd 1995; SPEC section 3 (PPD option)" },
+    ParamSpec { name: "efci_threshold", ty: ParamType::Size, default: None, required: false, help: "EFCI marking: cells leaving while the buffer holds more than this get the EFCI bit (default: no marking)", source: "ATM Forum TM 4.0 (EFCI switch); dastangoo96: 500 cells" },
+];
+
+pub const PROBES: [ProbeSpec; 3] = [
+    ProbeSpec { name: "q_epd_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells discarded by early packet discard (count)" },
+    ProbeSpec { name: "q_ppd_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells discarded by partial packet discard (count)" },
+    ProbeSpec { name: "q_efci_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells sent with the EFCI bit set by this buffer (count)" },
+];
+
+/// Why a cell is discarded before it reaches the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discard {
+    Epd,
+    Ppd,
+}
+
+impl Discard {
+    /// The cause in the conservation ledger.
+    pub fn cause(self) -> &'static str {
+        match self {
+            Discard::Epd => "epd",
+            Discard::Ppd => "ppd",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PduState {
+    /// A PDU has started (its first cell arrived) and has not ended.
+    open: bool,
+    /// The rest of the open PDU is being discarded.
+    discarding: Option<Discard>,
+}
+
+/// The policy of one buffer, and what it did.
+#[derive(Clone, Debug, Default)]
+pub struct BufferPolicy {
+    epd: Option<usize>,
+    ppd: bool,
+    efci: Option<usize>,
+    pdus: HashMap<u32, PduState>,
+    /// Since the warm-up: cells discarded by EPD and PPD, cells marked.
+    pub epd_cells: u64,
+    pub ppd_cells: u64,
+    pub efci_cells: u64,
+    /// Whole run, per flow: (EPD, PPD) discards, for the ledger.
+    pub drops_by_flow: Vec<[u64; 2]>,
+}
+
+impl BufferPolicy {
+    /// The policy the parameters ask for (None: plain tail drop).
+    pub fn from_params(p: &Params) -> Result<Option<BufferPolicy>, ParamIssue> {
+        let size = |k: &str| -> Result<Option<usize>, ParamIssue> {
+            match p.cells(k) {
+                Some(0) => Err(ParamIssue::new(k, format!("{k} must be at least 1 cell"))),
+                v => Ok(v.map(|c| c as usize)),
+            }
+        };
+        let (epd, efci, ppd) = (size("epd_threshold")?, size("efci_threshold")?, p.bool("ppd").unwrap_or(false));
+        Ok((epd.is_some() || efci.is_some() || ppd).then(|| BufferPolicy::new(epd, ppd, efci)))
+    }
+
+    pub fn new(epd: Option<usize>, ppd: bool, efci: Option<usize>) -> BufferPolicy {
+        BufferPolicy { epd, ppd, efci, ..Default::default() }
+    }
+
+    /// A cell arrives at a buffer holding `len` cells: Some(why) if it is discarded
+    /// before the buffer's own admission.
+    pub fn arrival(&mut self, cell: &Cell, len: usize) -> Option<Discard> {
+        if cell.pdu_cells == 0 || (self.epd.is_none() && !self.ppd) {
+            return None;
+        }
+        let s = self.pdus.entry(cell.vc).or_default();
+        let eop = cell.is_eop();
+        let verdict = match s.discarding {
+            Some(Discard::Epd) => Some(Discard::Epd),
+            // PPD lets the last cell through to the buffer.
+            Some(Discard::Ppd) if !eop => Some(Discard::Ppd),
+            Some(Discard::Ppd) => {
+                s.discarding = None;
+                None
+            }
+            None if !s.open && self.epd.is_some_and(|t| len >= t) => {
+                s.open = true;
+                s.discarding = Some(Discard::Epd);
+                Some(Discard::Epd)
+            }
+            None => None,
+        };
+        if verdict.is_some() && eop {
+            *s = PduState::default();
+        }
+        if let Some(d) = verdict {
+            let f = cell.flow as usize;
+            if self.drops_by_flow.len() <= f {
+                self.drops_by_flow.resize(f + 1, [0; 2]);
+            }
+            let (count, j) = match d {
+                Discard::Epd => (&mut self.epd_cells, 0),
+                Discard::Ppd => (&mut self.ppd_cells, 1),
+            };
+            *count += 1;
+            self.drops_by_flow[f][j] += 1;
+        }
+        verdict
+    }
+
+    /// The buffer accepted the cell (or, `admitted` false, dropped it when full).
+    pub fn admission(&mut self, cell: &Cell, admitted: bool) {
+        if cell.pdu_cells == 0 || (self.epd.is_none() && !self.ppd) {
+            return;
+        }
+        let s = self.pdus.entry(cell.vc).or_default();
+        if cell.is_eop() {
+            *s = PduState::default();
+        } else {
+            s.open = true;
+            if !admitted && self.ppd {
+                s.discarding = Some(Discard::Ppd);
+            }
+        }
+    }
+
+    /// A cell leaves a buffer that holds `len` cells counting it: marks it if above
+    /// the EFCI threshold.
+    pub fn departure(&mut self, cell: &mut Cell, len: usize) {
+        if self.efci.is_some_and(|t| len > t) {
+            cell.flags |= FLAG_EFCI;
+            self.efci_cells += 1;
+        }
+    }
+
+    pub fn reset_stats(&mut self) {
+        self.epd_cells = 0;
+        self.ppd_cells = 0;
+        self.efci_cells = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atmsim_kernel::SimTime;
+
+    /// Cell `j` of a `n`-cell AAL5 PDU on VC `vc`.
+    fn cell(vc: u32, j: u16, n: u16) -> Cell {
+        let mut c = Cell::plain(SimTime::ZERO, 0, vc, 0);
+        c.pdu_cells = n;
+        if j + 1 == n {
+            c.flags |= crate::cell::FLAG_EOP;
+        }
+        c
+    }
+
+    /// Offers PDUs' cells in turn to a buffer of `capacity` that never drains; returns
+    /// which were queued.
+    fn offer(p: &mut BufferPolicy, capacity: usize, cells: &[Cell]) -> Vec<bool> {
+        let mut len = 0;
+        cells
+            .iter()
+            .map(|c| {
+                if p.arrival(c, len).is_some() {
+                    return false;
+                }
+                let ok = len < capacity;
+                p.admission(c, ok);
+                len += usize::from(ok);
+                ok
+            })
+            .collect()
+    }
+
+    fn pdu(vc: u32, n: u16) -> Vec<Cell> {
+        (0..n).map(|j| cell(vc, j, n)).collect()
+    }
+
+    #[test]
+    fn epd_refuses_whole_pdus_once_the_threshold_is_reached() {
+        // Threshold 4: the first PDU (3 cells) and the second (3) start below it and
+        // are kept whole even past it; the third starts at 6 ≥ 4 and goes entirely.
+        let mut p = BufferPolicy::new(Some(4), false, None);
+        let cells: Vec<Cell> = [pdu(1, 3), pdu(1, 3), pdu(1, 3)].concat();
+        assert_eq!(offer(&mut p, 100, &cells), [vec![true; 6], vec![false; 3]].concat());
+        assert_eq!(p.epd_cells, 3);
+        assert_eq!(p.drops_by_flow, vec![[3, 0]]);
+    }
+
+    #[test]
+    fn ppd_drops_the_rest_of_a_damaged_pdu_but_its_last_cell() {
+        // Capacity 4: PDU 1 (3 cells) fits; PDU 2 (4 cells) loses its 2nd cell to the
+        // full buffer, so PPD drops the 3rd, and the 4th (last) is offered: still full.
+        let mut p = BufferPolicy::new(None, true, None);
+        let cells: Vec<Cell> = [pdu(1, 3), pdu(1, 4)].concat();
+        let got = offer(&mut p, 4, &cells);
+        assert_eq!(got, vec![true, true, true, true, false, false, false]);
+        assert_eq!(p.ppd_cells, 1, "only the cell between the loss and the last");
+        // With room again the next PDU is taken whole.
+        let again = offer(&mut p, 100, &pdu(1, 2));
+        assert_eq!(again, vec![true, true]);
+    }
+
+    #[test]
+    fn ppd_keeps_the_last_cell_when_there_is_room_for_it() {
+        let mut p = BufferPolicy::new(None, true, None);
+        // Cell 0 lost (a full buffer of capacity 0), cells 1–2 discarded, last kept.
+        assert!(p.arrival(&cell(7, 0, 4), 0).is_none());
+        p.admission(&cell(7, 0, 4), false);
+        assert_eq!(p.arrival(&cell(7, 1, 4), 0), Some(Discard::Ppd));
+        assert_eq!(p.arrival(&cell(7, 2, 4), 0), Some(Discard::Ppd));
+        assert_eq!(p.arrival(&cell(7, 3, 4), 0), None);
+    }
+
+    #[test]
+    fn vcs_are_followed_apart_and_plain_cells_are_left_alone() {
+        let mut p = BufferPolicy::new(Some(2), true, None);
+        // VC 1's PDU starts below the threshold; VC 2's starts at it: only VC 2's goes.
+        assert!(p.arrival(&cell(1, 0, 3), 0).is_none());
+        p.admission(&cell(1, 0, 3), true);
+        assert_eq!(p.arrival(&cell(2, 0, 2), 2), Some(Discard::Epd));
+        assert!(p.arrival(&cell(1, 1, 3), 2).is_none());
+        assert_eq!(p.arrival(&cell(2, 1, 2), 3), Some(Discard::Epd));
+        // A cell-level source's cell (no AAL5) is never discarded by EPD or PPD.
+        assert!(p.arrival(&Cell::plain(SimTime::ZERO, 0, 3, 0), 50).is_none());
+    }
+
+    #[test]
+    fn efci_marks_cells_leaving_above_the_threshold() {
+        let mut p = BufferPolicy::new(None, false, Some(3));
+        let mut c = Cell::plain(SimTime::ZERO, 0, 1, 0);
+        p.departure(&mut c, 3);
+        assert_eq!(c.flags & FLAG_EFCI, 0);
+        p.departure(&mut c, 4);
+        assert_ne!(c.flags & FLAG_EFCI, 0);
+        assert_eq!(p.efci_cells, 1);
+    }
+}
