@@ -12,11 +12,14 @@
 //!   errors and detects multi-bit ones;
 //! - [`aal5`]: the AAL5 CPCS-PDU (payload, pad to a multiple of 48, 8-octet trailer
 //!   CPCS-UU, CPI, Length, CRC-32);
-//! - [`llc`]: LLC/SNAP encapsulation of routed protocols (RFC 1483 section 4.1).
+//! - [`llc`]: LLC/SNAP encapsulation of routed protocols (RFC 1483 section 4.1);
+//! - [`rm`]: ABR resource management cells (ATM Forum TM 4.0: DIR/BN/CI/NI/RA, ER, CCR
+//!   and MCR in the 16-bit rate format, QL, SN, CRC-10).
 
 pub mod aal5;
 pub mod cell;
 pub mod llc;
+pub mod rm;
 
 /// Errors of the wire layer. Every variant is a property of the bytes, never a bug.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +42,9 @@ pub enum WireError {
     /// The AAL5 CRC-32 does not match (a corrupted, lost or misordered cell).
     #[error("AAL5 CRC-32 mismatch: computed {computed:#010x}, carried {carried:#010x}")]
     Crc { computed: u32, carried: u32 },
+    /// An RM cell's CRC-10 does not match.
+    #[error("RM cell CRC-10 mismatch: computed {computed:#05x}, carried {carried:#05x}")]
+    Crc10 { computed: u16, carried: u16 },
     /// An LLC/SNAP header other than the one expected.
     #[error("not an LLC/SNAP header for a routed protocol")]
     NotSnap,
