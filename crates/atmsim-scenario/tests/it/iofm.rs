@@ -110,14 +110,8 @@ mod fuzz {
         ], key in prop_oneof![Just("sh.i"), Just("sh.m"), Just("sh.vcs"), Just("sh.vc_capacity"), Just("sh.rate")]) {
             let text = "connections = [\"a -> sh\", \"b -> sh\", \"sh -> sink\"]\n[scenario]\nduration = \"2 ms\"\n[components.a]\nkind = \"cbr\"\nrate = \"100 Mb/s\"\n[components.b]\nkind = \"poisson\"\nrate = \"60 Mb/s\"\n[components.sh]\nkind = \"iofm\"\nrate = \"149.76 Mb/s\"\ni = 5\nm = 17\nvc_capacity = \"40 cells\"\n[components.sink]\nkind = \"sink\"\n";
             let sc = Scenario::from_text(text, "fuzz.toml").unwrap();
-            match sc.with_overrides(&[(key.to_string(), v)]) {
-                Ok(sc) => {
-                    let r = sc.run(1, 0, &mut |_, _| true);
-                    prop_assert!(r.is_ok(), "{:?}", r.err());
-                }
-                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
-                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
-            }
+            let outcome = rejects_or_runs(&sc, key, v);
+            prop_assert!(outcome.is_ok(), "{:?}", outcome);
         }
     }
 }

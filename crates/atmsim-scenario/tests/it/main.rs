@@ -40,6 +40,16 @@ fn run(sc: &Scenario, run: u64) -> atmsim_scenario::RunResult {
     sc.run(sc.seed, run, &mut |_, _| true).expect("run")
 }
 
+/// `sc` with `key` set to `value` is refused with a parameter error, or runs to its
+/// end (Err: what went wrong instead).
+fn rejects_or_runs(sc: &Scenario, key: &str, value: String) -> Result<(), String> {
+    match sc.with_overrides(&[(key.to_string(), value)]) {
+        Ok(sc) => sc.run(1, 0, &mut |_, _| true).map(|_| ()).map_err(|e| format!("the run failed: {e:?}")),
+        Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => Ok(()),
+        Err(e) => Err(format!("unexpected error kind {e:?}")),
+    }
+}
+
 fn probe(r: &atmsim_scenario::RunResult, comp: &str, p: &str, stat: &str) -> f64 {
     r.probes
         .iter()
@@ -335,14 +345,8 @@ pcr = "60 Mb/s"
 kind = "sink"
 "#;
             let sc = Scenario::from_text(text, "fuzz.toml").unwrap();
-            match sc.with_overrides(&[(key.to_string(), v)]) {
-                Ok(sc) => {
-                    let r = sc.run(1, 0, &mut |_, _| true);
-                    prop_assert!(r.is_ok(), "{:?}", r.err());
-                }
-                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
-                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
-            }
+            let outcome = rejects_or_runs(&sc, key, v);
+            prop_assert!(outcome.is_ok(), "{:?}", outcome);
         }
 
         #[test]
