@@ -23,27 +23,35 @@
 //! Non-conforming cells are dropped (cause `upc` in the ledger), tagged (CLP set to 1
 //! and passed on: the CLP = 0+1 flow is policed, tagging applies to all its cells) or
 //! only counted (monitoring).
+//!
+//! *Per-VC contracts* (`vcs`): each listed VC is policed by its own GCRA, with its own
+//! T and τ or the component's; cells of VCs not listed pass unpoliced. Without `vcs`,
+//! one contract covers every cell through the component.
+
+use std::collections::HashMap;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, SeriesKind, SimTime};
+use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
+use atmsim_kernel::{Ctx, Ledger, Rate, SeriesKind, SimDuration, SimTime};
 
-use crate::cell::{Cell, Msg, FLAG_CLP};
+use crate::cell::{parse_vc_label, vc_name, Cell, Msg, FLAG_CLP};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 
 pub const ALGORITHMS: [&str; 2] = ["virtual-scheduling", "leaky-bucket"];
 pub const ACTIONS: [&str; 3] = ["drop", "tag", "count"];
 
-pub const PARAMS: [ParamSpec; 5] = [
-    ParamSpec { name: "pcr", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate policed (T = 1/PCR, 424 bits per cell); give pcr or increment", source: "required (pcr or increment); ITU-T I.371 traffic contract" },
+pub const PARAMS: [ParamSpec; 6] = [
+    ParamSpec { name: "pcr", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate policed (T = 1/PCR, 424 bits per cell); give pcr or increment (with vcs: the default of entries that set neither)", source: "required (pcr or increment); ITU-T I.371 traffic contract" },
     ParamSpec { name: "increment", ty: ParamType::Time, default: None, required: false, help: "increment T of GCRA(T, τ); give pcr or increment", source: "required (pcr or increment)" },
     ParamSpec { name: "cdvt", ty: ParamType::Time, default: Some("0 s"), required: false, help: "limit τ of GCRA(T, τ): cell delay variation tolerance (or burst tolerance)", source: "ITU-T I.371 (τ = 0: strict peak-rate spacing)" },
     ParamSpec { name: "algorithm", ty: ParamType::Choice(&ALGORITHMS), default: Some("virtual-scheduling"), required: false, help: "which of the two equivalent forms runs", source: "ITU-T I.371 Annex A" },
     ParamSpec { name: "action", ty: ParamType::Choice(&ACTIONS), default: Some("drop"), required: false, help: "what happens to a non-conforming cell: drop it, tag it (CLP = 1) or only count it", source: "ITU-T I.371 section 4.4 (UPC actions)" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "per-VC contracts: \"VPI/VCI\" or \"VCI\", optionally \": pcr = RATE\" or \": increment = TIME\", and \", cdvt = TIME\" (else the component's); VCs not listed pass unpoliced. Default: one contract for every cell", source: "ITU-T I.371 (a traffic contract per connection)" },
 ];
 
 pub const PROBES: [ProbeSpec; 4] = [
-    ProbeSpec { name: "upc_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count)" },
+    ProbeSpec { name: "upc_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count; with vcs also per policed VC, <upc>/vc<N>)" },
     ProbeSpec { name: "upc_conforming_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells conforming to GCRA(T, τ) (count)" },
     ProbeSpec { name: "upc_nonconforming_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells not conforming (count): dropped, tagged or counted per action" },
     ProbeSpec { name: "upc_nonconforming_ratio", unit: "1", kind: ProbeKind::Gauge, help: "non-conforming / arriving (value)" },
@@ -102,55 +110,124 @@ enum Action {
     Count,
 }
 
+/// One traffic contract and what it saw.
+#[derive(Clone, Debug)]
+struct Contract {
+    gcra: Gcra,
+    rx: u64,
+    nonconforming: u64,
+}
+
+impl Contract {
+    fn new(gcra: Gcra) -> Self {
+        Contract { gcra, rx: 0, nonconforming: 0 }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Upc {
-    gcra: Gcra,
     action: Action,
+    /// One contract for every cell (no `vcs`), or one per listed VC.
+    whole: Option<Contract>,
+    per_vc: Vec<(u32, Contract)>,
+    by_label: HashMap<u32, usize>,
     rx: u64,
     nonconforming: u64,
     drops_by_flow: Vec<u64>,
 }
 
+/// T in picoseconds from a peak cell rate or an increment (at most one of them).
+fn increment_ps(pcr: Option<Rate>, increment: Option<SimDuration>) -> Result<Option<u64>, String> {
+    let t = match (pcr, increment) {
+        (Some(_), Some(_)) => return Err("give either pcr or increment, not both".into()),
+        (Some(r), None) => r.mean_cell_gap_ps().round() as u64,
+        (None, Some(i)) => i.ps(),
+        (None, None) => return Ok(None),
+    };
+    if t == 0 {
+        return Err("the increment T must be at least 1 ps".into());
+    }
+    Ok(Some(t))
+}
+
+/// Parses a `vcs` entry, `"VC[: key = value, ...]"`, against the component's T and τ:
+/// the VC label and its (T, τ) in picoseconds.
+fn parse_contract(text: &str, t: Option<u64>, tau: u64) -> Result<(u32, u64, u64), String> {
+    let (vc, settings) = text.split_once(':').unwrap_or((text, ""));
+    let label = parse_vc_label(vc)?;
+    let (mut pcr, mut increment, mut tau) = (None, None, tau);
+    for item in settings.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+        let (key, value) = item.split_once('=').map(|(k, v)| (k.trim(), v.trim())).ok_or_else(|| format!("'{item}': expected key = value (pcr, increment, cdvt)"))?;
+        let dim = match key {
+            "pcr" => Dimension::Rate,
+            "increment" | "cdvt" => Dimension::Time,
+            k => return Err(format!("'{k}' is not a contract setting (valid: pcr, increment, cdvt)")),
+        };
+        match (key, parse_quantity(value, dim).map_err(|m| format!("{key}: {m}"))?) {
+            ("pcr", Quantity::Rate(bps)) => pcr = Some(Rate::from_bps(bps).ok_or_else(|| format!("pcr: '{value}' must be a positive rate"))?),
+            ("increment", Quantity::Time(s)) => increment = Some(SimDuration::from_secs_f64(s).ok_or_else(|| format!("increment: '{value}' must be a positive time"))?),
+            ("cdvt", Quantity::Time(s)) => tau = SimDuration::from_secs_f64(s).ok_or_else(|| format!("cdvt: '{value}' must be zero or positive"))?.ps(),
+            (k, _) => return Err(format!("'{k}' is not a contract setting (valid: pcr, increment, cdvt)")),
+        }
+    }
+    let t = increment_ps(pcr, increment)?.or(t).ok_or_else(|| format!("'{text}': no pcr or increment here or on the component"))?;
+    Ok((label, t, tau))
+}
+
 impl Upc {
     pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let t = match (p.rate("pcr"), p.time("increment")) {
-            (Some(_), Some(_)) => return Err(ParamIssue::new("increment", "give either pcr or increment, not both")),
-            (Some(r), None) => r.mean_cell_gap_ps().round() as u64,
-            (None, Some(i)) => i.ps(),
-            (None, None) => return Err(ParamIssue::new("pcr", "a gcra needs pcr (a rate) or increment (a time)")),
-        };
-        if t == 0 {
-            return Err(ParamIssue::new("increment", "the increment T must be at least 1 ps"));
-        }
+        let t = increment_ps(p.rate("pcr"), p.time("increment")).map_err(|m| ParamIssue::new("increment", m))?;
         let tau = p.time("cdvt").map(|d| d.ps()).unwrap_or(0);
-        let gcra = match p.word("algorithm") {
-            Some("leaky-bucket") => Gcra::leaky_bucket(t, tau),
-            _ => Gcra::virtual_scheduling(t, tau),
-        };
+        let leaky = p.word("algorithm") == Some("leaky-bucket");
+        let gcra = |t, tau| if leaky { Gcra::leaky_bucket(t, tau) } else { Gcra::virtual_scheduling(t, tau) };
         let action = match p.word("action") {
             Some("tag") => Action::Tag,
             Some("count") => Action::Count,
             _ => Action::Drop,
         };
-        Ok(Upc { gcra, action, rx: 0, nonconforming: 0, drops_by_flow: Vec::new() })
+        let mut upc = Upc { action, whole: None, per_vc: Vec::new(), by_label: HashMap::new(), rx: 0, nonconforming: 0, drops_by_flow: Vec::new() };
+        match p.list("vcs") {
+            None => {
+                let t = t.ok_or_else(|| ParamIssue::new("pcr", "a gcra needs pcr (a rate) or increment (a time)"))?;
+                upc.whole = Some(Contract::new(gcra(t, tau)));
+            }
+            Some(entries) => {
+                for e in entries {
+                    let (label, t, tau) = parse_contract(e, t, tau).map_err(|m| ParamIssue::new("vcs", m))?;
+                    if upc.by_label.insert(label, upc.per_vc.len()).is_some() {
+                        return Err(ParamIssue::new("vcs", format!("VC '{e}' listed twice")));
+                    }
+                    upc.per_vc.push((label, Contract::new(gcra(t, tau))));
+                }
+            }
+        }
+        Ok(upc)
     }
 
     #[inline]
     pub fn on_cell(&mut self, mut cell: Cell, ctx: &mut Ctx<'_, Msg>) {
         self.rx += 1;
-        if !self.gcra.arrive(ctx.now.0) {
-            self.nonconforming += 1;
-            match self.action {
-                Action::Drop => {
-                    let f = cell.flow as usize;
-                    if self.drops_by_flow.len() <= f {
-                        self.drops_by_flow.resize(f + 1, 0);
+        let contract = match &mut self.whole {
+            Some(c) => Some(c),
+            None => self.by_label.get(&cell.vc).and_then(|&i| self.per_vc.get_mut(i)).map(|(_, c)| c),
+        };
+        if let Some(c) = contract {
+            c.rx += 1;
+            if !c.gcra.arrive(ctx.now.0) {
+                c.nonconforming += 1;
+                self.nonconforming += 1;
+                match self.action {
+                    Action::Drop => {
+                        let f = cell.flow as usize;
+                        if self.drops_by_flow.len() <= f {
+                            self.drops_by_flow.resize(f + 1, 0);
+                        }
+                        self.drops_by_flow[f] += 1;
+                        return;
                     }
-                    self.drops_by_flow[f] += 1;
-                    return;
+                    Action::Tag => cell.flags |= FLAG_CLP,
+                    Action::Count => {}
                 }
-                Action::Tag => cell.flags |= FLAG_CLP,
-                Action::Count => {}
             }
         }
         ctx.send(0, Msg::Cell(cell));
@@ -168,14 +245,25 @@ impl Upc {
     pub fn reset_stats(&mut self, _now: SimTime) {
         self.rx = 0;
         self.nonconforming = 0;
+        for (_, c) in &mut self.per_vc {
+            c.rx = 0;
+            c.nonconforming = 0;
+        }
     }
 
     pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
-        out.push(path, "upc_rx_cells", "count", self.rx as f64, "cells");
-        out.push(path, "upc_conforming_cells", "count", (self.rx - self.nonconforming) as f64, "cells");
-        out.push(path, "upc_nonconforming_cells", "count", self.nonconforming as f64, "cells");
-        let ratio = if self.rx > 0 { self.nonconforming as f64 / self.rx as f64 } else { f64::NAN };
-        out.push(path, "upc_nonconforming_ratio", "value", ratio, "1");
+        let rows = |out: &mut Report, name: &str, rx: u64, bad: u64| {
+            out.push(name, "upc_rx_cells", "count", rx as f64, "cells");
+            out.push(name, "upc_conforming_cells", "count", (rx - bad) as f64, "cells");
+            out.push(name, "upc_nonconforming_cells", "count", bad as f64, "cells");
+            let ratio = if rx > 0 { bad as f64 / rx as f64 } else { f64::NAN };
+            out.push(name, "upc_nonconforming_ratio", "value", ratio, "1");
+        };
+        for (label, c) in &self.per_vc {
+            rows(out, &format!("{path}/{}", vc_name(*label)), c.rx, c.nonconforming);
+        }
+        // The whole component: every cell through it, policed or not.
+        rows(out, path, self.rx, self.nonconforming);
     }
 
     pub fn ledger(&self, l: &mut Ledger) {
@@ -207,6 +295,20 @@ mod tests {
             let got: Vec<bool> = (0..7).map(|k| g.arrive(k)).collect();
             assert_eq!(got, vec![true, true, true, false, false, true, false], "{g:?}");
         }
+    }
+
+    #[test]
+    fn contract_entries_parse_and_bad_ones_say_why() {
+        let ten_us = 10_000_000;
+        assert_eq!(parse_contract("0/100", Some(ten_us), 5), Ok((100, ten_us, 5)));
+        assert_eq!(parse_contract("1/42: increment = 2 us, cdvt = 1 us", None, 0), Ok(((1 << 16) | 42, 2_000_000, 1_000_000)));
+        // 100,000 cells/s: T = 10 µs.
+        assert_eq!(parse_contract("7: pcr = 42.4 Mb/s", None, 0), Ok((7, ten_us, 0)));
+        assert!(parse_contract("7", None, 0).unwrap_err().contains("no pcr or increment"));
+        assert!(parse_contract("7: pcr = 1 Mb/s, increment = 1 us", None, 0).unwrap_err().contains("not both"));
+        assert!(parse_contract("7: peak = 1 Mb/s", None, 0).unwrap_err().contains("valid: pcr, increment, cdvt"));
+        assert!(parse_contract("7: pcr = 5 ms", None, 0).unwrap_err().starts_with("pcr"));
+        assert!(parse_contract("7: cdvt", None, 0).unwrap_err().contains("key = value"));
     }
 
     proptest! {

@@ -67,3 +67,44 @@ fn contract_errors_name_the_parameter() {
         assert!(e.contains("components.upc") && e.contains(msg), "{x}: {e}");
     }
 }
+
+#[test]
+fn per_vc_contracts_police_each_vc_alone() {
+    // The same Poisson source as above on VC 1, beside a CBR stream on VC 2 within its
+    // own contract and one on VC 3 with none.
+    let text = r#"connections = ["src -> upc", "two -> upc", "three -> upc", "upc -> sink"]
+[scenario]
+duration = "50 ms"
+[components.src]
+kind = "poisson"
+rate = "120000 cells/s"
+[components.two]
+kind = "cbr"
+rate = "50000 cells/s"
+vc = 2
+[components.three]
+kind = "cbr"
+rate = "300000 cells/s"
+vc = 3
+[components.upc]
+kind = "gcra"
+pcr = "100000 cells/s"
+cdvt = "25 us"
+vcs = ["1", "2: pcr = 60000 cells/s, cdvt = 0 s"]
+[components.sink]
+kind = "sink"
+"#;
+    let r = run(&Scenario::from_text(text, "gcra.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let alone = policed("virtual-scheduling", "drop");
+    // VC 1 sees exactly what the single-contract policer saw with VC 1 alone.
+    assert_eq!(probe(&r, "upc/vc1", "upc_nonconforming_cells", "count"), probe(&alone, "upc", "upc_nonconforming_cells", "count"));
+    assert_eq!(probe(&r, "upc/vc1", "upc_rx_cells", "count"), probe(&alone, "upc", "upc_rx_cells", "count"));
+    // VC 2 keeps its contract (20 µs spacing against T = 16.7 µs); VC 3 is not policed.
+    assert_eq!(probe(&r, "upc/vc2", "upc_nonconforming_cells", "count"), 0.0);
+    assert_eq!(probe(&r, "sink/vc2", "sink_rx_cells", "count"), probe(&r, "two", "src_tx_cells", "count"));
+    assert_eq!(probe(&r, "sink/vc3", "sink_rx_cells", "count"), probe(&r, "three", "src_tx_cells", "count"));
+    // The component's totals count every cell and every non-conforming one.
+    let total: f64 = ["src", "two", "three"].iter().map(|s| probe(&r, s, "src_tx_cells", "count")).sum();
+    assert_eq!(probe(&r, "upc", "upc_rx_cells", "count"), total);
+    assert_eq!(probe(&r, "upc", "upc_nonconforming_cells", "count"), probe(&r, "upc/vc1", "upc_nonconforming_cells", "count"));
+}

@@ -328,8 +328,9 @@ mod fuzz {
             "[0-9.e+-]{1,8} ?(Mb/s|ms|us|s|cells/s|B)?",
             "-?[0-9]{1,6}",
             Just("\"leaky-bucket\"".to_string()), Just("\"tag\"".to_string()), Just("true".to_string()),
+            "\\[\"[0-9/]{1,4}(: ?(pcr|cdvt|increment|x) ?= ?[0-9.]{1,4} ?(Mb/s|us|cells/s)?(, cdvt = [0-9]{1,3} us)?)?\"\\]",
         ], key in prop_oneof![Just("upc.pcr"), Just("upc.increment"), Just("upc.cdvt"), Just("upc.algorithm"),
-            Just("upc.action"), Just("ss.hurst"), Just("ss.mean"), Just("ss.std"), Just("ss.peak"), Just("ss.bin")]) {
+            Just("upc.action"), Just("upc.vcs"), Just("ss.hurst"), Just("ss.mean"), Just("ss.std"), Just("ss.peak"), Just("ss.bin")]) {
             let text = r#"connections = ["ss -> upc", "upc -> sink"]
 [scenario]
 duration = "2 ms"
