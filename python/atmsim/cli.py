@@ -274,7 +274,7 @@ def sweep_cmd(
 def export_cmd(
     db: Annotated[str, typer.Option("--db", help="Result store written by atmsim sweep.")],
     out: Annotated[str, typer.Option("--out", help="Output file: .parquet or .csv.")],
-    what: Annotated[str, typer.Option("--what", help="runs, values (probe values per run) or stats (per point).")] = "runs",
+    what: Annotated[str, typer.Option("--what", help="runs, values (probe values per run), stats (per point) or series (time-series samples per run).")] = "runs",
 ) -> None:
     """Export a result store to Parquet or CSV."""
     from atmsim import export, store

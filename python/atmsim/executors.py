@@ -64,8 +64,9 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
 
     task: ``{'text', 'path', 'overrides': {key: str}, 'seed': int, 'run': int,
     'fail': bool}``.  Returns ``{'status': 'done', 'fingerprint', 'events', 'wall_s',
-    'probes': [(component, probe, statistic, value, unit)]}`` or ``{'status':
-    'failed', 'error': one line, 'wall_s'}``."""
+    'probes': [(component, probe, statistic, value, unit)], 'series': [(component,
+    probe, unit, kind, interval_s, [values])]}`` or ``{'status': 'failed', 'error':
+    one line, 'wall_s'}``."""
     t0 = time.perf_counter()
     try:
         if task.get("fail"):
@@ -75,7 +76,9 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
             sc = sc.with_overrides(task["overrides"])
         raw = sc.run(seed=task["seed"], run=task["run"])
         return {"status": "done", "fingerprint": raw["fingerprint"], "events": int(raw["events"]),
-                "wall_s": float(raw["wall_s"]), "probes": [tuple(p) for p in raw["probes"]]}
+                "wall_s": float(raw["wall_s"]), "probes": [tuple(p) for p in raw["probes"]],
+                "series": [(x["component"], x["probe"], x["unit"], x["kind"], float(x["interval_s"]),
+                            [float(v) for v in x["values"]]) for x in raw.get("series", [])]}
     except Exception as exc:  # noqa: BLE001 - every failure is recorded, the sweep goes on
         msg = " ".join(str(exc).split()) or type(exc).__name__
         if not isinstance(exc, _atmsim_errors()):

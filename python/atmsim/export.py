@@ -7,6 +7,8 @@
 * ``values`` — one row per run and probe statistic (done runs only).
 * ``stats``  — one row per scenario sweep, point and probe statistic: n, mean, std and
   the Student-t 95% interval over the done replications (:mod:`atmsim.stats`).
+* ``series`` — one row per run and time-series sample (done runs of scenarios with
+  ``[probes] series``): time (s, the end of the sampling interval), value, unit, kind.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from atmsim.exceptions import ScenarioError
 from atmsim.stats import summarize
 from atmsim.store import Store, StorePathError
 
-WHAT = ("runs", "values", "stats")
+WHAT = ("runs", "values", "stats", "series")
 
 
 def _point_columns(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -46,7 +48,8 @@ def frame(db: str, what: str) -> pd.DataFrame:
         try:
             sweeps = st.sweeps()
             runs = st.runs()
-            values = st.values() if what != "runs" else None
+            values = st.values() if what in ("values", "stats") else None
+            series = st.series() if what == "series" else None
         except Exception as exc:  # sqlite3.DatabaseError: not an atmsim store
             raise StorePathError(f"{db}: not an atmsim result store ({' '.join(str(exc).split())})") from None
     names = dict(zip(sweeps["sweep_key"], sweeps["scenario_name"]))
@@ -56,8 +59,14 @@ def frame(db: str, what: str) -> pd.DataFrame:
         cols = ["scenario", "quick", "point_index", *keys, "replication", "seed", "status", "wall_s", "events",
                 "fingerprint", "software_version", "error", "finished", "point", "run_key", "scenario_hash"]
         return runs[cols].rename(columns={"point_index": "point", "point": "point_json"})
-    assert values is not None
     meta = runs.set_index("run_key")[["scenario", "quick", *keys]]
+    if what == "series":
+        assert series is not None
+        series = series.join(meta, on="run_key")
+        cols = ["scenario", "quick", "point_index", *keys, "replication", "component", "probe", "time", "value",
+                "unit", "kind", "run_key"]
+        return series[cols].rename(columns={"point_index": "point"})
+    assert values is not None
     values = values.join(meta, on="run_key")
     if what == "values":
         cols = ["scenario", "quick", "point_index", *keys, "replication", "component", "probe", "statistic",

@@ -86,7 +86,20 @@ CREATE TABLE IF NOT EXISTS probe_values (
     unit TEXT NOT NULL,
     PRIMARY KEY (run_key, component, probe, statistic)
 );
+CREATE TABLE IF NOT EXISTS series_values (
+    run_key TEXT NOT NULL REFERENCES runs(run_key),
+    component TEXT NOT NULL,
+    probe TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    time REAL NOT NULL,
+    value REAL,
+    unit TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    PRIMARY KEY (run_key, component, probe, idx)
+);
 """
+
+SERIES_COLUMNS = ["run_key", "point_index", "replication", "component", "probe", "time", "value", "unit", "kind"]
 
 RUN_COLUMNS = ["run_key", "sweep_key", "scenario_hash", "point_index", "point", "point_values",
                "replication", "seed", "quick", "status", "wall_s", "events", "fingerprint",
@@ -201,12 +214,15 @@ class Store:
              json.dumps(overrides, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
              now_iso(), software_version)))
 
-    def write_run(self, run: dict[str, Any], probes: Sequence[Sequence[Any]] = ()) -> None:
-        """Insert or replace one run and all its probe rows in one transaction."""
+    def write_run(self, run: dict[str, Any], probes: Sequence[Sequence[Any]] = (),
+                  series: Sequence[Sequence[Any]] = ()) -> None:
+        """Insert or replace one run, all its probe rows and its time series (``(component,
+        probe, unit, kind, interval_s, values)``) in one transaction."""
         row = tuple(run.get(col) for col in RUN_COLUMNS)
 
         def tx(c: sqlite3.Connection) -> None:
             c.execute("DELETE FROM probe_values WHERE run_key=?", (run["run_key"],))
+            c.execute("DELETE FROM series_values WHERE run_key=?", (run["run_key"],))
             c.execute(f"INSERT OR REPLACE INTO runs({', '.join(RUN_COLUMNS)}) "
                       f"VALUES ({', '.join('?' * len(RUN_COLUMNS))})", row)
             if probes:
@@ -214,6 +230,12 @@ class Store:
                               "VALUES (?,?,?,?,?,?)",
                               [(run["run_key"], comp, probe, stat, _real(value), unit)
                                for comp, probe, stat, value, unit in probes])
+            if series:
+                c.executemany("INSERT INTO series_values(run_key, component, probe, idx, time, value, unit, kind) "
+                              "VALUES (?,?,?,?,?,?,?,?)",
+                              [(run["run_key"], comp, probe, k, (k + 1) * interval, _real(v), unit, kind)
+                               for comp, probe, unit, kind, interval, values in series
+                               for k, v in enumerate(values)])
         self._write(tx)
 
     def _write(self, fn) -> None:
@@ -261,6 +283,15 @@ class Store:
                                  order="r.point_index, r.replication, v.rowid")
         df = pd.DataFrame(rows, columns=cols)
         return df.astype({"value": "float64"})
+
+    def series(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
+        """Time series of 'done' runs (each sample at the end of its interval, as
+        :attr:`atmsim.Result.series`), with the run's point and replication."""
+        q = ("SELECT r.run_key, r.point_index, r.replication, s.component, s.probe, s.time, s.value, s.unit, "
+             "s.kind FROM series_values s JOIN runs r ON r.run_key = s.run_key WHERE r.status='done'")
+        rows = self._select_keys(q, keys, "r.run_key", where_prefix=" AND ",
+                                 order="r.point_index, r.replication, s.component, s.probe, s.idx")
+        return pd.DataFrame(rows, columns=SERIES_COLUMNS).astype({"time": "float64", "value": "float64"})
 
     def sweeps(self) -> pd.DataFrame:
         cols = ["sweep_key", "scenario_name", "scenario_path", "scenario_hash", "quick", "overrides",

@@ -37,8 +37,11 @@ status, wall_s, events, fingerprint, error`` and one column per swept key (the
 value as written in the file).  ``SweepResult.stats`` has the columns ``point,
 <one per swept key>, component, probe, statistic, unit, n, mean, std, ci_low,
 ci_high`` (Student-t 95%, over the 'done' replications of each point).
-``SweepResult.failures`` lists the failed runs (dicts with point, replication,
-seed, error and the point's values).  Bad specs raise ``ScenarioError`` (one line
+``SweepResult.series`` holds the runs' time series when the scenario asks for some
+(``[probes] series``): columns ``point, replication, <one per swept key>, component,
+probe, time, value, unit, kind``, stored with each run (table ``series_values``) and
+read back on resume.  ``SweepResult.failures`` lists the failed runs (dicts with
+point, replication, seed, error and the point's values).  Bad specs raise ``ScenarioError`` (one line
 ``FILE:LINE: sweep...: what is wrong; what would be valid``); an unusable ``--db``
 raises :class:`atmsim.store.StorePathError`; a failed store write raises
 :class:`atmsim.store.StoreError`.
@@ -477,6 +480,9 @@ class SweepResult:
     wall_s: float = 0.0
     executor: str = ""
     restarts: int = 0          # local pool restarts after a worker died
+    # The runs' time series ([probes] series), long form: point, replication, the swept
+    # keys, component, probe, time, value, unit, kind.
+    series: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
     @property
     def ok(self) -> bool:
@@ -602,6 +608,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
         all_keys = [key_of(i, r) for i in planned for r in range(planned[i])]
         runs_db = store.runs(all_keys)
         values = store.values(all_keys)
+        series_db = store.series(all_keys)
     finally:
         if bar is not None:
             bar.close()
@@ -609,7 +616,10 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             ex.close(kill=sys.exc_info()[0] is not None)
         store.close()
     runs, stats, failures = _frames(spec, runs_db, values)
-    return SweepResult(spec=spec, runs=runs, stats=stats, failures=failures, db=db, quick=quick,
+    series = series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"})
+    for pos, k in enumerate(spec.keys):
+        series.insert(2 + pos, k, [spec.written[int(i)].get(k) for i in series["point"]])
+    return SweepResult(spec=spec, runs=runs, stats=stats, failures=failures, db=db, quick=quick, series=series,
                        executed=executed, skipped=skipped, wall_s=time.perf_counter() - t_start,
                        executor=ex.describe() if ex is not None else executor,
                        restarts=getattr(ex, "restarts", 0))
@@ -637,7 +647,7 @@ def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]]
             "software_version": version, "error": None if ok else res.get("error", "unknown error"),
             "finished": now_iso(),
         }
-        store.write_run(row, res.get("probes", ()) if ok else ())
+        store.write_run(row, res.get("probes", ()) if ok else (), res.get("series", ()) if ok else ())
         bar.step(ok)
         count += 1
     return count
