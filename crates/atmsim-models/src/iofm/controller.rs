@@ -351,6 +351,35 @@ impl Controller {
     }
 }
 
+/// The controller driven slot by slot over slots 0..=`slots`, without the kernel:
+/// arrivals at the given instants (cell `seq` = its index, on VC label `.1`), each slot
+/// decided when one is armed for it. Returns, per slot, the (VC, seq) of the cell sent
+/// in it. The reference the `iofm` component is tested against (its timers must give
+/// the same schedule), and a way to explore a controller by hand.
+pub fn reference_run(ctl: &mut Controller, arrivals: &[(SimTime, u32)], slots: u64) -> Vec<Option<(u32, u32)>> {
+    let mut order: Vec<usize> = (0..arrivals.len()).collect();
+    order.sort_by_key(|&j| arrivals[j].0);
+    let mut sent_in = vec![None; slots as usize + 2];
+    let mut next = 0;
+    for k in 0..=slots {
+        let start = ctl.slot_start(k);
+        // Arrivals up to and including the start of slot k come first (a cell arriving
+        // exactly then may not use slot k anyway).
+        while next < order.len() && arrivals[order[next]].0 <= start {
+            let (t, vc) = arrivals[order[next]];
+            ctl.arrive(Cell::plain(t, 0, vc, order[next] as u32), t);
+            next += 1;
+        }
+        if ctl.armed.is_some_and(|s| s <= k) {
+            ctl.slot(k);
+            if let Some(c) = &ctl.on_line {
+                sent_in[k as usize] = Some((c.vc, c.seq));
+            }
+        }
+    }
+    sent_in
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,35 +389,8 @@ mod tests {
         Rate::from_bps(149.76e6).unwrap()
     }
 
-    /// Drives a controller slot by slot (as the component's timers do) with arrivals
-    /// at the given instants (cell `seq` = its index); returns, per slot, the VC and
-    /// seq of the cell sent in it.
-    fn drive_cells(ctl: &mut Controller, arrivals: &[(SimTime, u32)], slots: u64) -> Vec<Option<(u32, u32)>> {
-        let mut order: Vec<usize> = (0..arrivals.len()).collect();
-        order.sort_by_key(|&j| arrivals[j].0);
-        let mut sent_in = vec![None; slots as usize + 2];
-        let mut next = 0;
-        for k in 0..=slots {
-            let start = ctl.slot_start(k);
-            // Arrivals up to and including the start of slot k come first (a cell
-            // arriving exactly then must not use slot k anyway).
-            while next < order.len() && arrivals[order[next]].0 <= start {
-                let (t, vc) = arrivals[order[next]];
-                ctl.arrive(Cell::plain(t, 0, vc, order[next] as u32), t);
-                next += 1;
-            }
-            if ctl.armed.is_some_and(|s| s <= k) {
-                ctl.slot(k);
-                if let Some(c) = &ctl.on_line {
-                    sent_in[k as usize] = Some((c.vc, c.seq));
-                }
-            }
-        }
-        sent_in
-    }
-
     fn drive(ctl: &mut Controller, arrivals: Vec<(SimTime, u32)>, slots: u64) -> Vec<Option<u32>> {
-        drive_cells(ctl, &arrivals, slots).into_iter().map(|x| x.map(|(vc, _)| vc)).collect()
+        reference_run(ctl, &arrivals, slots).into_iter().map(|x| x.map(|(vc, _)| vc)).collect()
     }
 
     #[test]
@@ -473,8 +475,8 @@ mod tests {
             let a = Adapt { interval, mu_plus: 0.0, mu_minus: 0.0, gamma_plus: 0.0, gamma_minus: 0.0, target: 0.85 };
             let mut fixed = Controller::new(oc3(), &configured, Some(Window { i: 2, m: 7 }), None);
             let mut adaptive = Controller::new(oc3(), &configured, Some(Window { i: 2, m: 7 }), None).adaptive(a);
-            let f = drive_cells(&mut fixed, &arrivals, slots);
-            let g = drive_cells(&mut adaptive, &arrivals, slots);
+            let f = reference_run(&mut fixed, &arrivals, slots);
+            let g = reference_run(&mut adaptive, &arrivals, slots);
             prop_assert_eq!(f, g);
         }
     }
@@ -506,7 +508,7 @@ mod tests {
             }).collect();
             // Long enough for the slowest VC (1 cell per 19 slots) to drain everything.
             let slots = oc3().slot_after(SimTime(t)) + 20 * arrivals.len() as u64 + 20;
-            let cells = drive_cells(&mut ctl, &arrivals, slots);
+            let cells = reference_run(&mut ctl, &arrivals, slots);
             let mut last_seq: HashMap<u32, u32> = HashMap::new();
             for (k, c) in cells.iter().enumerate() {
                 if let Some((vc, seq)) = *c {

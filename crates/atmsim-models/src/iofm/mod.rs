@@ -35,7 +35,7 @@ mod adapt;
 mod controller;
 
 pub use adapt::{adapt_window, Adapt, AdaptState};
-pub use controller::{Controller, Window};
+pub use controller::{reference_run, Controller, Window};
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ctx, Ledger, SeriesKind, SimTime};
@@ -199,9 +199,10 @@ impl Iofm {
 
     pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
         if tag == ADAPT_TAG {
-            // The end of a measurement interval: adapt, and wake a stopped VC if it may
-            // now send sooner.
-            let k = self.ctl.next_adapt;
+            // The end of a measurement interval (the slot starting now): adapt, and wake a
+            // stopped VC if it may now send sooner. A decision at this same instant may
+            // have adapted already; catching up to the slot of now is then a no-op.
+            let k = self.ctl.rate.slot_after(SimTime(ctx.now.0.saturating_sub(1)));
             if let Some(slot) = self.ctl.catch_up(k) {
                 self.arm(slot, ctx);
             }

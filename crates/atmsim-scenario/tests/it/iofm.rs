@@ -174,3 +174,53 @@ fn adaptive_settings_come_all_together() {
         assert!(e.contains(msg), "{x}: {e}");
     }
 }
+
+#[test]
+fn the_component_keeps_the_reference_schedule_under_adaptation() {
+    use atmsim_kernel::{Rate, SimTime};
+    use atmsim_models::iofm::{reference_run, Adapt, Controller, Window};
+    // A CBR stream (phase 1 ps) faster than its window, adapted every 20 slots while
+    // m = 64 (stops, restarts and interval ends interleave): the component's timers —
+    // decision arming, superseded decisions, the interval timer — must give exactly the
+    // schedule of the slot-by-slot reference.
+    let line = Rate::from_bps(149.76e6).unwrap();
+    let cbr = Rate::from_bps(100e6).unwrap();
+    let slots = 3000;
+    let end = line.cell_train_offset(slots).ps() + 1;
+    let text = format!(
+        r#"connections = ["src -> sh", "sh -> sink"]
+[scenario]
+duration = "{end} ps"
+[components.src]
+kind = "cbr"
+rate = "100 Mb/s"
+phase = "1 ps"
+[components.sh]
+kind = "iofm"
+phy = "OC-3c"
+i = 2
+m = 64
+adapt_interval = 20
+mu_plus = 0.5
+mu_minus = 0.25
+gamma_plus = 0.5
+gamma_minus = 0.5
+[components.sink]
+kind = "sink"
+"#
+    );
+    let r = run(&Scenario::from_text(&text, "iofm.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let arrivals: Vec<(SimTime, u32)> = (0..).map(|k| SimTime(1 + cbr.cell_train_offset(k).ps())).take_while(|t| t.0 < end).map(|t| (t, 1)).collect();
+    let a = Adapt { interval: 20, mu_plus: 0.5, mu_minus: 0.25, gamma_plus: 0.5, gamma_minus: 0.5, target: 0.85 };
+    let mut ctl = Controller::new(line, &[], Some(Window { i: 2, m: 64 }), None).adaptive(a);
+    let sent = reference_run(&mut ctl, &arrivals, slots);
+    let waits: Vec<f64> = sent.iter().enumerate().filter_map(|(k, c)| c.map(|(_, seq)| (ctl.slot_start(k as u64).0 - arrivals[seq as usize].0 .0) as f64 * 1e-12)).collect();
+    assert_eq!(probe(&r, "sh/vc1", "iofm_tx_cells", "count"), waits.len() as f64);
+    let mean = waits.iter().sum::<f64>() / waits.len() as f64;
+    let got = probe(&r, "sh/vc1", "iofm_wait", "mean");
+    assert!((got - mean).abs() <= 1e-9 * mean, "{got} vs {mean}");
+    assert_eq!(probe(&r, "sh/vc1", "iofm_wait", "max"), waits.iter().cloned().fold(0.0, f64::max));
+    let w = ctl.window_of(1).unwrap();
+    assert_eq!((probe(&r, "sh/vc1", "iofm_i", "value"), probe(&r, "sh/vc1", "iofm_m", "value")), (w.i as f64, w.m as f64));
+    assert!(w != Window { i: 2, m: 64 }, "the window adapted");
+}
