@@ -616,9 +616,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             ex.close(kill=sys.exc_info()[0] is not None)
         store.close()
     runs, stats, failures = _frames(spec, runs_db, values)
-    series = series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"})
-    for pos, k in enumerate(spec.keys):
-        series.insert(2 + pos, k, [spec.written[int(i)].get(k) for i in series["point"]])
+    series = _insert_keys(spec, series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"}), at=2)
     return SweepResult(spec=spec, runs=runs, stats=stats, failures=failures, db=db, quick=quick, series=series,
                        executed=executed, skipped=skipped, wall_s=time.perf_counter() - t_start,
                        executor=ex.describe() if ex is not None else executor,
@@ -680,6 +678,14 @@ def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], k
     return more
 
 
+def _insert_keys(spec: SweepSpec, df: pd.DataFrame, at: int) -> pd.DataFrame:
+    """``df`` with one column per swept key (the point's value as written), from
+    column ``at`` on, looked up by its ``point`` column."""
+    for pos, k in enumerate(spec.keys):
+        df.insert(at + pos, k, [spec.written[int(i)].get(k) for i in df["point"]])
+    return df
+
+
 def _frames(spec: SweepSpec, runs_db: pd.DataFrame, values: pd.DataFrame):
     runs = pd.DataFrame({
         "point": runs_db["point_index"].astype("int64"),
@@ -696,8 +702,7 @@ def _frames(spec: SweepSpec, runs_db: pd.DataFrame, values: pd.DataFrame):
     vals = values.drop(columns=["point"]).rename(columns={"point_index": "point"})
     stats = summarize(vals[["point", "replication", "component", "probe", "statistic", "value", "unit"]],
                       by=["point"])
-    for pos, k in enumerate(spec.keys):
-        stats.insert(1 + pos, k, [spec.written[int(i)].get(k) for i in stats["point"]])
+    stats = _insert_keys(spec, stats, at=1)
     stats = stats[["point", *spec.keys, *STAT_COLUMNS]]
     failures = []
     for row in runs.itertuples(index=False):

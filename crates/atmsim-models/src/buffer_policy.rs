@@ -93,10 +93,15 @@ impl BufferPolicy {
         BufferPolicy { epd, ppd, efci, ..Default::default() }
     }
 
+    /// Whether this cell's PDU is followed: an AAL5 cell, and EPD or PPD on.
+    fn follows(&self, cell: &Cell) -> bool {
+        cell.pdu_cells > 0 && (self.epd.is_some() || self.ppd)
+    }
+
     /// A cell arrives at a buffer holding `len` cells: Some(why) if it is discarded
     /// before the buffer's own admission.
     pub fn arrival(&mut self, cell: &Cell, len: usize) -> Option<Discard> {
-        if cell.pdu_cells == 0 || (self.epd.is_none() && !self.ppd) {
+        if !self.follows(cell) {
             return None;
         }
         let s = self.pdus.entry(cell.vc).or_default();
@@ -136,7 +141,7 @@ impl BufferPolicy {
 
     /// The buffer accepted the cell (or, `admitted` false, dropped it when full).
     pub fn admission(&mut self, cell: &Cell, admitted: bool) {
-        if cell.pdu_cells == 0 || (self.epd.is_none() && !self.ppd) {
+        if !self.follows(cell) {
             return;
         }
         let s = self.pdus.entry(cell.vc).or_default();
