@@ -12,7 +12,7 @@ ATMSIM := $(VENV)/bin/atmsim
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
                 Cargo.toml $(wildcard Cargo.lock) pyproject.toml
 
-.PHONY: all venv build browser test run bench validate validate-quick check-tools clean FORCE
+.PHONY: all venv build browser test bless run bench validate validate-quick check-tools clean FORCE
 
 FORCE:
 
@@ -55,6 +55,11 @@ test: check-tools build browser
 	cargo test --workspace --exclude atmsim-py --release
 	$(VPY) -m pytest -q -W error tests/
 	$(ATMSIM) validate --quick
+
+# Rewrites the golden fingerprints of every shipped scenario (tests/it/golden.rs).
+# Commit the result on its own, with a message that says why the traces changed.
+bless: check-tools
+	ATMSIM_BLESS=1 cargo test --release -p atmsim-scenario --test it golden
 
 run: build
 	$(ATMSIM) reproduce all --quick --out out/

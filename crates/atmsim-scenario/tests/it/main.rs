@@ -580,6 +580,7 @@ mod discard;
 mod selfsimilar;
 mod series;
 mod trace;
+mod golden;
 
 mod hosts {
     use super::*;

@@ -1,0 +1,112 @@
+//! Golden fingerprints: every scenario shipped under `scenarios/` (examples, validation,
+//! every paper) is run with its own seed, replication 0, and its event-trace fingerprint
+//! and event count are compared with the ones committed in `golden_fingerprints.tsv`
+//! beside this file. A refactor must keep them all; a change that legitimately alters a
+//! trace rewrites the file with `ATMSIM_BLESS=1 make test` (or
+//! `ATMSIM_BLESS=1 cargo test --release -p atmsim-scenario golden`) in a commit of its
+//! own whose message says why the trace changed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use atmsim_scenario::Scenario;
+
+const GOLDEN: &str = "tests/it/golden_fingerprints.tsv";
+const HEADER: &str = "# scenario\tseed\trun\tfingerprint\tevents";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `*.toml` under `scenarios/`, as paths relative to the repository root, sorted.
+fn shipped() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read scenarios/").map(|e| e.expect("dir entry").path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    let root = root();
+    let mut files = Vec::new();
+    walk(&root.join("scenarios"), &mut files);
+    let mut rel: Vec<String> = files.iter().map(|p| p.strip_prefix(&root).expect("under root").to_string_lossy().replace('\\', "/")).collect();
+    rel.sort();
+    rel
+}
+
+/// `scenario -> (seed, run, fingerprint, events)`, one line per scenario.
+type Golden = BTreeMap<String, (u64, u64, String, u64)>;
+
+fn read_golden(path: &Path) -> Golden {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = Golden::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 5, "{GOLDEN}:{}: expected 5 tab-separated fields", i + 1);
+        let num = |s: &str| s.parse::<u64>().unwrap_or_else(|_| panic!("{GOLDEN}:{}: '{s}' is not a number", i + 1));
+        out.insert(f[0].to_string(), (num(f[1]), num(f[2]), f[3].to_string(), num(f[4])));
+    }
+    out
+}
+
+fn run_one(rel: &str) -> (u64, u64, String, u64) {
+    let path = root().join(rel);
+    let sc = Scenario::load(path.to_str().expect("utf-8 path")).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    (sc.seed, 0, format!("{:016x}", r.fingerprint), r.events)
+}
+
+#[test]
+fn every_shipped_scenario_keeps_its_golden_fingerprint() {
+    let files = shipped();
+    assert!(files.len() >= 30, "found only {} scenarios under scenarios/", files.len());
+    // Two workers: the machines this runs on have two cores.
+    let mut got = Golden::new();
+    let (a, b): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    std::thread::scope(|s| {
+        let hs: Vec<_> = [a, b]
+            .into_iter()
+            .map(|part| s.spawn(move || part.into_iter().map(|(_, f)| (f.clone(), run_one(f))).collect::<Vec<_>>()))
+            .collect();
+        for h in hs {
+            got.extend(h.join().expect("scenario run"));
+        }
+    });
+    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN);
+    if std::env::var("ATMSIM_BLESS").is_ok_and(|v| v == "1") {
+        let mut text = format!("{HEADER}\n");
+        for (f, (seed, run, fp, ev)) in &got {
+            text.push_str(&format!("{f}\t{seed}\t{run}\t{fp}\t{ev}\n"));
+        }
+        std::fs::write(&golden_path, text).expect("write golden fingerprints");
+        eprintln!("blessed {} golden fingerprints into {}", got.len(), golden_path.display());
+        return;
+    }
+    let want = read_golden(&golden_path);
+    let mut bad = Vec::new();
+    for (f, g) in &got {
+        match want.get(f) {
+            None => bad.push(format!("{f}: no golden fingerprint (new scenario? bless it)")),
+            Some(w) if w != g => bad.push(format!("{f}: fingerprint {} events {} (seed {}, run {}), golden {} events {}", g.2, g.3, g.0, g.1, w.2, w.3)),
+            Some(_) => {}
+        }
+    }
+    for f in want.keys().filter(|f| !got.contains_key(*f)) {
+        bad.push(format!("{f}: golden fingerprint for a scenario that no longer exists"));
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} scenarios changed their event trace; if the change is meant, re-bless with ATMSIM_BLESS=1 in a commit of its own saying why:\n  {}",
+        bad.len(),
+        got.len(),
+        bad.join("\n  ")
+    );
+}
