@@ -46,7 +46,7 @@ pub struct Measurement {
 
 /// OC-3c cell rate (149.76 Mb/s of cells), from the same preset table models use.
 pub fn oc3c() -> Result<Rate, String> {
-    atmsim_models::transmitter::phy_rate("OC-3c").ok_or_else(|| "no OC-3c preset".to_string())
+    atmsim_models::link::transmitter::phy_rate("OC-3c").ok_or_else(|| "no OC-3c preset".to_string())
 }
 
 const HOLD_MEAN_PS: f64 = 1_000_000.0; // 1 µs

@@ -15,7 +15,7 @@ pub const FLAG_EOP: u8 = 0x01;
 /// Cell loss priority.
 pub const FLAG_CLP: u8 = 0x02;
 /// PTI bit 1 of a user cell: explicit forward congestion indication, set by a
-/// congested buffer (see [`crate::buffer_policy`]). (0x04 is the hosts' IP
+/// congested buffer (see [`crate::control::buffer_policy`]). (0x04 is the hosts' IP
 /// last-fragment mark.)
 pub const FLAG_EFCI: u8 = 0x08;
 

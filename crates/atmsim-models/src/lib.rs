@@ -1,43 +1,35 @@
 //! # atmsim-models
 //!
-//! The model library. Each module is one area, each kind a component with declared
-//! parameters and probes:
+//! The model library, one folder per area so that any model is one hop away:
 //!
-//! | kind      | module          | what it models                                    |
-//! |-----------|-----------------|---------------------------------------------------|
-//! | `cbr`     | [`traffic::cbr`]     | constant-bit-rate cells, fixed or random phase |
-//! | `poisson` | [`traffic::poisson`] | Poisson cells                                  |
-//! | `onoff`   | [`traffic::onoff`]   | buddhikot92 two-state Markov on-off source     |
-//! | `trace`   | [`traffic::trace`]   | trace-driven: packet or frame traces as AAL5   |
-//! | `selfsimilar` | [`traffic::selfsimilar`] | fGn-rate source, Hurst H (Davies–Harte) |
-//! | `fifo`    | [`transmitter`]      | cell multiplexer: FIFO, tail drop, line rate   |
-//! | `link`    | [`transmitter`]      | line rate + propagation delay                  |
-//! | `switch`  | [`switch`]           | N-port output-buffered switch, VC translation  |
-//! | `pacer`   | [`pacer`]            | cell-level pacer: per-VC FIFO at a pacing rate |
-//! | `gcra`    | [`gcra`]             | usage parameter control, GCRA(T, τ) (I.371)    |
-//! | `iofm`    | [`iofm`]             | per-VC i-out-of-m rate control (evans96)       |
-//! | `sink`    | [`sink`]             | per-VC delay and throughput                    |
-//! | `hold`    | [`hold`]             | kernel benchmark workload                      |
+//! | area        | kinds                                   | what it models                          |
+//! |-------------|-----------------------------------------|-----------------------------------------|
+//! | [`traffic`] | `cbr`, `poisson`, `onoff`, `selfsimilar`, `trace`, `sink` | sources (one flow each) and the measuring sink |
+//! | [`link`]    | `fifo`, `link`, `loss`                  | the transmitter (buffer + line rate, physical-layer presets, propagation), random loss |
+//! | [`switch`]  | `switch`                                | N-port output-buffered switch, VC translation |
+//! | [`aal`]     | (parts)                                 | AAL5 segmentation and reassembly         |
+//! | [`host`]    | `host`                                  | workstation: IP over AAL5, ping/UDP, TCP Reno, CPU, NIC |
+//! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies) | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI |
+//! | [`hold`]    | `hold`                                  | kernel benchmark workload                |
 //!
 //! [`KINDS`] is the registry the scenario loader and `atmsim describe` read. [`Model`]
 //! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
 pub mod aal;
-pub mod buffer_policy;
 pub mod cell;
-pub mod gcra;
+pub mod control;
 pub mod hold;
 pub mod host;
-pub mod iofm;
-pub mod loss;
-pub mod pacer;
+pub mod link;
 pub mod params;
 pub mod series;
-pub mod sink;
 pub mod suggest;
 pub mod switch;
 pub mod traffic;
-pub mod transmitter;
+
+use control::{buffer_policy, gcra, iofm, pacer};
+use link::{loss, transmitter};
+use traffic::sink;
 
 use atmsim_kernel::probe::{ProbeSpec, Report};
 use atmsim_kernel::{rng, Component, Ctx, Ledger, PortId, SimTime};

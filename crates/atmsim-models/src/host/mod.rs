@@ -37,13 +37,13 @@ use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
 use crate::aal::aal5::{self, Reassembler, Reassembly};
-use crate::pacer::Pacer;
+use crate::control::pacer::Pacer;
 use conn::{Conn, Endpoint};
 use tcp::Segment;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::traffic::exp_ps;
-use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use ip::{decode_seq, encode_seq, fragment_sizes, Kind, FLAG_LAST_FRAGMENT, LLC_SNAP, ICMP_HEADER, UDP_HEADER};
 
 pub const PARAMS: [ParamSpec; 18] = [
@@ -620,7 +620,7 @@ impl Host {
         use crate::series::{code, find, parse_vc_name};
         match sub {
             "" => find(&SERIES, name).map(|q| code(0, q)),
-            "nic" => find(&crate::transmitter::SERIES, name).map(|q| code(1, q)),
+            "nic" => find(&crate::link::transmitter::SERIES, name).map(|q| code(1, q)),
             _ => {
                 let label = parse_vc_name(sub.strip_prefix("tcp/")?)?;
                 let i = self.conns.iter().position(|c| c.name() == format!("tcp/{}", crate::cell::vc_name(label)))?;

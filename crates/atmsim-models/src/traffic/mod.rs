@@ -15,6 +15,7 @@ pub mod cbr;
 pub mod onoff;
 pub mod poisson;
 pub mod selfsimilar;
+pub mod sink;
 pub mod trace;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};

@@ -178,7 +178,7 @@ fn adaptive_settings_come_all_together() {
 #[test]
 fn the_component_keeps_the_reference_schedule_under_adaptation() {
     use atmsim_kernel::{Rate, SimTime};
-    use atmsim_models::iofm::{reference_run, Adapt, Controller, Window};
+    use atmsim_models::control::iofm::{reference_run, Adapt, Controller, Window};
     // A CBR stream (phase 1 ps) faster than its window, adapted every 20 slots while
     // m = 64 (stops, restarts and interval ends interleave): the component's timers —
     // decision arming, superseded decisions, the interval timer — must give exactly the

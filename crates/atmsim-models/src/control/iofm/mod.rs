@@ -43,7 +43,7 @@ use atmsim_kernel::{Ctx, Ledger, SeriesKind, SimTime};
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
-use crate::transmitter::{line_rate, PHY_NAMES};
+use crate::link::transmitter::{line_rate, PHY_NAMES};
 
 /// Largest `i` and `m` (the hardware's 9- and 10-bit fields, evans96).
 pub const I_MAX: i64 = 511;

@@ -33,7 +33,7 @@ use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
-use crate::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
 pub const PARAMS: [ParamSpec; 12] = [
@@ -47,9 +47,9 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
     // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
-    crate::buffer_policy::PARAMS[0],
-    crate::buffer_policy::PARAMS[1],
-    crate::buffer_policy::PARAMS[2],
+    crate::control::buffer_policy::PARAMS[0],
+    crate::control::buffer_policy::PARAMS[1],
+    crate::control::buffer_policy::PARAMS[2],
 ];
 
 pub const PROBES: [ProbeSpec; 5] = [
@@ -87,7 +87,7 @@ fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
         return Err(format!("port p{port} does not exist (ports are p1 … p{ports})"));
     }
     let v = v.trim();
-    if let Some(r) = crate::transmitter::phy_rate(v) {
+    if let Some(r) = crate::link::transmitter::phy_rate(v) {
         return Ok((port - 1, r));
     }
     match atmsim_kernel::units::parse_quantity(v, atmsim_kernel::units::Dimension::Rate) {
@@ -215,7 +215,7 @@ impl Switch {
             route_labels.push((e.in_port, e.in_vc));
         }
         lookup.iter_mut().for_each(|l| l.sort_unstable());
-        let policy = crate::buffer_policy::BufferPolicy::from_params(p)?;
+        let policy = crate::control::buffer_policy::BufferPolicy::from_params(p)?;
         let out = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
@@ -293,7 +293,7 @@ impl Switch {
     /// The index of output port `p<N>`'s transmitter series `name`.
     pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         let n = crate::series::parse_port(sub, self.out.len())?;
-        crate::series::find(&crate::transmitter::SERIES, name).map(|q| crate::series::code(n as u64 - 1, q))
+        crate::series::find(&crate::link::transmitter::SERIES, name).map(|q| crate::series::code(n as u64 - 1, q))
     }
 
     pub fn sample(&self, index: u64) -> f64 {

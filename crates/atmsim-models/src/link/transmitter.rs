@@ -25,7 +25,7 @@ use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ctx, Ledger, PortId, Rate, SimDuration, SimTime};
 
-use crate::buffer_policy::BufferPolicy;
+use crate::control::buffer_policy::BufferPolicy;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::{SeriesDecl, MB_PER_CELL};
@@ -66,7 +66,7 @@ const COMMON: [ParamSpec; 3] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: false, help: "propagation delay after transmission (or give length)", source: "0 by default" },
 ];
 
-const POLICY: [ParamSpec; 3] = crate::buffer_policy::PARAMS;
+const POLICY: [ParamSpec; 3] = crate::control::buffer_policy::PARAMS;
 
 const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
 

@@ -1,0 +1,6 @@
+//! Links: the transmitter (a cell buffer served at a line rate, with the physical-layer
+//! presets) used by `fifo`, `link`, switch ports and host interfaces, and random cell
+//! loss.
+
+pub mod loss;
+pub mod transmitter;
