@@ -3,10 +3,11 @@
 //! fires, schedules one more after an exponential delay. It exercises only the kernel,
 //! through the same dispatch every real model uses (`atmsim bench`).
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::Ledger;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, SimDuration, SimTime, Stream};
+use atmsim_kernel::{SimDuration, SimTime, Stream};
 
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
@@ -37,25 +38,52 @@ impl Hold {
         }
         Ok(Hold { pending: p.int("pending").unwrap_or(10_000) as u64, mean_ps: mean.ps() as f64, handled: 0, rng })
     }
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    pub fn sample(&self) -> f64 {
+        self.handled as f64
+    }
+}
+
+impl crate::kind::Kind for Hold {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Hold::new(p, b.stream("hold"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
         for _ in 0..self.pending {
             let d = exp_ps(&mut self.rng, self.mean_ps);
             ctx.schedule_in(SimDuration(d), 0);
         }
     }
     #[inline]
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
         self.handled += 1;
         let d = exp_ps(&mut self.rng, self.mean_ps);
         ctx.schedule_in(SimDuration(d), 0);
     }
-    pub fn sample(&self) -> f64 {
-        self.handled as f64
-    }
-    pub fn reset_stats(&mut self, _now: SimTime) {
+    fn reset_stats(&mut self, _now: SimTime) {
         self.handled = 0;
     }
-    pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
         out.push(path, "hold_events", "count", self.handled as f64, "1");
     }
+    fn ledger(&self, _l: &mut Ledger) {}
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }
+    }
+    fn sample(&self, _index: u64) -> f64 {
+        self.handled as f64
+    }
 }
+
+/// The `hold` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "hold",
+    help: "hold-model benchmark workload: keeps N exponential timers pending",
+    source: "Vaucher & Duval 1975 hold model",
+    params: &[&crate::hold::PARAMS],
+    inputs: &[],
+    outputs: &[],
+    ports: None,
+    probes: &[&crate::hold::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::hold::SERIES }],
+    is_source: false,
+};

@@ -225,7 +225,7 @@ fn loads(text: &str, path: String) -> PyResult<PyScenario> {
 #[pyfunction]
 fn describe_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty_bound(py);
-    for k in &KINDS {
+    for k in KINDS {
         let d = PyDict::new_bound(py);
         d.set_item("kind", k.kind)?;
         d.set_item("help", k.help)?;

@@ -28,11 +28,13 @@
 //! T and τ or the component's; cells of VCs not listed pass unpoliced. Without `vcs`,
 //! one contract covers every cell through the component.
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use std::collections::HashMap;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
-use atmsim_kernel::{Ctx, Ledger, Rate, SeriesKind, SimDuration, SimTime};
+use atmsim_kernel::{Ledger, Rate, SeriesKind, SimDuration, SimTime};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg, FLAG_CLP};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -204,8 +206,28 @@ impl Upc {
         Ok(upc)
     }
 
+
+    /// Quantity `q` of [`SERIES`].
+    pub fn quantity(&self, q: usize) -> f64 {
+        match q {
+            0 => self.rx as f64,
+            1 => self.nonconforming as f64,
+            _ => f64::NAN,
+        }
+    }
+
+
+
+}
+
+
+impl crate::kind::Kind for Upc {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = b;
+        Upc::new(p)
+    }
     #[inline]
-    pub fn on_cell(&mut self, mut cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+    fn on_cell(&mut self, _port: PortId, mut cell: Cell, ctx: &mut Cx<'_>) {
         self.rx += 1;
         let contract = match &mut self.whole {
             Some(c) => Some(c),
@@ -232,17 +254,7 @@ impl Upc {
         }
         ctx.send(0, Msg::Cell(cell));
     }
-
-    /// Quantity `q` of [`SERIES`].
-    pub fn sample(&self, q: usize) -> f64 {
-        match q {
-            0 => self.rx as f64,
-            1 => self.nonconforming as f64,
-            _ => f64::NAN,
-        }
-    }
-
-    pub fn reset_stats(&mut self, _now: SimTime) {
+    fn reset_stats(&mut self, _now: SimTime) {
         self.rx = 0;
         self.nonconforming = 0;
         for (_, c) in &mut self.per_vc {
@@ -250,8 +262,7 @@ impl Upc {
             c.nonconforming = 0;
         }
     }
-
-    pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
         let rows = |out: &mut Report, name: &str, rx: u64, bad: u64| {
             out.push(name, "upc_rx_cells", "count", rx as f64, "cells");
             out.push(name, "upc_conforming_cells", "count", (rx - bad) as f64, "cells");
@@ -265,13 +276,32 @@ impl Upc {
         // The whole component: every cell through it, policed or not.
         rows(out, path, self.rx, self.nonconforming);
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         for (f, &n) in self.drops_by_flow.iter().enumerate() {
             l.add_dropped("upc", f as u32, n);
         }
     }
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }
+    }
+    fn sample(&self, index: u64) -> f64 {
+        self.quantity(crate::series::split(index).1)
+    }
 }
+
+/// The `gcra` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "gcra",
+    help: "usage parameter control: GCRA(T, τ) in virtual-scheduling or leaky-bucket form; non-conforming cells dropped, tagged (CLP = 1) or counted",
+    source: "ITU-T I.371 section 4.4.3 and Annex A",
+    params: &[&crate::control::gcra::PARAMS],
+    inputs: &crate::kind::IN_MANY,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::control::gcra::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::control::gcra::SERIES }],
+    is_source: false,
+};
 
 #[cfg(test)]
 mod tests {

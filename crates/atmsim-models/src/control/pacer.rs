@@ -13,11 +13,13 @@
 //! counts whole 53-octet cells. evans96 observed a "5 Mb/s" OTTO setting as 5.3 Mb/s of
 //! cells, so a hardware setting need not be the exact cell rate.
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
-use atmsim_kernel::{Ctx, Ledger, Rate, SimTime};
+use atmsim_kernel::{Ledger, Rate, SimTime};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -120,7 +122,34 @@ impl PacerNode {
         Ok(PacerNode { labels, queues: vec![Pacer::new(rate); n], since: SimTime::ZERO, base: vec![0; n] })
     }
 
-    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+
+
+    /// The queue of paced VC `label`.
+    pub fn queue_of(&self, label: u32) -> Option<usize> {
+        self.labels.iter().position(|&x| x == label)
+    }
+
+    /// Quantity `q` of [`SERIES`] for queue `i` (None: all queues together).
+    pub fn quantity(&self, i: Option<usize>, q: usize) -> f64 {
+        let qs = self.queues.iter().enumerate().filter(|(j, _)| i.is_none_or(|i| i == *j)).map(|(_, q)| q);
+        match q {
+            0 => qs.map(|q| q.len() as f64).sum(),
+            1 => qs.map(|q| q.paced as f64).sum(),
+            _ => f64::NAN,
+        }
+    }
+
+
+
+}
+
+
+impl crate::kind::Kind for PacerNode {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = b;
+        PacerNode::new(p)
+    }
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let q = if self.labels.is_empty() {
             0
         } else {
@@ -136,8 +165,7 @@ impl PacerNode {
             ctx.schedule_at(t, q as u32);
         }
     }
-
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         let Some(q) = self.queues.get_mut(tag as usize) else {
             ctx.fail(format!("pacer timer for queue {tag}"));
             return;
@@ -149,30 +177,13 @@ impl PacerNode {
             ctx.send(0, Msg::Cell(cell));
         }
     }
-
-    /// The queue of paced VC `label`.
-    pub fn queue_of(&self, label: u32) -> Option<usize> {
-        self.labels.iter().position(|&x| x == label)
-    }
-
-    /// Quantity `q` of [`SERIES`] for queue `i` (None: all queues together).
-    pub fn sample(&self, i: Option<usize>, q: usize) -> f64 {
-        let qs = self.queues.iter().enumerate().filter(|(j, _)| i.is_none_or(|i| i == *j)).map(|(_, q)| q);
-        match q {
-            0 => qs.map(|q| q.len() as f64).sum(),
-            1 => qs.map(|q| q.paced as f64).sum(),
-            _ => f64::NAN,
-        }
-    }
-
-    pub fn reset_stats(&mut self, now: SimTime) {
+    fn reset_stats(&mut self, now: SimTime) {
         self.since = now;
         for (b, q) in self.base.iter_mut().zip(&self.queues) {
             *b = q.paced;
         }
     }
-
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
         for (i, q) in self.queues.iter().enumerate() {
             let p = match self.labels.get(i) {
@@ -185,13 +196,34 @@ impl PacerNode {
             out.push(&p, "pacer_q_len", "value", q.len() as f64, "cells");
         }
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         for q in &self.queues {
             q.ledger(l);
         }
     }
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        let element = if sub.is_empty() { 0 } else { self.queue_of(crate::series::parse_vc_name(sub)?)? as u64 + 1 };
+        Some(crate::series::code(element, crate::series::find(&SERIES, name)?))
+    }
+    fn sample(&self, index: u64) -> f64 {
+        let (element, q) = crate::series::split(index);
+        self.quantity(element.checked_sub(1).map(|e| e as usize), q)
+    }
 }
+
+/// The `pacer` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "pacer",
+    help: "cell-level pacer: an unlimited FIFO per paced VC served at the pacing rate; other VCs pass through",
+    source: "lazarou96 section 4.4 (FIFO + server at the pacing rate); evans96 (per-VC pacing)",
+    params: &[&crate::control::pacer::PARAMS],
+    inputs: &crate::kind::IN_MANY,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::control::pacer::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::control::pacer::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::pacer::SERIES }],
+    is_source: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -27,12 +27,14 @@ pub mod conn;
 pub mod ip;
 pub mod tcp;
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use std::collections::VecDeque;
 
 use rand::Rng;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime, Stream};
+use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime, Stream};
 
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
@@ -40,7 +42,7 @@ use crate::aal::aal5::{self, Reassembler, Reassembly};
 use crate::control::pacer::Pacer;
 use conn::{Conn, Endpoint};
 use tcp::Segment;
-use crate::cell::{Cell, Msg};
+use crate::cell::Cell;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::traffic::exp_ps;
 use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
@@ -292,7 +294,7 @@ impl Host {
     }
 
     /// Queues the PDUs of one datagram (given per fragment as cell counts) for SAR.
-    fn send_pdus(&mut self, kind: Kind, id: u32, born: SimTime, frag_cells: &[u16], ctx: &mut Ctx<'_, Msg>) {
+    fn send_pdus(&mut self, kind: Kind, id: u32, born: SimTime, frag_cells: &[u16], ctx: &mut Cx<'_>) {
         let at = ctx.now.plus(self.sar_delay);
         let n = frag_cells.len();
         for (i, &cells) in frag_cells.iter().enumerate() {
@@ -303,63 +305,18 @@ impl Host {
         }
     }
 
-    fn datagram(&mut self, kind: Kind, id: u32, data: usize, ctx: &mut Ctx<'_, Msg>) {
+    fn datagram(&mut self, kind: Kind, id: u32, data: usize, ctx: &mut Cx<'_>) {
         let header = if kind == Kind::Udp { UDP_HEADER } else { ICMP_HEADER };
         let cells: Vec<u16> = fragment_sizes(header + data, self.mtu).iter().map(|&ipl| aal5::cells_for(ipl + LLC_SNAP) as u16).collect();
         let now = ctx.now;
         self.send_pdus(kind, id, now, &cells, ctx);
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        if self.app != "none" && self.start < self.stop {
-            ctx.schedule_at(self.start, TAG_APP);
-        }
-        if !self.conns.is_empty() {
-            ctx.schedule_at(self.tcp_start, TAG_TCP_START);
-            // BSD's timers run from boot: the first ticks fall at the phase, then periodically.
-            let slow = SimDuration(self.timer_phase.0 % self.slow_tick.0);
-            let fast = SimDuration(self.timer_phase.0 % self.fast_tick.0);
-            ctx.schedule_at(SimTime::ZERO.plus(slow), TAG_SLOW);
-            ctx.schedule_at(SimTime::ZERO.plus(fast), TAG_FAST);
-        }
-    }
 
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
-        match tag {
-            TAG_APP => self.app_tick(ctx),
-            TAG_SAR => self.sar_tick(ctx),
-            TAG_CPU => self.cpu_done(ctx),
-            TAG_SLOW | TAG_FAST => self.tcp_tick(tag, ctx),
-            TAG_TCP_START => {
-                let now = ctx.now;
-                for i in 0..self.conns.len() {
-                    if let Endpoint::Send(s) = &mut self.conns[i].ep {
-                        s.start(now, &mut self.segs);
-                    }
-                    self.queue_output(i, ctx);
-                }
-            }
-            t if t >= TAG_CONN => {
-                let i = (t - TAG_CONN) as usize;
-                let now = ctx.now;
-                let Some(c) = self.conns.get_mut(i) else { return };
-                if c.scheduled == Some(now) {
-                    c.scheduled = None;
-                }
-                match &mut c.ep {
-                    Endpoint::Send(s) => s.on_deadline(now, &mut self.segs),
-                    Endpoint::Recv(r) => r.on_deadline(now, &mut self.segs),
-                }
-                self.queue_output(i, ctx);
-            }
-            t if t >= TAG_PACER => self.pacer_release((t - TAG_PACER) as usize, ctx),
-            _ => self.nic.on_timer(tag, ctx),
-        }
-    }
 
     /// Moves the segments a connection just produced onto the CPU queue and re-arms its
     /// fine timer.
-    fn queue_output(&mut self, i: usize, ctx: &mut Ctx<'_, Msg>) {
+    fn queue_output(&mut self, i: usize, ctx: &mut Cx<'_>) {
         for seg in self.segs.drain(..) {
             self.cpu.push_back(Job { conn: i as u16, rx: false, seg });
         }
@@ -373,7 +330,7 @@ impl Host {
         self.cpu_kick(ctx);
     }
 
-    fn cpu_kick(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn cpu_kick(&mut self, ctx: &mut Cx<'_>) {
         if !self.cpu_busy && !self.cpu.is_empty() {
             self.cpu_busy = true;
             self.cpu_time += self.cpu_cost.0;
@@ -382,7 +339,7 @@ impl Host {
     }
 
     /// The CPU finished the segment at the head of its queue.
-    fn cpu_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn cpu_done(&mut self, ctx: &mut Cx<'_>) {
         self.cpu_busy = false;
         let Some(job) = self.cpu.pop_front() else { return };
         let i = job.conn as usize;
@@ -400,7 +357,7 @@ impl Host {
     }
 
     /// Hands one segment to AAL5: one PDU (TCP segments are never fragmented).
-    fn send_segment(&mut self, i: usize, seg: &Segment, ctx: &mut Ctx<'_, Msg>) {
+    fn send_segment(&mut self, i: usize, seg: &Segment, ctx: &mut Cx<'_>) {
         let id = self.next_id;
         self.next_id = (self.next_id + 1) & ip::ID_MASK;
         let c = &self.conns[i];
@@ -412,7 +369,7 @@ impl Host {
         self.sar.push_back(PendingPdu { at, born: ctx.now, vc: c.out_vc, seq: encode_seq(Kind::Tcp, id, 0), cells, last: true, tcp: seg.to_wire(), pacer: c.pacer.map(|p| p as u16) });
     }
 
-    fn tcp_tick(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+    fn tcp_tick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         let slow = tag == TAG_SLOW;
         ctx.schedule_in(if slow { self.slow_tick } else { self.fast_tick }, tag);
@@ -428,17 +385,17 @@ impl Host {
         }
     }
 
-    fn pacer_release(&mut self, i: usize, ctx: &mut Ctx<'_, Msg>) {
+    fn pacer_release(&mut self, i: usize, ctx: &mut Cx<'_>) {
         let Some(p) = self.pacers.get_mut(i) else { return };
         if let Some((cell, next)) = p.pop(ctx.now) {
             if let Some(t) = next {
                 ctx.schedule_at(t, TAG_PACER + i as u32);
             }
-            self.nic.on_cell(cell, ctx);
+            self.nic.accept(cell, ctx);
         }
     }
 
-    fn app_tick(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn app_tick(&mut self, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         match self.app.as_str() {
             "ping" => {
@@ -471,7 +428,7 @@ impl Host {
         }
     }
 
-    fn sar_tick(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn sar_tick(&mut self, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         while let Some(p) = self.sar.front().copied() {
             if p.at > now {
@@ -491,56 +448,16 @@ impl Host {
                             ctx.schedule_at(t, TAG_PACER + k as u32);
                         }
                     }
-                    None => self.nic.on_cell(c, ctx),
+                    None => self.nic.accept(c, ctx),
                 }
             }
         }
     }
 
-    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
-        let now = ctx.now;
-        let idx = match self.reassembly.iter().position(|(vc, _)| *vc == cell.vc) {
-            Some(i) => i,
-            None => {
-                self.reassembly.push((cell.vc, Reassembler::default()));
-                self.reassembly.len() - 1
-            }
-        };
-        let (expired, done) = self.reassembly[idx].1.on_cell(&cell, now, self.aal_timeout);
-        for r in [expired, done].into_iter().flatten() {
-            match r {
-                Reassembly::Delivered { pdu, cells, born } => {
-                    let f = cell.flow as usize;
-                    if self.delivered_by_flow.len() <= f {
-                        self.delivered_by_flow.resize(f + 1, 0);
-                    }
-                    self.delivered_by_flow[f] += cells as u64;
-                    self.pdus_rx += 1;
-                    if decode_seq(pdu).0 == Kind::Tcp {
-                        self.tcp_input(&cell, ctx);
-                        continue;
-                    }
-                    self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells as u16, born, ctx);
-                }
-                Reassembly::Discarded { cause, cells, flow } => {
-                    let k = match cause {
-                        "length" => 0,
-                        "crc" => 1,
-                        _ => 2,
-                    };
-                    self.pdus_drop[k] += 1;
-                    match self.aal_dropped.iter_mut().find(|e| e.0 == cause && e.1 == flow) {
-                        Some(e) => e.2 += cells as u64,
-                        None => self.aal_dropped.push((cause, flow, cells as u64)),
-                    }
-                }
-            }
-        }
-    }
 
     /// A whole TCP segment arrived on `cell.vc` (`cell` is its last cell): queue it for
     /// the CPU of the connection receiving on that VC.
-    fn tcp_input(&mut self, cell: &Cell, ctx: &mut Ctx<'_, Msg>) {
+    fn tcp_input(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
         let Some(i) = self.conns.iter().position(|c| c.in_vc == cell.vc) else {
             self.tcp_strays += 1;
             return;
@@ -550,7 +467,7 @@ impl Host {
         self.cpu_kick(ctx);
     }
 
-    fn ip_input(&mut self, flow: u32, seq: u32, last: bool, cells: u16, born: SimTime, ctx: &mut Ctx<'_, Msg>) {
+    fn ip_input(&mut self, flow: u32, seq: u32, last: bool, cells: u16, born: SimTime, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         while self.partials.front().is_some_and(|p| now.since(p.started) > self.ip_timeout) {
             self.partials.pop_front();
@@ -598,7 +515,124 @@ impl Host {
         }
     }
 
-    pub fn reset_stats(&mut self, now: SimTime) {
+
+
+
+
+}
+
+impl crate::kind::Kind for Host {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Host::new(p, b.flow, b.stream("app"), b.stream("tcp_timers"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        if self.app != "none" && self.start < self.stop {
+            ctx.schedule_at(self.start, TAG_APP);
+        }
+        if !self.conns.is_empty() {
+            ctx.schedule_at(self.tcp_start, TAG_TCP_START);
+            // BSD's timers run from boot: the first ticks fall at the phase, then periodically.
+            let slow = SimDuration(self.timer_phase.0 % self.slow_tick.0);
+            let fast = SimDuration(self.timer_phase.0 % self.fast_tick.0);
+            ctx.schedule_at(SimTime::ZERO.plus(slow), TAG_SLOW);
+            ctx.schedule_at(SimTime::ZERO.plus(fast), TAG_FAST);
+        }
+    }
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        let idx = match self.reassembly.iter().position(|(vc, _)| *vc == cell.vc) {
+            Some(i) => i,
+            None => {
+                self.reassembly.push((cell.vc, Reassembler::default()));
+                self.reassembly.len() - 1
+            }
+        };
+        let (expired, done) = self.reassembly[idx].1.on_cell(&cell, now, self.aal_timeout);
+        for r in [expired, done].into_iter().flatten() {
+            match r {
+                Reassembly::Delivered { pdu, cells, born } => {
+                    let f = cell.flow as usize;
+                    if self.delivered_by_flow.len() <= f {
+                        self.delivered_by_flow.resize(f + 1, 0);
+                    }
+                    self.delivered_by_flow[f] += cells as u64;
+                    self.pdus_rx += 1;
+                    if decode_seq(pdu).0 == Kind::Tcp {
+                        self.tcp_input(&cell, ctx);
+                        continue;
+                    }
+                    self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells as u16, born, ctx);
+                }
+                Reassembly::Discarded { cause, cells, flow } => {
+                    let k = match cause {
+                        "length" => 0,
+                        "crc" => 1,
+                        _ => 2,
+                    };
+                    self.pdus_drop[k] += 1;
+                    match self.aal_dropped.iter_mut().find(|e| e.0 == cause && e.1 == flow) {
+                        Some(e) => e.2 += cells as u64,
+                        None => self.aal_dropped.push((cause, flow, cells as u64)),
+                    }
+                }
+            }
+        }
+    }
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        match tag {
+            TAG_APP => self.app_tick(ctx),
+            TAG_SAR => self.sar_tick(ctx),
+            TAG_CPU => self.cpu_done(ctx),
+            TAG_SLOW | TAG_FAST => self.tcp_tick(tag, ctx),
+            TAG_TCP_START => {
+                let now = ctx.now;
+                for i in 0..self.conns.len() {
+                    if let Endpoint::Send(s) = &mut self.conns[i].ep {
+                        s.start(now, &mut self.segs);
+                    }
+                    self.queue_output(i, ctx);
+                }
+            }
+            t if t >= TAG_CONN => {
+                let i = (t - TAG_CONN) as usize;
+                let now = ctx.now;
+                let Some(c) = self.conns.get_mut(i) else { return };
+                if c.scheduled == Some(now) {
+                    c.scheduled = None;
+                }
+                match &mut c.ep {
+                    Endpoint::Send(s) => s.on_deadline(now, &mut self.segs),
+                    Endpoint::Recv(r) => r.on_deadline(now, &mut self.segs),
+                }
+                self.queue_output(i, ctx);
+            }
+            t if t >= TAG_PACER => self.pacer_release((t - TAG_PACER) as usize, ctx),
+            _ => self.nic.tick(tag, ctx),
+        }
+    }
+    /// The index of series `name` at `sub` (`""`, `nic`, `tcp/vc<N>`), if any.
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        use crate::series::{code, find, parse_vc_name};
+        match sub {
+            "" => find(&SERIES, name).map(|q| code(0, q)),
+            "nic" => find(&crate::link::transmitter::SERIES, name).map(|q| code(1, q)),
+            _ => {
+                let label = parse_vc_name(sub.strip_prefix("tcp/")?)?;
+                let i = self.conns.iter().position(|c| c.name() == format!("tcp/{}", crate::cell::vc_name(label)))?;
+                find(&conn::SERIES, name).map(|q| code(2 + i as u64, q))
+            }
+        }
+    }
+    fn sample(&self, index: u64) -> f64 {
+        match crate::series::split(index) {
+            (0, 0) => self.cpu_time as f64,
+            (0, 1) => self.udp_rx as f64,
+            (1, q) => self.nic.quantity(q),
+            (e, q) if e >= 2 => self.conns.get(e as usize - 2).map_or(f64::NAN, |c| c.sample(q)),
+            _ => f64::NAN,
+        }
+    }
+    fn reset_stats(&mut self, now: SimTime) {
         self.nic.reset_stats(now);
         self.ping_tx = 0;
         self.ping_rx = 0;
@@ -614,32 +648,7 @@ impl Host {
             c.reset_stats();
         }
     }
-
-    /// The index of series `name` at `sub` (`""`, `nic`, `tcp/vc<N>`), if any.
-    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
-        use crate::series::{code, find, parse_vc_name};
-        match sub {
-            "" => find(&SERIES, name).map(|q| code(0, q)),
-            "nic" => find(&crate::link::transmitter::SERIES, name).map(|q| code(1, q)),
-            _ => {
-                let label = parse_vc_name(sub.strip_prefix("tcp/")?)?;
-                let i = self.conns.iter().position(|c| c.name() == format!("tcp/{}", crate::cell::vc_name(label)))?;
-                find(&conn::SERIES, name).map(|q| code(2 + i as u64, q))
-            }
-        }
-    }
-
-    pub fn sample(&self, index: u64) -> f64 {
-        match crate::series::split(index) {
-            (0, 0) => self.cpu_time as f64,
-            (0, 1) => self.udp_rx as f64,
-            (1, q) => self.nic.sample(q),
-            (e, q) if e >= 2 => self.conns.get(e as usize - 2).map_or(f64::NAN, |c| c.sample(q)),
-            _ => f64::NAN,
-        }
-    }
-
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
         if self.app == "ping" {
@@ -678,8 +687,7 @@ impl Host {
         }
         self.nic.report(now, &format!("{path}/nic"), out);
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         l.add_generated(self.flow, self.generated);
         self.nic.ledger(l);
         for p in &self.pacers {
@@ -697,4 +705,21 @@ impl Host {
             l.add_delivered(f as u32, n);
         }
     }
+    fn source_flow(&self) -> Option<(u32, u32)> {
+        Some((self.flow(), self.vc()))
+    }
 }
+
+/// The `host` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "host",
+    help: "workstation: IPv4 over AAL5 (LLC/SNAP, MTU, fragmentation) on an ATM interface; ping, echo replies, UDP blaster; TCP Reno (4.3BSD timers) ttcp senders/receivers on a CPU with per-segment overhead; per-VC adapter pacers",
+    source: "RFC 1577/1483/791; domingo95 section 3 (ping, ttcp -u); lazarou96 Table 1 (TCP, host CPU)",
+    params: &[&crate::host::PARAMS, &crate::host::conn::PARAMS],
+    inputs: &crate::kind::IN_ONE,
+    outputs: &crate::kind::OUT,
+    ports: Some(|_| crate::kind::Ports { inputs: vec![crate::kind::PortDecl::new("in", false, false)], outputs: vec![crate::kind::PortDecl::new("out", false, true)] }),
+    probes: &[&crate::host::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
+    is_source: true,
+};

@@ -7,8 +7,10 @@
 //!   in ──►[ drop with probability p ]──► out
 //! ```
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, SimTime, Stream};
+use atmsim_kernel::{Ledger, SimTime, Stream};
 use rand::Rng;
 
 use crate::cell::{Cell, Msg};
@@ -36,8 +38,17 @@ impl Loss {
         Ok(Loss { p: prob, rng, rx: 0, dropped: 0, drops_by_flow: Vec::new() })
     }
 
+
+
+
+}
+
+impl crate::kind::Kind for Loss {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Loss::new(p, b.stream("loss"))
+    }
     #[inline]
-    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         self.rx += 1;
         if self.rng.random::<f64>() < self.p {
             self.dropped += 1;
@@ -50,20 +61,31 @@ impl Loss {
             ctx.send(0, Msg::Cell(cell));
         }
     }
-
-    pub fn reset_stats(&mut self, _now: SimTime) {
+    fn reset_stats(&mut self, _now: SimTime) {
         self.rx = 0;
         self.dropped = 0;
     }
-
-    pub fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
         out.push(path, "loss_rx_cells", "count", self.rx as f64, "cells");
         out.push(path, "loss_drop_cells", "count", self.dropped as f64, "cells");
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         for (f, &n) in self.drops_by_flow.iter().enumerate() {
             l.add_dropped("random_loss", f as u32, n);
         }
     }
 }
+
+/// The `loss` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "loss",
+    help: "independent random cell loss with probability p",
+    source: "baseline of domingo95's correlated-loss argument",
+    params: &[&crate::link::loss::PARAMS],
+    inputs: &crate::kind::IN_ONE,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::link::loss::PROBES],
+    series: &[],
+    is_source: false,
+};

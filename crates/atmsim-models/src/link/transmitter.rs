@@ -19,11 +19,12 @@
 //! `capacity = K` fifo fed by Poisson cells is the M/D/1/K queue. Cells on the wire keep
 //! their order, so the propagation stage is a FIFO with a single pending timer.
 
+use crate::kind::{BuildInfo, Cx};
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
-use atmsim_kernel::{Ctx, Ledger, PortId, Rate, SimDuration, SimTime};
+use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::BufferPolicy;
 use crate::cell::{Cell, Msg};
@@ -202,7 +203,7 @@ impl Transmitter {
     }
 
     #[inline(always)]
-    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+    pub fn accept(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         self.rx += 1;
         if !self.vc_counts.is_empty() {
@@ -265,7 +266,7 @@ impl Transmitter {
     }
 
     #[inline(always)]
-    fn tx_done(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn tx_done(&mut self, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         let Some((mut cell, _)) = self.buffer.pop() else {
             ctx.fail("transmission ended with an empty buffer".into());
@@ -295,7 +296,7 @@ impl Transmitter {
         }
     }
 
-    fn arrive(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn arrive(&mut self, ctx: &mut Cx<'_>) {
         let Some((_, cell)) = self.wire.pop_front() else {
             ctx.fail("propagation timer with an empty wire".into());
             return;
@@ -307,7 +308,7 @@ impl Transmitter {
     }
 
     #[inline(always)]
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+    pub fn tick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         if tag == self.tag_base + TAG_TX_DONE {
             self.tx_done(ctx)
         } else {
@@ -316,7 +317,7 @@ impl Transmitter {
     }
 
     /// Quantity `q` of [`SERIES`].
-    pub fn sample(&self, q: usize) -> f64 {
+    pub fn quantity(&self, q: usize) -> f64 {
         match q {
             0 => self.buffer.len() as f64,
             1 | 3 => self.tx as f64,
@@ -325,66 +326,8 @@ impl Transmitter {
         }
     }
 
-    pub fn reset_stats(&mut self, now: SimTime) {
-        self.rx = 0;
-        self.tx = 0;
-        self.dropped = 0;
-        self.since = now;
-        self.levels.reset(now);
-        self.wait.reset();
-        self.vc_counts.iter_mut().for_each(|c| *c = [0; 3]);
-        if let Some(p) = self.policy.as_mut() {
-            p.reset_stats();
-        }
-    }
 
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
-        let secs = now.since(self.since).as_secs_f64();
-        let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
-        out.push(path, "q_rx_cells", "count", self.rx as f64, "cells");
-        out.push(path, "q_rx_cells", "rate", per_s(self.rx), "cells/s");
-        out.push(path, "q_tx_cells", "count", self.tx as f64, "cells");
-        out.push(path, "q_tx_cells", "rate", per_s(self.tx), "cells/s");
-        out.push(path, "q_drop_cells", "count", self.dropped as f64, "cells");
-        let loss = if self.rx > 0 { self.dropped as f64 / self.rx as f64 } else { f64::NAN };
-        out.push(path, "q_loss_ratio", "value", loss, "1");
-        out.push(path, "q_len", "mean", self.levels.mean(now), "cells");
-        out.push(path, "q_len", "max", self.levels.max() as f64, "cells");
-        self.wait.report(out, path, "q_wait", "s", 1e-12);
-        let top = self.buffer.capacity().map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
-        for x in 0..=top {
-            out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.levels.p_greater(now, x), "1");
-        }
-        // The line transmits exactly when the buffer holds a cell.
-        out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
-        if let Some(p) = &self.policy {
-            out.push(path, "q_epd_cells", "count", p.epd_cells as f64, "cells");
-            out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
-            out.push(path, "q_efci_cells", "count", p.efci_cells as f64, "cells");
-        }
-        for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
-            let name = format!("{path}/{}", crate::cell::vc_name(vc));
-            out.push(&name, "port_out_cells", "count", c[0] as f64, "cells");
-            out.push(&name, "port_tx_cells", "count", c[1] as f64, "cells");
-            out.push(&name, "port_drop_cells", "count", c[2] as f64, "cells");
-        }
-    }
 
-    pub fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.drops_by_flow.iter().enumerate() {
-            l.add_dropped("buffer_full", f as u32, n);
-        }
-        if let Some(p) = &self.policy {
-            for (f, n) in p.drops_by_flow.iter().enumerate() {
-                l.add_dropped("epd", f as u32, n[0]);
-                l.add_dropped("ppd", f as u32, n[1]);
-            }
-        }
-        self.buffer.for_each(|c| l.add_in_flight(c.flow, 1));
-        for (_, c) in &self.wire {
-            l.add_in_flight(c.flow, 1);
-        }
-    }
 }
 
 /// The cells waiting at a transmitter, and the order it serves them in.
@@ -494,6 +437,112 @@ impl CellBuffer {
         }
     }
 }
+
+
+impl crate::kind::Kind for Transmitter {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = b;
+        Transmitter::new(p)
+    }
+    fn reset_stats(&mut self, now: SimTime) {
+        self.rx = 0;
+        self.tx = 0;
+        self.dropped = 0;
+        self.since = now;
+        self.levels.reset(now);
+        self.wait.reset();
+        self.vc_counts.iter_mut().for_each(|c| *c = [0; 3]);
+        if let Some(p) = self.policy.as_mut() {
+            p.reset_stats();
+        }
+    }
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        let secs = now.since(self.since).as_secs_f64();
+        let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
+        out.push(path, "q_rx_cells", "count", self.rx as f64, "cells");
+        out.push(path, "q_rx_cells", "rate", per_s(self.rx), "cells/s");
+        out.push(path, "q_tx_cells", "count", self.tx as f64, "cells");
+        out.push(path, "q_tx_cells", "rate", per_s(self.tx), "cells/s");
+        out.push(path, "q_drop_cells", "count", self.dropped as f64, "cells");
+        let loss = if self.rx > 0 { self.dropped as f64 / self.rx as f64 } else { f64::NAN };
+        out.push(path, "q_loss_ratio", "value", loss, "1");
+        out.push(path, "q_len", "mean", self.levels.mean(now), "cells");
+        out.push(path, "q_len", "max", self.levels.max() as f64, "cells");
+        self.wait.report(out, path, "q_wait", "s", 1e-12);
+        let top = self.buffer.capacity().map(|c| c.min(TAIL_MAX)).unwrap_or(TAIL_MAX);
+        for x in 0..=top {
+            out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.levels.p_greater(now, x), "1");
+        }
+        // The line transmits exactly when the buffer holds a cell.
+        out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
+        if let Some(p) = &self.policy {
+            out.push(path, "q_epd_cells", "count", p.epd_cells as f64, "cells");
+            out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
+            out.push(path, "q_efci_cells", "count", p.efci_cells as f64, "cells");
+        }
+        for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
+            let name = format!("{path}/{}", crate::cell::vc_name(vc));
+            out.push(&name, "port_out_cells", "count", c[0] as f64, "cells");
+            out.push(&name, "port_tx_cells", "count", c[1] as f64, "cells");
+            out.push(&name, "port_drop_cells", "count", c[2] as f64, "cells");
+        }
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        for (f, &n) in self.drops_by_flow.iter().enumerate() {
+            l.add_dropped("buffer_full", f as u32, n);
+        }
+        if let Some(p) = &self.policy {
+            for (f, n) in p.drops_by_flow.iter().enumerate() {
+                l.add_dropped("epd", f as u32, n[0]);
+                l.add_dropped("ppd", f as u32, n[1]);
+            }
+        }
+        self.buffer.for_each(|c| l.add_in_flight(c.flow, 1));
+        for (_, c) in &self.wire {
+            l.add_in_flight(c.flow, 1);
+        }
+    }
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        self.accept(cell, ctx);
+    }
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        self.tick(tag, ctx);
+    }
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }
+    }
+    fn sample(&self, index: u64) -> f64 {
+        self.quantity(crate::series::split(index).1)
+    }
+}
+
+/// The `fifo` kind's declarations (registered in `lib.rs`).
+pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "fifo",
+    help: "cell multiplexer: FIFO buffer (finite with tail drop, or unlimited) served at a line rate",
+    source: "output-buffered ATM multiplexer",
+    params: &[&crate::link::transmitter::FIFO_PARAMS],
+    inputs: &crate::kind::IN_MANY,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
+    is_source: false,
+};
+
+/// The `link` kind's declarations (registered in `lib.rs`).
+pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "link",
+    help: "physical link: transmitter at the line rate, then propagation delay (delay, or length at 5 µs/km)",
+    source: "SONET/DS-3/TAXI presets (ITU-T I.432, ATM Forum UNI 3.1)",
+    params: &[&crate::link::transmitter::LINK_PARAMS],
+    inputs: &crate::kind::IN_ONE,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
+    is_source: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -26,12 +26,14 @@
 //! `port_drop_cells`; per input port and VC `<sw>/pI/vcX`: `port_rx_cells`; per input
 //! port `<sw>/pI`: `sw_rx_cells`, `sw_no_route_cells`. Counters restart at warm-up.
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, Rate, SimDuration, SimTime};
+use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::cell::{parse_vc_label, vc_name, Cell};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
@@ -240,8 +242,22 @@ impl Switch {
         })
     }
 
+
+
+
+
+
+
+}
+
+
+impl crate::kind::Kind for Switch {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = b;
+        Switch::new(p)
+    }
     #[inline]
-    pub fn on_cell(&mut self, port: u16, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let i = port as usize;
         self.in_rx[i] += 1;
         let found = self.lookup[i].binary_search_by_key(&cell.vc, |e| e.0);
@@ -259,7 +275,7 @@ impl Switch {
             }
             let c = Cell { vc, aux, ..cell };
             if self.delay.ps() == 0 {
-                self.out[o as usize].on_cell(c, ctx);
+                self.out[o as usize].accept(c, ctx);
             } else {
                 let at = ctx.now.plus(self.delay);
                 if self.line.is_empty() {
@@ -269,9 +285,8 @@ impl Switch {
             }
         }
     }
-
     #[inline]
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         if tag == TAG_DELAY {
             let Some((_, o, c)) = self.line.pop_front() else {
                 ctx.fail("switch delay timer with an empty delay line".into());
@@ -280,35 +295,31 @@ impl Switch {
             if let Some(&(next, _, _)) = self.line.front() {
                 ctx.schedule_at(next, TAG_DELAY);
             }
-            self.out[o as usize].on_cell(c, ctx);
+            self.out[o as usize].accept(c, ctx);
         } else {
             let j = ((tag - 1) / 2) as usize;
             match self.out.get_mut(j) {
-                Some(t) => t.on_timer(tag, ctx),
+                Some(t) => t.tick(tag, ctx),
                 None => ctx.fail(format!("switch timer {tag} for no port")),
             }
         }
     }
-
     /// The index of output port `p<N>`'s transmitter series `name`.
-    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         let n = crate::series::parse_port(sub, self.out.len())?;
         crate::series::find(&crate::link::transmitter::SERIES, name).map(|q| crate::series::code(n as u64 - 1, q))
     }
-
-    pub fn sample(&self, index: u64) -> f64 {
+    fn sample(&self, index: u64) -> f64 {
         let (port, q) = crate::series::split(index);
-        self.out.get(port as usize).map_or(f64::NAN, |t| t.sample(q))
+        self.out.get(port as usize).map_or(f64::NAN, |t| t.quantity(q))
     }
-
-    pub fn reset_stats(&mut self, now: SimTime) {
+    fn reset_stats(&mut self, now: SimTime) {
         self.out.iter_mut().for_each(|t| t.reset_stats(now));
         self.route_rx.iter_mut().for_each(|x| *x = 0);
         self.in_rx.iter_mut().for_each(|x| *x = 0);
         self.no_route.iter_mut().for_each(|x| *x = 0);
     }
-
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         for (j, t) in self.out.iter().enumerate() {
             let used = self.routes.iter().any(|r| r.iter().any(|b| b.0 as usize == j));
             if used {
@@ -326,8 +337,7 @@ impl Switch {
             out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_rx_cells", "count", self.route_rx[r] as f64, "cells");
         }
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         self.out.iter().for_each(|t| t.ledger(l));
         for (f, &n) in self.no_route_by_flow.iter().enumerate() {
             l.add_dropped("no_route", f as u32, n);
@@ -340,6 +350,20 @@ impl Switch {
         }
     }
 }
+
+/// The `switch` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "switch",
+    help: "N-port output-buffered ATM switch: VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters",
+    source: "domingo95 section 2 (SynOptics LattisCell); lazarou96 Table 1",
+    params: &[&crate::switch::PARAMS],
+    inputs: &[crate::kind::PortSpec { name: "p<N>", multi: false }],
+    outputs: &["p<N>"],
+    ports: Some(crate::switch::ports),
+    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
+    is_source: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -5,11 +5,11 @@
 //! is uniform over one cell period, drawn once per run from the component's own stream
 //! (the N·D/D/1 model of Roberts & Virtamo).
 
-use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream, CELL_BITS};
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::{Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand::Rng;
 
 use super::{Source, SourceCore};
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 3] = [
@@ -45,27 +45,13 @@ impl Cbr {
         Ok(Cbr { core: SourceCore::from_params(p, flow)?, rate, phase, t0: SimTime::ZERO, k: 0, rng })
     }
 
-    fn schedule_next(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn schedule_next(&mut self, ctx: &mut Cx<'_>) {
         let t = self.t0.plus(self.rate.cell_train_offset(self.k));
         if t < self.core.stop {
             ctx.schedule_at(t, 0);
         }
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        let period = self.rate.cell_slot().ps();
-        let phase = match self.phase {
-            Some(p) => p,
-            None => SimDuration(self.rng.random_range(0..period.max(1))),
-        };
-        self.t0 = self.core.start.plus(phase);
-        self.schedule_next(ctx);
-    }
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        self.core.emit(ctx);
-        self.k += 1;
-        self.schedule_next(ctx);
-    }
 }
 
 impl Source for Cbr {
@@ -76,3 +62,38 @@ impl Source for Cbr {
         &mut self.core
     }
 }
+
+impl crate::kind::Kind for Cbr {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Cbr::new(p, b.flow, b.stream("phase"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        let period = self.rate.cell_slot().ps();
+        let phase = match self.phase {
+            Some(p) => p,
+            None => SimDuration(self.rng.random_range(0..period.max(1))),
+        };
+        self.t0 = self.core.start.plus(phase);
+        self.schedule_next(ctx);
+    }
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
+        self.core.emit(ctx);
+        self.k += 1;
+        self.schedule_next(ctx);
+    }
+    crate::traffic::source_kind!();
+}
+
+/// The `cbr` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "cbr",
+    help: "constant-bit-rate cell source (fixed or random phase)",
+    source: "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
+    params: &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS],
+    inputs: &[],
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::traffic::SOURCE_PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
+    is_source: true,
+};

@@ -64,6 +64,34 @@ pub trait Source {
     }
 }
 
+/// The parts of [`crate::kind::Kind`] every source shares: its books live in its
+/// [`SourceCore`] (through [`Source`], which on-off and trace sources extend), its series
+/// are [`SOURCE_SERIES`].
+macro_rules! source_kind {
+    () => {
+        fn reset_stats(&mut self, now: atmsim_kernel::SimTime) {
+            crate::traffic::Source::reset_stats(self, now);
+        }
+        fn report(&self, now: atmsim_kernel::SimTime, path: &str, out: &mut atmsim_kernel::probe::Report) {
+            crate::traffic::Source::report(self, now, path, out);
+        }
+        fn ledger(&self, l: &mut atmsim_kernel::Ledger) {
+            crate::traffic::Source::ledger(self, l);
+        }
+        fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+            if sub.is_empty() { crate::series::find(&crate::traffic::SOURCE_SERIES, name) } else { None }
+        }
+        fn sample(&self, index: u64) -> f64 {
+            crate::traffic::Source::core(self).sample(crate::series::split(index).1)
+        }
+        fn source_flow(&self) -> Option<(u32, u32)> {
+            let c = crate::traffic::Source::core(self);
+            Some((c.flow, c.vc))
+        }
+    };
+}
+pub(crate) use source_kind;
+
 /// What every source keeps.
 #[derive(Clone, Debug)]
 pub struct SourceCore {

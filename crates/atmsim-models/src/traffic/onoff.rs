@@ -21,13 +21,13 @@
 //! The initial state is drawn from the stationary distribution (active with
 //! probability Λa/Λp), so there is no start-up transient.
 
+use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::Size;
-use atmsim_kernel::{Ctx, SimDuration, SimTime, Stream, Tally};
+use atmsim_kernel::{SimDuration, SimTime, Stream, Tally};
 use rand::Rng;
 
 use super::{exp_ps, Source, SourceCore};
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params, Value};
 
 pub const PARAMS: [ParamSpec; 3] = [
@@ -93,7 +93,7 @@ impl OnOff {
     }
 
     /// In the active state: schedule the next cell, or the end of the period.
-    fn step_active(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+    fn step_active(&mut self, from: SimTime, ctx: &mut Cx<'_>) {
         let t = from.plus(SimDuration(exp_ps(&mut self.rng, self.peak_gap_ps)));
         if t < self.on_end {
             if t < self.core.stop {
@@ -104,45 +104,14 @@ impl OnOff {
         }
     }
 
-    fn go_active(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+    fn go_active(&mut self, from: SimTime, ctx: &mut Cx<'_>) {
         self.active = true;
         self.burst = 0;
         self.on_end = from.plus(SimDuration(exp_ps(&mut self.rng, self.mean_on_ps)));
         self.step_active(from, ctx);
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        let s = self.core.start;
-        if self.rng.random::<f64>() < self.p_on {
-            self.go_active(s, ctx);
-        } else {
-            self.active = false;
-            let t = s.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
-            if t < self.core.stop {
-                ctx.schedule_at(t, TAG_SWITCH);
-            }
-        }
-    }
 
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
-        let now = ctx.now;
-        match tag {
-            TAG_CELL => {
-                self.core.emit(ctx);
-                self.burst += 1;
-                self.step_active(now, ctx);
-            }
-            _ if self.active => {
-                self.bursts.add(self.burst as f64);
-                self.active = false;
-                let t = now.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
-                if t < self.core.stop {
-                    ctx.schedule_at(t, TAG_SWITCH);
-                }
-            }
-            _ => self.go_active(now, ctx),
-        }
-    }
 
 }
 
@@ -162,3 +131,55 @@ impl Source for OnOff {
         self.bursts.report(out, path, "src_burst_cells", "cells", 1.0);
     }
 }
+
+impl crate::kind::Kind for OnOff {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        OnOff::new(p, b.flow, b.stream("onoff"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        let s = self.core.start;
+        if self.rng.random::<f64>() < self.p_on {
+            self.go_active(s, ctx);
+        } else {
+            self.active = false;
+            let t = s.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
+            if t < self.core.stop {
+                ctx.schedule_at(t, TAG_SWITCH);
+            }
+        }
+    }
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        match tag {
+            TAG_CELL => {
+                self.core.emit(ctx);
+                self.burst += 1;
+                self.step_active(now, ctx);
+            }
+            _ if self.active => {
+                self.bursts.add(self.burst as f64);
+                self.active = false;
+                let t = now.plus(SimDuration(exp_ps(&mut self.rng, self.mean_off_ps)));
+                if t < self.core.stop {
+                    ctx.schedule_at(t, TAG_SWITCH);
+                }
+            }
+            _ => self.go_active(now, ctx),
+        }
+    }
+    crate::traffic::source_kind!();
+}
+
+/// The `onoff` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "onoff",
+    help: "two-state Markov on-off source ⟨peak, mean, burst factor⟩ with Poisson cells while active",
+    source: "buddhikot92 section 5, Figure 8",
+    params: &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS],
+    inputs: &[],
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::traffic::SOURCE_PROBES, &crate::traffic::onoff::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
+    is_source: true,
+};

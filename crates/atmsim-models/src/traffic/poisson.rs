@@ -1,9 +1,9 @@
 //! Poisson cell source: exponential inter-cell times at a mean rate.
 
-use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream};
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::{Rate, SimDuration, SimTime, Stream};
 
 use super::{exp_ps, Source, SourceCore};
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
@@ -29,23 +29,13 @@ impl Poisson {
     }
 
     #[inline(always)]
-    fn next(&mut self, from: SimTime, ctx: &mut Ctx<'_, Msg>) {
+    fn next(&mut self, from: SimTime, ctx: &mut Cx<'_>) {
         let t = from.plus(SimDuration(exp_ps(&mut self.rng, self.mean_gap_ps)));
         if t < self.core.stop {
             ctx.schedule_at(t, 0);
         }
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        let s = self.core.start;
-        self.next(s, ctx);
-    }
-    #[inline(always)]
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        self.core.emit(ctx);
-        let now = ctx.now;
-        self.next(now, ctx);
-    }
 }
 
 impl Source for Poisson {
@@ -56,3 +46,34 @@ impl Source for Poisson {
         &mut self.core
     }
 }
+
+impl crate::kind::Kind for Poisson {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Poisson::new(p, b.flow, b.stream("arrivals"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        let s = self.core.start;
+        self.next(s, ctx);
+    }
+    #[inline(always)]
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
+        self.core.emit(ctx);
+        let now = ctx.now;
+        self.next(now, ctx);
+    }
+    crate::traffic::source_kind!();
+}
+
+/// The `poisson` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "poisson",
+    help: "Poisson cell source",
+    source: "classic M/·/· arrivals",
+    params: &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS],
+    inputs: &[],
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::traffic::SOURCE_PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
+    is_source: true,
+};

@@ -16,15 +16,15 @@
 //! mean a little when `std` is large against `mean` (P(X < −mean/std)); the emitted
 //! rate is reported (`src_tx_rate`).
 
+use crate::kind::{BuildInfo, Cx};
 use std::sync::Arc;
 
-use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, Stream, CELL_BITS};
+use atmsim_kernel::{Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand_distr::{Distribution, StandardNormal};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
 use super::{Source, SourceCore};
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 6] = [
@@ -170,13 +170,9 @@ impl SelfSimilar {
         self.core.start.plus(SimDuration(self.bin.saturating_mul(self.bin_ps)))
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        self.n = self.next_bin_cells();
-        self.schedule_bin(ctx);
-    }
 
     /// Schedules the first cell of the current bin, moving on over empty bins.
-    fn schedule_bin(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn schedule_bin(&mut self, ctx: &mut Cx<'_>) {
         while self.n == 0 {
             self.bin += 1;
             if self.bin_start() >= self.core.stop {
@@ -191,20 +187,6 @@ impl SelfSimilar {
         }
     }
 
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        self.core.emit(ctx);
-        self.j += 1;
-        if self.j < self.n {
-            let t = self.bin_start().plus(SimDuration((self.j as u128 * self.bin_ps as u128 / self.n as u128) as u64));
-            if t < self.core.stop {
-                ctx.schedule_at(t, 0);
-            }
-            return;
-        }
-        self.bin += 1;
-        self.n = self.next_bin_cells();
-        self.schedule_bin(ctx);
-    }
 
 }
 
@@ -238,6 +220,46 @@ pub fn hurst_aggregated_variance(x: &[f64]) -> f64 {
     let slope = lx.iter().zip(&ly).map(|(a, b)| (a - sx) * (b - sy)).sum::<f64>() / lx.iter().map(|a| (a - sx) * (a - sx)).sum::<f64>();
     1.0 + slope / 2.0
 }
+
+
+impl crate::kind::Kind for SelfSimilar {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        SelfSimilar::new(p, b.flow, b.stream("fgn"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.n = self.next_bin_cells();
+        self.schedule_bin(ctx);
+    }
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
+        self.core.emit(ctx);
+        self.j += 1;
+        if self.j < self.n {
+            let t = self.bin_start().plus(SimDuration((self.j as u128 * self.bin_ps as u128 / self.n as u128) as u64));
+            if t < self.core.stop {
+                ctx.schedule_at(t, 0);
+            }
+            return;
+        }
+        self.bin += 1;
+        self.n = self.next_bin_cells();
+        self.schedule_bin(ctx);
+    }
+    crate::traffic::source_kind!();
+}
+
+/// The `selfsimilar` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "selfsimilar",
+    help: "self-similar source: the cell rate per time bin is fractional Gaussian noise with Hurst parameter H (exact paths by Davies–Harte), clipped to [0, peak]",
+    source: "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
+    params: &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS],
+    inputs: &[],
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::traffic::SOURCE_PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
+    is_source: true,
+};
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,9 @@
 //! arrive with one label). Loss per VC comes from the run's ledger (`flow_loss_ratio`
 //! on each source), since only the source knows what was sent.
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
+use crate::params::{ParamIssue, Params};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
@@ -52,8 +55,25 @@ impl Sink {
         Sink::default()
     }
 
+
+    /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
+    /// label (both quantities of [`SERIES`] count cells).
+    pub fn delivered(&self, vc: Option<u32>) -> f64 {
+        self.flows.iter().filter(|s| s.seen && vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
+    }
+
+
+
+}
+
+impl crate::kind::Kind for Sink {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = (p, b);
+        Ok(Sink::new())
+    }
     #[inline(always)]
-    pub fn on_cell(&mut self, cell: Cell, now: SimTime) {
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
         let f = cell.flow as usize;
         if self.flows.len() <= f {
             self.flows.resize(f + 1, PerFlow::default());
@@ -67,14 +87,7 @@ impl Sink {
         s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
         s.delay.add(now.since(cell.born).0 as f64);
     }
-
-    /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
-    /// label (both quantities of [`SERIES`] count cells).
-    pub fn sample(&self, vc: Option<u32>) -> f64 {
-        self.flows.iter().filter(|s| s.seen && vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
-    }
-
-    pub fn reset_stats(&mut self, now: SimTime) {
+    fn reset_stats(&mut self, now: SimTime) {
         self.since = now;
         for s in &mut self.flows {
             s.rx = 0;
@@ -83,8 +96,7 @@ impl Sink {
             s.delay.reset();
         }
     }
-
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
         // Flows per VC label (counted once: a per-flow scan was quadratic in flows).
         let mut per_vc: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
@@ -104,10 +116,30 @@ impl Sink {
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         for (f, s) in self.flows.iter().enumerate() {
             l.add_delivered(f as u32, s.delivered);
         }
     }
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        let vc = if sub.is_empty() { 0 } else { crate::series::parse_vc_name(sub)? as u64 + 1 };
+        Some(crate::series::code(vc, crate::series::find(&SERIES, name)?))
+    }
+    fn sample(&self, index: u64) -> f64 {
+        self.delivered(crate::series::split(index).0.checked_sub(1).map(|l| l as u32))
+    }
 }
+
+/// The `sink` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "sink",
+    help: "cell sink: per-VC delay, throughput",
+    source: "atmsim",
+    params: &[],
+    inputs: &crate::kind::IN_MANY,
+    outputs: &[],
+    ports: None,
+    probes: &[&crate::traffic::sink::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::sink::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::traffic::sink::SERIES }],
+    is_source: false,
+};

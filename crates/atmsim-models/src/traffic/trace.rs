@@ -20,15 +20,15 @@
 //! source falls silent at its end. Relative file names are resolved against the
 //! scenario file's directory; a file is read and checked once per process.
 
+use crate::kind::{BuildInfo, Cx};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Rate, SimDuration, SimTime, PS_PER_S};
+use atmsim_kernel::{Rate, SimDuration, SimTime, PS_PER_S};
 
 use super::{Source, SourceCore};
-use crate::cell::Msg;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const FORMATS: [&str; 2] = ["packets", "frames"];
@@ -219,7 +219,7 @@ impl TraceSource {
 
     /// Schedules the current PDU's first cell, no earlier than `free` (the end of the
     /// previous train).
-    fn begin_pdu(&mut self, free: SimTime, ctx: &mut Ctx<'_, Msg>) {
+    fn begin_pdu(&mut self, free: SimTime, ctx: &mut Cx<'_>) {
         self.pdu_cells = self.cells_of(self.pdu);
         self.cell = 0;
         let at = self.time_of(self.pdu);
@@ -237,15 +237,40 @@ impl TraceSource {
         }
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+
+
+}
+
+impl Source for TraceSource {
+    fn core(&self) -> &SourceCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SourceCore {
+        &mut self.core
+    }
+    fn reset_stats(&mut self, now: SimTime) {
+        self.core.reset_stats(now);
+        self.pdus = 0;
+    }
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.core.report(now, path, out);
+        out.push(path, "trace_pdus", "count", self.pdus as f64, "1");
+    }
+}
+
+
+impl crate::kind::Kind for TraceSource {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        TraceSource::new(p, b.flow, b.dir)
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
         self.pdu = 0;
         if self.cells_of(0) == 0 && !self.next_pdu() {
             return;
         }
         self.begin_pdu(SimTime::ZERO, ctx);
     }
-
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
         if self.cell == 0 {
             self.pdus += 1;
         }
@@ -271,25 +296,22 @@ impl TraceSource {
             self.begin_pdu(free, ctx);
         }
     }
-
+    crate::traffic::source_kind!();
 }
 
-impl Source for TraceSource {
-    fn core(&self) -> &SourceCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SourceCore {
-        &mut self.core
-    }
-    fn reset_stats(&mut self, now: SimTime) {
-        self.core.reset_stats(now);
-        self.pdus = 0;
-    }
-    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
-        self.core.report(now, path, out);
-        out.push(path, "trace_pdus", "count", self.pdus as f64, "1");
-    }
-}
+/// The `trace` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "trace",
+    help: "trace-driven source: a packet trace (time, length) or a frame-size trace replayed as AAL5 PDUs, cells at a peak rate or spread over each frame",
+    source: "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994)",
+    params: &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS],
+    inputs: &[],
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::traffic::SOURCE_PROBES, &crate::traffic::trace::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
+    is_source: true,
+};
 
 #[cfg(test)]
 mod tests {

@@ -37,8 +37,10 @@ mod controller;
 pub use adapt::{adapt_window, Adapt, AdaptState};
 pub use controller::{reference_run, Controller, Window};
 
+use crate::kind::{BuildInfo, Cx};
+use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, SeriesKind, SimTime};
+use atmsim_kernel::{Ledger, SeriesKind, SimTime};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -180,24 +182,37 @@ impl Iofm {
         Ok(Iofm { ctl, generation: 0, since: SimTime::ZERO, slots_since: 0 })
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
-        if self.ctl.next_adapt < u64::MAX {
-            ctx.schedule_at(self.ctl.slot_start(self.ctl.next_adapt), ADAPT_TAG);
-        }
-    }
 
-    fn arm(&mut self, slot: u64, ctx: &mut Ctx<'_, Msg>) {
+    fn arm(&mut self, slot: u64, ctx: &mut Cx<'_>) {
         self.generation = self.generation.wrapping_add(2);
         ctx.schedule_at(self.ctl.slot_start(slot), self.generation);
     }
 
-    pub fn on_cell(&mut self, cell: Cell, ctx: &mut Ctx<'_, Msg>) {
+
+
+
+
+
+
+}
+
+
+impl crate::kind::Kind for Iofm {
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
+        let _ = b;
+        Iofm::new(p)
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        if self.ctl.next_adapt < u64::MAX {
+            ctx.schedule_at(self.ctl.slot_start(self.ctl.next_adapt), ADAPT_TAG);
+        }
+    }
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         if let Some(slot) = self.ctl.arrive(cell, ctx.now) {
             self.arm(slot, ctx);
         }
     }
-
-    pub fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         if tag == ADAPT_TAG {
             // The end of a measurement interval (the slot starting now): adapt, and wake a
             // stopped VC if it may now send sooner. A decision at this same instant may
@@ -221,14 +236,12 @@ impl Iofm {
             ctx.send(0, Msg::Cell(cell));
         }
     }
-
     /// The series index of quantity `name` for all VCs (`sub` empty) or `vc<N>`.
-    pub fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         let element = if sub.is_empty() { 0 } else { crate::series::parse_vc_name(sub)? as u64 + 1 };
         Some(crate::series::code(element, crate::series::find(&SERIES, name)?))
     }
-
-    pub fn sample(&self, index: u64) -> f64 {
+    fn sample(&self, index: u64) -> f64 {
         let (element, q) = crate::series::split(index);
         let label = element.checked_sub(1).map(|l| l as u32);
         let window = || label.and_then(|l| self.ctl.window_of(l));
@@ -240,8 +253,7 @@ impl Iofm {
             _ => f64::NAN,
         }
     }
-
-    pub fn reset_stats(&mut self, now: SimTime) {
+    fn reset_stats(&mut self, now: SimTime) {
         self.since = now;
         self.slots_since = self.ctl.rate.slot_after(SimTime(now.0.saturating_sub(1)));
         for v in &mut self.ctl.vcs {
@@ -252,8 +264,7 @@ impl Iofm {
             v.wait.reset();
         }
     }
-
-    pub fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
         let mut total = 0;
@@ -278,8 +289,7 @@ impl Iofm {
         let slots = self.ctl.rate.slot_after(SimTime(now.0.saturating_sub(1))).saturating_sub(self.slots_since);
         out.push(path, "phy_utilisation", "value", if slots > 0 { total as f64 / slots as f64 } else { f64::NAN }, "1");
     }
-
-    pub fn ledger(&self, l: &mut Ledger) {
+    fn ledger(&self, l: &mut Ledger) {
         for (f, &n) in self.ctl.drops_by_flow.iter().enumerate() {
             l.add_dropped("buffer_full", f as u32, n);
         }
@@ -293,6 +303,20 @@ impl Iofm {
         }
     }
 }
+
+/// The `iofm` kind's declarations (registered in `lib.rs`).
+pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
+    kind: "iofm",
+    help: "per-VC i-out-of-m rate control: at most i cells of a VC in any m consecutive slots of the output line (a token comes back m slots after use); unpaced VCs share the line; optionally evans96's adaptive shaper",
+    source: "evans96 (the gateway's i/m controller: i ≤ 511, m ≤ 1023; the adaptive i-out-of-m shaper, Fig. 16)",
+    params: &[&crate::control::iofm::PARAMS],
+    inputs: &crate::kind::IN_MANY,
+    outputs: &crate::kind::OUT,
+    ports: None,
+    probes: &[&crate::control::iofm::PROBES],
+    series: &[crate::series::KindSeries { at: "", series: &crate::control::iofm::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::iofm::SERIES }],
+    is_source: false,
+};
 
 #[cfg(test)]
 mod tests {

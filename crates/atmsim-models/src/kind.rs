@@ -1,0 +1,176 @@
+//! What every model kind declares and implements: its declarations ([`KindInfo`]:
+//! parameters, ports, probes, series) and its behaviour (the [`Kind`] trait: one set of
+//! method signatures for all models). The registry, the closed [`crate::Model`] enum
+//! and every dispatch `match` are generated from the one list in `lib.rs`
+//! ([`crate::models!`]); see docs/architecture.md, "Adding a kind".
+
+use atmsim_kernel::probe::{ProbeSpec, Report};
+use atmsim_kernel::{rng, Ctx, Ledger, PortId, SimTime};
+
+use crate::cell::{Cell, Msg};
+use crate::params::{ParamIssue, ParamSpec, Params};
+use crate::series::KindSeries;
+
+/// The context every model's handlers get.
+pub type Cx<'a> = Ctx<'a, Msg>;
+
+/// A model kind's behaviour. The kernel's `Component` is implemented once, for the
+/// generated [`crate::Model`] enum, by delegating to this trait.
+pub trait Kind: Sized {
+    /// Builds an instance from validated parameters (also run once at load time, so a
+    /// consistency error here is reported with file, line and key).
+    fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue>;
+    /// Called once at time zero, in component order.
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        let _ = ctx;
+    }
+    /// A timer this instance scheduled has fired.
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        ctx.fail(format!("unexpected timer {tag}"));
+    }
+    /// A cell arrived on input port `port`.
+    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let _ = (port, cell);
+        ctx.fail("this kind has no cell inputs".into());
+    }
+    /// Warm-up deletion: forget statistics gathered before `now`.
+    fn reset_stats(&mut self, now: SimTime);
+    /// Writes this instance's probe rows; `path` is its name.
+    fn report(&self, now: SimTime, path: &str, out: &mut Report);
+    /// Adds this instance's cells to the conservation ledger.
+    fn ledger(&self, l: &mut Ledger);
+    /// The index of series `name` at sub-path `sub` (see [`crate::series`]).
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        let _ = (sub, name);
+        None
+    }
+    /// The current value of series `index` (one this instance handed out).
+    fn sample(&self, index: u64) -> f64 {
+        let _ = index;
+        f64::NAN
+    }
+    /// A source's flow and VC label.
+    fn source_flow(&self) -> Option<(u32, u32)> {
+        None
+    }
+}
+
+/// An input port declaration; `multi` inputs accept any number of connections.
+#[derive(Clone, Copy, Debug)]
+pub struct PortSpec {
+    pub name: &'static str,
+    pub multi: bool,
+}
+
+/// The ports of one component instance (kinds with a `ports` function decide them
+/// from their parameters, e.g. a switch's port count).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Ports {
+    pub inputs: Vec<PortDecl>,
+    pub outputs: Vec<PortDecl>,
+}
+
+/// One port of one instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDecl {
+    pub name: String,
+    /// An input that accepts any number of connections.
+    pub multi: bool,
+    /// Must be connected (unconnected optional ports are simply unused).
+    pub required: bool,
+}
+
+impl PortDecl {
+    pub fn new(name: impl Into<String>, multi: bool, required: bool) -> Self {
+        PortDecl { name: name.into(), multi, required }
+    }
+}
+
+/// What a constructor needs besides parameters.
+#[derive(Clone, Debug)]
+pub struct BuildInfo<'a> {
+    /// The component's path (its name in the scenario).
+    pub path: &'a str,
+    pub seed: u64,
+    pub run: u64,
+    /// Flow number, for sources (assigned in scenario order).
+    pub flow: u32,
+    /// The scenario file's directory: relative file names in parameters are resolved
+    /// against it.
+    pub dir: &'a std::path::Path,
+}
+
+impl BuildInfo<'_> {
+    /// The random stream for one purpose of this component.
+    pub fn stream(&self, purpose: &str) -> atmsim_kernel::Stream {
+        rng::stream(self.seed, self.run, self.path, purpose)
+    }
+}
+
+/// A component kind's declarations: what the scenario loader checks and `atmsim
+/// describe` prints. Each model module writes one `KindInfo` constant per kind it
+/// implements; [`crate::KINDS`] pairs it with the constructor.
+#[derive(Clone, Copy)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub source: &'static str,
+    pub params: &'static [&'static [ParamSpec]],
+    /// Input ports (for kinds with `ports`, a description such as `p<N>`).
+    pub inputs: &'static [PortSpec],
+    pub outputs: &'static [&'static str],
+    /// Per-instance ports, for kinds whose ports depend on parameters.
+    pub ports: Option<fn(&Params) -> Ports>,
+    pub probes: &'static [&'static [ProbeSpec]],
+    /// Quantities an instance can sample as time series, by sub-path.
+    pub series: &'static [KindSeries],
+    /// Sources originate flows (they get a flow number and appear in the ledger).
+    pub is_source: bool,
+}
+
+/// A registered kind: its declarations and its constructor (generated by
+/// [`crate::models!`] from the one list in `lib.rs`).
+pub struct KindSpec {
+    pub info: KindInfo,
+    pub build: fn(&Params, &BuildInfo) -> Result<crate::Model, ParamIssue>,
+}
+
+impl std::ops::Deref for KindSpec {
+    type Target = KindInfo;
+    fn deref(&self) -> &KindInfo {
+        &self.info
+    }
+}
+
+impl std::fmt::Debug for KindSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KindSpec({})", self.kind)
+    }
+}
+
+impl KindInfo {
+    pub fn params(&self) -> impl Iterator<Item = &'static ParamSpec> {
+        self.params.iter().flat_map(|g| g.iter())
+    }
+    pub fn probes(&self) -> impl Iterator<Item = &'static ProbeSpec> {
+        self.probes.iter().flat_map(|g| g.iter())
+    }
+    pub fn param(&self, name: &str) -> Option<&'static ParamSpec> {
+        self.params().find(|p| p.name == name)
+    }
+    /// The ports of an instance with these parameters.
+    pub fn ports_for(&self, p: &Params) -> Ports {
+        match self.ports {
+            Some(f) => f(p),
+            None => Ports {
+                inputs: self.inputs.iter().map(|i| PortDecl::new(i.name, i.multi, true)).collect(),
+                outputs: self.outputs.iter().map(|o| PortDecl::new(*o, false, true)).collect(),
+            },
+        }
+    }
+}
+
+/// One input that accepts one connection / any number of them; one output.
+pub const IN_ONE: [PortSpec; 1] = [PortSpec { name: "in", multi: false }];
+pub const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
+pub const OUT: [&str; 1] = ["out"];
