@@ -4,8 +4,8 @@
 //! here: the hot path carries cell metadata (`atmsim_models::Cell`); this layer serves
 //! tests, trace export and a byte-accurate checking mode.
 //!
-//! Formats come in pairs, as in smoltcp: a checked view over bytes and a `Repr` with
-//! `parse` / `emit` / `buffer_len`.
+//! Formats come as in smoltcp: a `Repr` with `parse` / `emit` / `buffer_len` and, for
+//! the IP formats, a checked view over bytes (`Packet::new_checked`) for `parse` to read.
 //!
 //! - [`cell`]: the 5-octet ATM cell header, UNI and NNI (GFC/VPI/VCI/PTI/CLP), with the
 //!   HEC (CRC-8, x^8+x^2+x+1, coset 0x55) and the I.432 receiver that corrects single-bit
@@ -14,14 +14,24 @@
 //!   CPCS-UU, CPI, Length, CRC-32);
 //! - [`llc`]: LLC/SNAP encapsulation of routed protocols (RFC 1483 section 4.1);
 //! - [`rm`]: ABR resource management cells (ATM Forum TM 4.0: DIR/BN/CI/NI/RA, ER, CCR
-//!   and MCR in the 16-bit rate format, QL, SN, CRC-10).
+//!   and MCR in the 16-bit rate format, QL, SN, CRC-10);
+//! - [`ipv4`]: the IPv4 header (RFC 791; options skipped on parse, never emitted) with
+//!   its header checksum, the Internet checksum itself (RFC 1071) and the pseudo-header
+//!   sum the transport checksums cover;
+//! - [`tcp`]: the TCP header (RFC 793: ports, sequence and acknowledgment numbers,
+//!   flags, window, urgent pointer) with its checksum over the IPv4 pseudo-header and
+//!   the MSS and window scale options.
 
 pub mod aal5;
 pub mod cell;
+pub mod ipv4;
 pub mod llc;
 pub mod rm;
+pub mod tcp;
 
-/// Errors of the wire layer. Every variant is a property of the bytes, never a bug.
+/// Errors of the wire layer. Every variant is a property of the bytes (or, from `emit`,
+/// of the values given to it), never a bug; parsing returns one of them rather than
+/// panic, whatever the bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
     /// The buffer is shorter than the format needs.
@@ -48,4 +58,32 @@ pub enum WireError {
     /// An LLC/SNAP header other than the one expected.
     #[error("not an LLC/SNAP header for a routed protocol")]
     NotSnap,
+    /// An IP header whose version field is not 4.
+    #[error("IP version {0}, not 4")]
+    Ipv4Version(u8),
+    /// An IPv4 IHL below 5 words (the header without options is 5).
+    #[error("IPv4 IHL {0} is below 5")]
+    Ipv4HeaderLen(u8),
+    /// An IPv4 Total Length shorter than the header (IHL · 4) it includes.
+    #[error("IPv4 total length {total} is shorter than its {header}-octet header")]
+    Ipv4TotalLen { total: usize, header: usize },
+    /// The IPv4 header checksum does not match.
+    #[error("IPv4 header checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
+    Ipv4Checksum { computed: u16, carried: u16 },
+    /// An IPv4 fragment offset (in octets) that is not a multiple of 8.
+    #[error("IPv4 fragment offset {0} is not a multiple of 8 octets")]
+    FragOffset(u16),
+    /// A TCP data offset below 5 words (the header without options is 5).
+    #[error("TCP data offset {0} is below 5")]
+    TcpDataOffset(u8),
+    /// A TCP option without its length octet, with a length below 2 or running past
+    /// the header, or with a length wrong for its kind (MSS 4, window scale 3).
+    #[error("malformed TCP option of kind {kind}")]
+    TcpOption { kind: u8 },
+    /// The TCP checksum (pseudo-header, header and data) does not match.
+    #[error("TCP checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
+    TcpChecksum { computed: u16, carried: u16 },
+    /// `emit` was given a payload of another length than the `Repr`'s `payload_len`.
+    #[error("payload of {got} octets for a header announcing {expected}")]
+    PayloadLen { expected: usize, got: usize },
 }
