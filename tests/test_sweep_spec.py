@@ -206,3 +206,62 @@ def test_an_invalid_zipped_row_is_one_line_naming_the_row(write_scenario):
     msg = str(e.value)
     assert "\n" not in msg
     assert "sweep.zip" in msg and "row 2" in msg and "below the peak" in msg, msg
+
+
+# --------------------------------------------------------------------------- the core's parser
+LOSS_BASE = BASE.replace('"mux -> sink",', '"mux -> lo",\n  "lo -> sink",').replace(
+    "[components.sink]", '[components.lo]\nkind = "loss"\np = 0.1\n\n[components.sink]')
+
+
+def test_number_texts_and_seeds_are_unchanged(write_scenario):
+    # Pinned from the Python implementation the core replaced: a number's text (Python's
+    # repr of a float; ranges in exact decimal) is part of its point, hence of its seed.
+    path, _ = spec_file(write_scenario, '[sweep.grid]\n"lo.p" = [0.1, 1e-05, 2.5e-7, 0.30000000000000004, 1.0, 0, -0.0]\n',
+                        base=LOSS_BASE)
+    spec = load_sweep(str(path))
+    assert [p["lo.p"] for p in spec.points] == ["0.1", "1e-05", "2.5e-07", "0.30000000000000004", "1.0", "0", "-0.0"]
+    assert [type(w["lo.p"]) for w in spec.written] == [float] * 5 + [int, float]
+    assert [spec.seed_of(i) for i in range(len(spec.points))] == [
+        4077586063264243636, 6113337721107112747, 5084540872469074781, 2879791733454539598, 8856787215883224288,
+        2335547300660297561, 2375827151378788018]
+    path, _ = spec_file(write_scenario, '[sweep.grid]\n"lo.p" = { from = 1e-5, to = 2e-5, step = 0.5e-5 }\n',
+                        base=LOSS_BASE, name="r.toml")
+    spec = load_sweep(str(path))
+    assert [p["lo.p"] for p in spec.points] == ["0.00001", "0.000015", "0.00002"]
+    assert [w["lo.p"] for w in spec.written] == [1e-05, 1.5e-05, 2e-05]
+    assert [spec.seed_of(i) for i in range(3)] == [1792139422605391252, 2280611105781649789, 9143009072250236769]
+    assert point_seed(42, {"scenario.description": 'café "q" \\ \n\t\x01\x7f ü€𝄞'}) == 7802635252378698533
+    assert point_seed(2**64 - 1, {}) == 6359753631233127916
+
+
+def test_errors_in_sub_tables_name_the_offending_key(write_scenario):
+    cases = [
+        ('[sweep.grid."mux.capacity"]\nfrom = 8\nto = 16\n\nstep = 0\nunit = "cells"\n', "step = 0",
+         'sweep.grid."mux.capacity"', "range step = 0 must be > 0"),
+        ('[sweep.target]\ncomponent = "mux"\nprobe = "q_loss_rato"\nstatistic = "value"\nrel_half_width = 0.1\n'
+         'max_replications = 5\n', 'probe = "q_loss_rato"', "sweep.target", "did you mean 'q_loss_ratio'"),
+        ('[sweep.grid]\n"mux.capacity" = [\n  "8 cells",\n  ["16 cells"],\n]\n', '["16 cells"]',
+         'sweep.grid."mux.capacity"', "is an array"),
+        ('[sweep]\nreplications = 2\ngrid."mux.capcity" = ["8 cells"]\n', "capcity", 'sweep.grid."mux.capcity"',
+         "did you mean 'capacity'"),
+    ]
+    for i, (sweep, needle, key, must) in enumerate(cases):
+        path, text = spec_file(write_scenario, sweep, name=f"e{i}.toml")
+        with pytest.raises(ScenarioError) as ei:
+            load_sweep(str(path))
+        msg = str(ei.value)
+        assert msg.startswith(f"{path}:{line_of(text, needle)}: {key}: ") and must in msg, msg
+
+
+def test_unknown_target_statistic_names_the_target_line(write_scenario, tmp_path):
+    # Found after the first round (the statistics a probe produces are known only then).
+    path, text = spec_file(write_scenario, '[sweep]\nreplications = 2\n\n[sweep.target]\ncomponent = "mux"\n'
+                                           'probe = "q_wait"\nstatistic = "meen"\nrel_half_width = 0.1\n'
+                                           'max_replications = 4\n')
+    from atmsim.sweep import run_sweep
+
+    with pytest.raises(ScenarioError) as ei:
+        run_sweep(str(path), str(tmp_path / "r.sqlite"), workers=1)
+    msg = str(ei.value)
+    assert msg.startswith(f"{path}:{line_of(text, '[sweep.target]')}: sweep.target: probe mux.q_wait has no "
+                          f"statistic 'meen' (did you mean 'mean'?)"), msg

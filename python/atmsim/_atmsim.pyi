@@ -56,3 +56,35 @@ def bench_cell_queue(impl: str, cells: int, load: float, capacity: int, seed: in
     """impl in {'atmsim','hand_heap','lindley'}: Poisson cells at `load` × OC-3c cell rate into
     one FIFO of `capacity` cells served at the OC-3c cell rate (149.76 Mb/s payload).
     events = arrivals + departures. Returns {'events','wall_s','lost','mean_wait_s'}."""
+
+# Sweeps: the [sweep] table and the per-point seed (crates/atmsim-scenario/src/sweep.rs).
+SWEEP_SEED_DOMAIN: str              # "atmsim-sweep-v1"
+SWEEP_SEED_MASK: int                # 0x7FFF_FFFF_FFFF_FFFF
+SWEEP_KEYS: tuple[str, ...]         # the keys of [sweep]
+SWEEP_TARGET_KEYS: tuple[str, ...]  # the keys of [sweep] target
+SWEEP_RANGE_KEYS: tuple[str, ...]   # the keys of a range { from, to, step, unit }
+SWEEP_MAX_RANGE_POINTS: int         # at most this many values in one range
+SWEEP_DEFAULT_QUICK_REPLICATIONS: int
+
+def loads_sweep(text: str, path: str = "<string>", overrides: Optional[dict[str, str]] = None) -> dict[str, Any]:
+    """Parses and checks a scenario file's text and its [sweep] table, with the extra
+    overrides (--set) applied to the scenario first. Every value and every point is
+    checked with Scenario.with_overrides. Returns
+    {'name': str, 'seed': int (the scenario's, after overrides), 'keys': [swept keys, axis order],
+     'points': [{key: value text}, ...] (grid axes in file order, then the zip axis; last fastest),
+     'written': [{key: value as written: str | int | float | bool}, ...],
+     'replications': int, 'quick_replications': int, 'quick_overrides': {key: value text},
+     'target': None | {'component','probe','statistic','rel_half_width': float,
+                       'max_replications': int,'batch': int,'line': int | None},
+     'has_sweep_table': bool, 'line': int | None (of [sweep])}.
+    Raises ScenarioError/ParamError, one line 'FILE:LINE: sweep...: what is wrong; what would
+    be valid' (scenario errors as loads raises them; bad overrides as '--set: KEY: ...')."""
+def point_seed(scenario_seed: int, point: dict[str, str]) -> int:
+    """FNV-1a-64('atmsim-sweep-v1|<scenario seed>|<canonical_point(point)>') & SWEEP_SEED_MASK."""
+def canonical_point(point: dict[str, str]) -> str:
+    """JSON of the point: keys sorted, separators ',' and ':', non-ASCII kept."""
+def fnv1a64(data: bytes) -> int:
+    """FNV-1a, 64-bit (offset basis 0xcbf29ce484222325, prime 0x100000001b3)."""
+def did_you_mean(word: str, candidates: list[str]) -> str:
+    """The core's hint: ' (did you mean \'x\'?)' for the closest candidate within a small edit
+    distance, else ''."""

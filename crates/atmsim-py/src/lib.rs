@@ -6,11 +6,13 @@
 //! and take it back every 65,536 events to call the progress callback and check for
 //! Ctrl-C, so a long run can always be interrupted.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use atmsim_kernel::{SimError, SimTime};
 use atmsim_models::{kind, suggest::did_you_mean, KINDS};
-use atmsim_scenario::{RunResult, Scenario, ScenarioError as CoreScenarioError};
+use atmsim_scenario::sweep::Written;
+use atmsim_scenario::{RunResult, Scenario, ScenarioError as CoreScenarioError, SweepSpec};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -288,6 +290,94 @@ fn declared<'py>(py: Python<'py>, name: &str, unit: &str, kind: &str, help: &str
     Ok(d)
 }
 
+/// A swept value as written, as a Python object.
+fn written_obj(py: Python<'_>, w: &Written) -> PyObject {
+    match w {
+        Written::Str(s) => s.to_object(py),
+        Written::Int(i) => i.to_object(py),
+        Written::Float(x) => x.to_object(py),
+        Written::Bool(b) => b.to_object(py),
+    }
+}
+
+/// The scenario file's `[sweep]`, read by the core (atmsim_scenario::sweep): plain
+/// dicts and lists for python/atmsim/sweep.py.
+#[pyfunction]
+#[pyo3(signature = (text, path="<string>".to_string(), overrides=None))]
+fn loads_sweep<'py>(py: Python<'py>, text: &str, path: String, overrides: Option<BTreeMap<String, String>>) -> PyResult<Bound<'py, PyDict>> {
+    let overrides: Vec<(String, String)> = overrides.unwrap_or_default().into_iter().collect();
+    let (sc, spec) = py.allow_threads(|| SweepSpec::load(text, &path, &overrides)).map_err(|e| to_py(CoreError::Scenario(e)))?;
+    let d = PyDict::new_bound(py);
+    d.set_item("name", &sc.name)?;
+    d.set_item("seed", sc.seed)?;
+    d.set_item("keys", spec.keys.clone())?;
+    let points = PyList::empty_bound(py);
+    let written = PyList::empty_bound(py);
+    for (p, w) in spec.points.iter().zip(&spec.written) {
+        let pd = PyDict::new_bound(py);
+        for (k, v) in p {
+            pd.set_item(k, v)?;
+        }
+        points.append(pd)?;
+        let wd = PyDict::new_bound(py);
+        for (k, v) in w {
+            wd.set_item(k, written_obj(py, v))?;
+        }
+        written.append(wd)?;
+    }
+    d.set_item("points", points)?;
+    d.set_item("written", written)?;
+    d.set_item("replications", spec.replications)?;
+    d.set_item("quick_replications", spec.quick_replications)?;
+    let quick = PyDict::new_bound(py);
+    for (k, v) in &spec.quick {
+        quick.set_item(k, v)?;
+    }
+    d.set_item("quick_overrides", quick)?;
+    match &spec.target {
+        None => d.set_item("target", py.None())?,
+        Some(t) => {
+            let td = PyDict::new_bound(py);
+            td.set_item("component", &t.component)?;
+            td.set_item("probe", &t.probe)?;
+            td.set_item("statistic", &t.statistic)?;
+            td.set_item("rel_half_width", t.rel_half_width)?;
+            td.set_item("max_replications", t.max_replications)?;
+            td.set_item("batch", t.batch)?;
+            td.set_item("line", t.line)?;
+            d.set_item("target", td)?;
+        }
+    }
+    d.set_item("has_sweep_table", spec.has_table)?;
+    d.set_item("line", spec.line)?;
+    Ok(d)
+}
+
+/// The master seed of a sweep point (atmsim_scenario::sweep::point_seed).
+#[pyfunction]
+fn point_seed(scenario_seed: u64, point: BTreeMap<String, String>) -> u64 {
+    atmsim_scenario::sweep::point_seed(scenario_seed, point)
+}
+
+/// The canonical JSON text of a sweep point (sorted keys, no spaces, UTF-8).
+#[pyfunction]
+fn canonical_point(point: BTreeMap<String, String>) -> String {
+    atmsim_scenario::sweep::canonical_point(point)
+}
+
+/// FNV-1a, 64-bit (atmsim_kernel::rng::fnv1a64).
+#[pyfunction]
+fn fnv1a64(data: &[u8]) -> u64 {
+    atmsim_kernel::rng::fnv1a64(data)
+}
+
+/// `" (did you mean 'x'?)"` for the closest candidate, else "" (the core's hint).
+#[pyfunction]
+#[pyo3(name = "did_you_mean")]
+fn py_did_you_mean(word: &str, candidates: Vec<String>) -> String {
+    did_you_mean(word, candidates.iter().map(String::as_str))
+}
+
 fn measurement<'py>(py: Python<'py>, m: atmsim_bench::Measurement) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
     d.set_item("events", m.events)?;
@@ -342,6 +432,18 @@ fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(describe_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(describe_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(loads_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(point_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_point, m)?)?;
+    m.add_function(wrap_pyfunction!(fnv1a64, m)?)?;
+    m.add_function(wrap_pyfunction!(py_did_you_mean, m)?)?;
+    m.add("SWEEP_SEED_DOMAIN", atmsim_scenario::sweep::SEED_DOMAIN)?;
+    m.add("SWEEP_SEED_MASK", atmsim_scenario::sweep::SEED_MASK)?;
+    m.add("SWEEP_KEYS", pyo3::types::PyTuple::new_bound(py, atmsim_scenario::sweep::SWEEP_KEYS))?;
+    m.add("SWEEP_TARGET_KEYS", pyo3::types::PyTuple::new_bound(py, atmsim_scenario::sweep::TARGET_KEYS))?;
+    m.add("SWEEP_RANGE_KEYS", pyo3::types::PyTuple::new_bound(py, atmsim_scenario::sweep::RANGE_KEYS))?;
+    m.add("SWEEP_MAX_RANGE_POINTS", atmsim_scenario::sweep::MAX_RANGE_POINTS)?;
+    m.add("SWEEP_DEFAULT_QUICK_REPLICATIONS", atmsim_scenario::sweep::DEFAULT_QUICK_REPLICATIONS)?;
     m.add_function(wrap_pyfunction!(bench_hold, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cell_queue, m)?)?;
     Ok(())

@@ -7,12 +7,17 @@
 //!   would be valid ([`ScenarioError`]);
 //! - [`run`]: build the kernel simulation for (seed, run) and run it, adding per-flow
 //!   books from the conservation ledger, the `[probes] keep` filter and the sampled
-//!   time series.
+//!   time series;
+//! - [`sweep`]: the `[sweep]` table (grids, ranges, zip, replications, precision
+//!   targets), read from the same document with the same errors, and the per-point
+//!   seed.
 
 pub mod error;
 pub mod load;
 pub mod run;
+pub mod sweep;
 
 pub use error::{Location, ScenarioError};
 pub use load::{ComponentDecl, Scenario, SeriesReq, Wire};
 pub use run::{FlowBooks, RunResult, SeriesRow};
+pub use sweep::{point_seed, SweepSpec};

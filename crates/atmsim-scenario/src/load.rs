@@ -109,19 +109,19 @@ pub struct Scenario {
 /// Where each line of the text starts, to turn byte offsets into line numbers in
 /// O(log n) (counting newlines from the top for every key made loading a 10,000-VC
 /// scenario quadratic: 23 s).
-struct LineIndex(Vec<usize>);
+pub(crate) struct LineIndex(Vec<usize>);
 
 impl LineIndex {
-    fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         LineIndex(std::iter::once(0).chain(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1)).collect())
     }
 }
 
-fn line_of(lines: &LineIndex, span: Option<std::ops::Range<usize>>) -> Option<usize> {
+pub(crate) fn line_of(lines: &LineIndex, span: Option<std::ops::Range<usize>>) -> Option<usize> {
     span.map(|s| lines.0.partition_point(|&start| start <= s.start))
 }
 
-fn invalid(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
+pub(crate) fn invalid(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::Invalid { at: Location { file: file.into(), line, key: key.into() }, msg: msg.into() }
 }
 
@@ -163,13 +163,22 @@ fn entries(lines: &LineIndex, file: &str, table: &Table, prefix: &str) -> Result
 
 /// Parses TOML text into the raw structure; syntax and shape errors only.
 pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
-    let doc = ImDocument::parse(text).map_err(|e| {
+    let doc = parse_doc(text, file)?;
+    raw_from_doc(&doc, &LineIndex::new(text), file)
+}
+
+/// The TOML document with its spans (one parse, shared by the scenario and the
+/// `[sweep]` reader, [`crate::sweep`]).
+pub(crate) fn parse_doc<'t>(text: &'t str, file: &str) -> Result<ImDocument<&'t str>, ScenarioError> {
+    ImDocument::parse(text).map_err(|e| {
         let msg = e.message().trim().replace('\n', " ");
         invalid(file, line_of(&LineIndex::new(text), e.span()), "", format!("TOML syntax: {msg}"))
-    })?;
+    })
+}
+
+/// The raw scenario of a parsed document (`lines` indexes the document's text).
+pub(crate) fn raw_from_doc(doc: &ImDocument<&str>, lines: &LineIndex, file: &str) -> Result<RawScenario, ScenarioError> {
     let root = doc.as_table();
-    let lines = LineIndex::new(text);
-    let lines = &lines;
     let dir = std::path::Path::new(file).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).to_path_buf();
     let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![], dir };
     let top = ["connections", "scenario", "components", "probes", "sweep"];
@@ -210,9 +219,8 @@ pub fn parse_raw(text: &str, file: &str) -> Result<RawScenario, ScenarioError> {
                 }
             }
             "sweep" => {
-                // Parameter grids and replications: read and checked by the Python sweep
-                // front end (python/atmsim/sweep.py), which applies each point through
-                // `with_overrides`. A single run ignores it.
+                // Parameter grids and replications: read and checked by
+                // `crate::sweep` (from this same document); a single run ignores it.
                 if !item.is_table() {
                     return Err(invalid(file, line, "sweep", "must be a table: [sweep]"));
                 }
