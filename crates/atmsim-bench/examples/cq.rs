@@ -38,6 +38,7 @@ mod skel {
     }
     impl Component for M {
         type Msg = u64;
+        type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, u64>) {
             if let M::Src { g, mean, .. } = self {
                 let x: f64 = Exp1.sample(g);

@@ -17,6 +17,11 @@ pub struct Ledger {
     pub replicated: Vec<u64>,
     /// (cause, flow) → cells dropped.
     pub dropped: BTreeMap<(&'static str, u32), u64>,
+    /// Message payloads the run's store still holds at the end of the run.
+    pub payloads_live: u64,
+    /// Payloads referred to by messages the components still hold (in buffers, on
+    /// wires). Every other live payload was never released: a leak.
+    pub payloads_held: u64,
 }
 
 fn bump(v: &mut Vec<u64>, flow: u32, n: u64) {
@@ -39,6 +44,9 @@ impl Ledger {
     }
     pub fn add_in_flight(&mut self, flow: u32, n: u64) {
         bump(&mut self.in_flight, flow, n);
+    }
+    pub fn add_payloads_held(&mut self, n: u64) {
+        self.payloads_held += n;
     }
     pub fn add_dropped(&mut self, cause: &'static str, flow: u32, n: u64) {
         if n > 0 {
@@ -84,6 +92,14 @@ impl Ledger {
                     "flow {f}: generated {g} + replicated {r} != delivered {d} + dropped {x} + in flight {i}"
                 ));
             }
+        }
+        if self.payloads_live != self.payloads_held {
+            out.push(format!(
+                "payloads: {} live in the store at the end of the run, {} held by messages in flight ({} never released)",
+                self.payloads_live,
+                self.payloads_held,
+                self.payloads_live.abs_diff(self.payloads_held)
+            ));
         }
         out
     }

@@ -25,16 +25,31 @@ use crate::time::{SimDuration, SimTime};
 /// Port number on a component (inputs and outputs are numbered separately).
 pub type PortId = u16;
 
+/// Per-run state a model set shares through [`Ctx::store`] (atmsim's models keep
+/// message payloads there). The kernel knows nothing of what it holds; at the end of a
+/// run it asks for its books ([`Ledger::payloads_live`]), so a payload that was never
+/// released fails the conservation check like a lost cell.
+pub trait RunStore: Default {
+    /// Adds what the store still holds to the ledger.
+    fn ledger(&self, ledger: &mut Ledger) {
+        let _ = ledger;
+    }
+}
+
+impl RunStore for () {}
+
 /// A model component.
 pub trait Component {
     /// The message type that crosses ports.
     type Msg;
+    /// The per-run store handlers reach through [`Ctx::store`] (`()` for none).
+    type Store: RunStore;
     /// Called once at time zero, in component order.
-    fn start(&mut self, ctx: &mut Ctx<'_, Self::Msg>);
+    fn start(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Store>);
     /// A timer this component scheduled has fired.
-    fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Self::Msg>);
+    fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Self::Msg, Self::Store>);
     /// A message arrived on input port `port`.
-    fn on_message(&mut self, port: PortId, msg: Self::Msg, ctx: &mut Ctx<'_, Self::Msg>);
+    fn on_message(&mut self, port: PortId, msg: Self::Msg, ctx: &mut Ctx<'_, Self::Msg, Self::Store>);
     /// Warm-up deletion: forget statistics gathered before `now`.
     fn reset_stats(&mut self, now: SimTime);
     /// Write this component's probe rows; `path` is its name.
@@ -83,23 +98,30 @@ impl<M> Mail<M> {
     }
 }
 
-/// What handlers change besides their component: the future-event list, the mail and
-/// a reported fault. One struct, so that a `Ctx` is three words to set up per event.
-struct Core<M> {
+/// What handlers change besides their component: the future-event list, the mail, a
+/// reported fault and the run's store. One struct, so that a `Ctx` is three words to
+/// set up per event.
+struct Core<M, S> {
     queue: EventQueue,
     mail: Mail<M>,
     fault: Option<String>,
+    store: S,
 }
 
 /// What a component may do while handling an event.
-pub struct Ctx<'a, M> {
+pub struct Ctx<'a, M, S = ()> {
     /// The current instant.
     pub now: SimTime,
     id: CompId,
-    core: &'a mut Core<M>,
+    core: &'a mut Core<M, S>,
 }
 
-impl<M> Ctx<'_, M> {
+impl<M, S> Ctx<'_, M, S> {
+    /// The run's store (see [`RunStore`]).
+    #[inline(always)]
+    pub fn store(&mut self) -> &mut S {
+        &mut self.core.store
+    }
     /// Schedules timer `tag` on this component at `t`. A time in the past is a model bug:
     /// the run stops with [`SimError::ModelPanic`].
     #[inline(always)]
@@ -161,7 +183,7 @@ pub struct Simulation<C: Component> {
     paths: Vec<String>,
     port_base: Vec<u32>,
     routes: Vec<Route>,
-    core: Core<C::Msg>,
+    core: Core<C::Msg, C::Store>,
     fingerprint: u64,
     events: u64,
     series: Option<(SimDuration, Vec<SeriesProbe>)>,
@@ -190,7 +212,7 @@ impl<C: Component> Simulation<C> {
             paths,
             port_base,
             routes: flat,
-            core: Core { queue: EventQueue::with_capacity(1024), mail: Mail { first: None, rest: VecDeque::with_capacity(64) }, fault: None },
+            core: Core { queue: EventQueue::with_capacity(1024), mail: Mail { first: None, rest: VecDeque::with_capacity(64) }, fault: None, store: C::Store::default() },
             fingerprint: 0xcbf2_9ce4_8422_2325,
             events: 0,
             series: None,
@@ -345,6 +367,7 @@ impl<C: Component> Simulation<C> {
             c.report(end, path, &mut report);
             c.ledger(&mut ledger);
         }
+        self.core.store.ledger(&mut ledger);
         let bad = ledger.violations();
         if !bad.is_empty() {
             return Err(SimError::Conservation(bad.join("; ")));
@@ -369,6 +392,7 @@ mod tests {
 
     impl Component for Bouncer {
         type Msg = u32;
+        type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
             if self.serve {
                 ctx.send(0, 1);
@@ -418,6 +442,7 @@ mod tests {
 
     impl Component for Relay {
         type Msg = u32;
+        type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
             if ctx.id() == 0 {
                 (1..=3).for_each(|m| ctx.send(m as PortId - 1, m));
@@ -454,6 +479,7 @@ mod tests {
 
     impl Component for Ticker {
         type Msg = ();
+        type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, ()>) {
             ctx.schedule_in(SimDuration(10), 0);
         }

@@ -4,11 +4,16 @@
 //! source emitted it (for delay), the flow it belongs to (for conservation and per-flow
 //! statistics, stable end to end), its VC label (which switches may rewrite), a
 //! per-flow sequence number (for AAL5 traffic: the PDU number), header flags, a per-hop
-//! scratch index, for AAL5 the PDU's cell count, and for TCP segments the few header
-//! fields a receiver acts on. Byte-exact encodings live in the wire
-//! layer and are used by tests and checking modes, not here.
+//! scratch index, for AAL5 the PDU's cell count, and a handle to a payload (a TCP/IP
+//! header, RM-cell fields, ...) in the run's store ([`crate::payload`]). Frames (an
+//! FDDI or IP frame: a length in octets, sent in octet time) are the other kind of
+//! [`Msg`]. Byte-exact encodings live in the wire layer and are used by tests and the
+//! checking mode, not here.
 
-use atmsim_kernel::SimTime;
+use atmsim_kernel::{Ledger, SimTime};
+
+use crate::kind::Cx;
+use crate::payload::PayloadId;
 
 /// PTI bit 0 of a user cell: end of an AAL5 PDU.
 pub const FLAG_EOP: u8 = 0x01;
@@ -22,7 +27,7 @@ pub const FLAG_EFCI: u8 = 0x08;
 impl Cell {
     /// A cell-level source's cell (no AAL).
     pub fn plain(born: SimTime, flow: u32, vc: u32, seq: u32) -> Cell {
-        Cell { born, flow, vc, seq, tcp_word: 0, flags: 0, tcp_flags: 0, aux: 0, pdu_cells: 0, tcp_half: 0 }
+        Cell { born, flow, vc, seq, payload: PayloadId::NONE, flags: 0, aux: 0, pdu_cells: 0 }
     }
     pub fn is_eop(&self) -> bool {
         self.flags & FLAG_EOP != 0
@@ -37,21 +42,15 @@ pub struct Cell {
     /// VC label: `(VPI << 16) | VCI`.
     pub vc: u32,
     pub seq: u32,
-    /// TCP segments (see `host::tcp::Segment::to_wire`): the sequence number of a data
-    /// segment or the acknowledgement number of an ACK; 0 for other traffic. The TCP
-    /// header fields live in what would otherwise be padding, so a cell stays 32 bytes.
-    pub tcp_word: u32,
+    /// What the cell carries beyond its metadata ([`PayloadId::NONE`] for most cells).
+    pub payload: PayloadId,
     pub flags: u8,
-    /// TCP segment flags (`host::tcp::F_*`); 0 for other traffic.
-    pub tcp_flags: u8,
     /// Per-hop scratch set by the component that queues the cell (a switch puts the
     /// output port's VC-entry index here: per-VC queue and counters); 0 elsewhere.
     pub aux: u16,
     /// For AAL5 traffic, the number of cells of this cell's PDU (what the receiver
     /// learns from the trailer's Length field); 0 for cell-level sources.
     pub pdu_cells: u16,
-    /// TCP: a data segment's length or an ACK's window (in units of 2^`WIN_SHIFT` octets).
-    pub tcp_half: u16,
 }
 
 const _: () = assert!(std::mem::size_of::<Cell>() == 32, "a cell's metadata stays 32 bytes");
@@ -80,8 +79,97 @@ pub fn vc_name(vc: u32) -> String {
     if vpi == 0 { format!("vc{vci}") } else { format!("vc{vpi}.{vci}") }
 }
 
-/// Every message type that crosses a port. A closed enum: later models add variants.
+/// A frame: a unit of a frame-based LAN or of IP (an FDDI frame, an IP datagram on a
+/// LAN), not a cell. It has a length in octets and is transmitted in octet time; what
+/// its header says is its payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// When its source made it (for delay).
+    pub born: SimTime,
+    /// The flow it belongs to (conservation, per-flow statistics).
+    pub flow: u32,
+    /// Its length on the medium in octets, headers and trailers included.
+    pub octets: u32,
+    /// The address it is sent to (a station, or a connection number such as an ICN).
+    pub dst: u32,
+    /// Per-flow sequence number.
+    pub seq: u32,
+    pub payload: PayloadId,
+}
+
+/// What a port carries: cells or frames. Wiring an output to an input that carries the
+/// other is a load-time error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carries {
+    Cells,
+    Frames,
+}
+
+impl Carries {
+    pub fn name(self) -> &'static str {
+        match self {
+            Carries::Cells => "cells",
+            Carries::Frames => "frames",
+        }
+    }
+}
+
+/// Every message type that crosses a port.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
     Cell(Cell),
+    Frame(Frame),
+}
+
+/// Drops `cell` where it is: releases its payload. Every model that drops a cell calls
+/// this (and books the drop under its cause in its ledger), so a dropped cell never
+/// leaves a payload behind.
+#[inline(always)]
+pub fn discard(cell: &Cell, ctx: &mut Cx<'_>) {
+    if cell.payload.is_some() {
+        ctx.store().release(cell.payload);
+    }
+}
+
+/// The cells one component dropped under one cause, per flow: the one way a model
+/// drops a cell ([`Drops::drop`] counts it for the ledger and releases its payload).
+#[derive(Clone, Debug)]
+pub struct Drops {
+    cause: &'static str,
+    by_flow: Vec<u64>,
+}
+
+impl Drops {
+    /// A drop book for `cause` (a ledger cause such as `buffer_full` or `no_route`).
+    pub const fn new(cause: &'static str) -> Drops {
+        Drops { cause, by_flow: Vec::new() }
+    }
+    /// Drops `cell`: books it under this cause for its flow and releases its payload.
+    #[cold]
+    pub fn drop(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
+        let f = cell.flow as usize;
+        if self.by_flow.len() <= f {
+            self.by_flow.resize(f + 1, 0);
+        }
+        self.by_flow[f] += 1;
+        discard(cell, ctx);
+    }
+    /// Cells dropped, all flows.
+    pub fn total(&self) -> u64 {
+        self.by_flow.iter().sum()
+    }
+    /// Adds these drops to the ledger under their cause.
+    pub fn ledger(&self, l: &mut Ledger) {
+        for (f, &n) in self.by_flow.iter().enumerate() {
+            l.add_dropped(self.cause, f as u32, n);
+        }
+    }
+}
+
+/// Books one cell a component still holds at the end of the run: in flight for its
+/// flow, and its payload as held (see [`crate::payload`]).
+#[inline]
+pub fn book_in_flight(l: &mut Ledger, cell: &Cell) {
+    l.add_in_flight(cell.flow, 1);
+    l.add_payloads_held(u64::from(cell.payload.is_some()));
 }

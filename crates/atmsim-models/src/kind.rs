@@ -7,12 +7,13 @@
 use atmsim_kernel::probe::{ProbeSpec, Report};
 use atmsim_kernel::{rng, Ctx, Ledger, PortId, SimTime};
 
-use crate::cell::{Cell, Msg};
+use crate::cell::{Cell, Frame, Msg};
+use crate::payload::Payloads;
 use crate::params::{ParamIssue, ParamSpec, Params};
 use crate::series::KindSeries;
 
 /// The context every model's handlers get.
-pub type Cx<'a> = Ctx<'a, Msg>;
+pub type Cx<'a> = Ctx<'a, Msg, Payloads>;
 
 /// A model kind's behaviour. The kernel's `Component` is implemented once, for the
 /// generated [`crate::Model`] enum, by delegating to this trait.
@@ -32,6 +33,11 @@ pub trait Kind: Sized {
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let _ = (port, cell);
         ctx.fail("this kind has no cell inputs".into());
+    }
+    /// A frame arrived on input port `port`.
+    fn on_frame(&mut self, port: PortId, frame: Frame, ctx: &mut Cx<'_>) {
+        let _ = (port, frame);
+        ctx.fail("this kind has no frame inputs".into());
     }
     /// Warm-up deletion: forget statistics gathered before `now`.
     fn reset_stats(&mut self, now: SimTime);

@@ -23,6 +23,7 @@ pub mod kind;
 pub mod host;
 pub mod link;
 pub mod params;
+pub mod payload;
 pub mod series;
 pub mod suggest;
 pub mod switch;
@@ -35,9 +36,10 @@ use traffic::sink;
 use std::borrow::{Borrow, BorrowMut};
 
 use atmsim_kernel::probe::Report;
-use atmsim_kernel::{Component, Ctx, Ledger, PortId, SimTime};
+use atmsim_kernel::{Component, Ledger, PortId, SimTime};
 
-pub use cell::{Cell, Msg};
+pub use cell::{Carries, Cell, Frame, Msg};
+pub use payload::{Payload, PayloadId, Payloads};
 pub use kind::{BuildInfo, Cx, Kind, KindInfo, KindSpec, PortDecl, PortSpec, Ports};
 
 /// The type a variant holds: the model itself, or a box for the large ones (so that
@@ -77,18 +79,21 @@ macro_rules! models {
 
         impl Component for Model {
             type Msg = Msg;
+            type Store = Payloads;
 
-            fn start(&mut self, ctx: &mut Ctx<'_, Msg>) {
+            fn start(&mut self, ctx: &mut Cx<'_>) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::start(BorrowMut::<$ty>::borrow_mut(m), ctx), )+ }
             }
             #[inline(always)]
-            fn on_timer(&mut self, tag: u32, ctx: &mut Ctx<'_, Msg>) {
+            fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::on_timer(BorrowMut::<$ty>::borrow_mut(m), tag, ctx), )+ }
             }
             #[inline(always)]
-            fn on_message(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx<'_, Msg>) {
-                let Msg::Cell(cell) = msg;
-                match self { $( Model::$variant(m) => <$ty as Kind>::on_cell(BorrowMut::<$ty>::borrow_mut(m), port, cell, ctx), )+ }
+            fn on_message(&mut self, port: PortId, msg: Msg, ctx: &mut Cx<'_>) {
+                match msg {
+                    Msg::Cell(cell) => match self { $( Model::$variant(m) => <$ty as Kind>::on_cell(BorrowMut::<$ty>::borrow_mut(m), port, cell, ctx), )+ },
+                    Msg::Frame(frame) => match self { $( Model::$variant(m) => <$ty as Kind>::on_frame(BorrowMut::<$ty>::borrow_mut(m), port, frame, ctx), )+ },
+                }
             }
             fn reset_stats(&mut self, now: SimTime) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::reset_stats(BorrowMut::<$ty>::borrow_mut(m), now), )+ }

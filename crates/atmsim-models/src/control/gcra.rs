@@ -36,6 +36,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimDuration, SimTime};
 
+use crate::cell::Drops;
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg, FLAG_CLP};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
@@ -135,7 +136,7 @@ pub struct Upc {
     by_label: HashMap<u32, usize>,
     rx: u64,
     nonconforming: u64,
-    drops_by_flow: Vec<u64>,
+    drops: Drops,
 }
 
 /// T in picoseconds from a peak cell rate or an increment (at most one of them).
@@ -187,7 +188,7 @@ impl Upc {
             Some("count") => Action::Count,
             _ => Action::Drop,
         };
-        let mut upc = Upc { action, whole: None, per_vc: Vec::new(), by_label: HashMap::new(), rx: 0, nonconforming: 0, drops_by_flow: Vec::new() };
+        let mut upc = Upc { action, whole: None, per_vc: Vec::new(), by_label: HashMap::new(), rx: 0, nonconforming: 0, drops: Drops::new("upc") };
         match p.list("vcs") {
             None => {
                 let t = t.ok_or_else(|| ParamIssue::new("pcr", "a gcra needs pcr (a rate) or increment (a time)"))?;
@@ -240,11 +241,7 @@ impl crate::kind::Kind for Upc {
                 self.nonconforming += 1;
                 match self.action {
                     Action::Drop => {
-                        let f = cell.flow as usize;
-                        if self.drops_by_flow.len() <= f {
-                            self.drops_by_flow.resize(f + 1, 0);
-                        }
-                        self.drops_by_flow[f] += 1;
+                        self.drops.drop(&cell, ctx);
                         return;
                     }
                     Action::Tag => cell.flags |= FLAG_CLP,
@@ -277,9 +274,7 @@ impl crate::kind::Kind for Upc {
         rows(out, path, self.rx, self.nonconforming);
     }
     fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.drops_by_flow.iter().enumerate() {
-            l.add_dropped("upc", f as u32, n);
-        }
+        self.drops.ledger(l);
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }

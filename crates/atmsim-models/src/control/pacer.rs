@@ -21,7 +21,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, Rate, SimTime};
 
-use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::cell::{book_in_flight, parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
@@ -76,7 +76,7 @@ impl Pacer {
     /// Cells held, by flow (for the conservation ledger).
     pub fn ledger(&self, l: &mut Ledger) {
         for (_, c) in &self.queue {
-            l.add_in_flight(c.flow, 1);
+            book_in_flight(l, c);
         }
     }
 }

@@ -43,6 +43,7 @@ use crate::control::pacer::Pacer;
 use conn::{Conn, Endpoint};
 use tcp::Segment;
 use crate::cell::Cell;
+use crate::payload::Payload;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::traffic::exp_ps;
 use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
@@ -117,8 +118,8 @@ struct PendingPdu {
     seq: u32,
     cells: u16,
     last: bool,
-    /// TCP header fields carried by the cells (word, half, flags).
-    tcp: (u32, u16, u8),
+    /// The headers the PDU's last cell carries (TCP segments), as a payload.
+    headers: Option<Payload>,
     pacer: Option<u16>,
 }
 
@@ -301,7 +302,7 @@ impl Host {
             if self.sar.is_empty() {
                 ctx.schedule_at(at, TAG_SAR);
             }
-            self.sar.push_back(PendingPdu { at, born, vc: self.vc, seq: encode_seq(kind, id, i as u8), cells, last: i + 1 == n, tcp: (0, 0, 0), pacer: None });
+            self.sar.push_back(PendingPdu { at, born, vc: self.vc, seq: encode_seq(kind, id, i as u8), cells, last: i + 1 == n, headers: None, pacer: None });
         }
     }
 
@@ -311,8 +312,6 @@ impl Host {
         let now = ctx.now;
         self.send_pdus(kind, id, now, &cells, ctx);
     }
-
-
 
     /// Moves the segments a connection just produced onto the CPU queue and re-arms its
     /// fine timer.
@@ -366,7 +365,8 @@ impl Host {
             ctx.schedule_at(at, TAG_SAR);
         }
         let cells = aal5::cells_for(seg.ip_len() + LLC_SNAP) as u16;
-        self.sar.push_back(PendingPdu { at, born: ctx.now, vc: c.out_vc, seq: encode_seq(Kind::Tcp, id, 0), cells, last: true, tcp: seg.to_wire(), pacer: c.pacer.map(|p| p as u16) });
+        let headers = c.headers(seg, id as u16);
+        self.sar.push_back(PendingPdu { at, born: ctx.now, vc: c.out_vc, seq: encode_seq(Kind::Tcp, id, 0), cells, last: true, headers: Some(headers), pacer: c.pacer.map(|p| p as u16) });
     }
 
     fn tcp_tick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
@@ -440,7 +440,9 @@ impl Host {
                 if p.last {
                     c.flags |= FLAG_LAST_FRAGMENT;
                 }
-                (c.tcp_word, c.tcp_half, c.tcp_flags) = p.tcp;
+                if let (true, Some(h)) = (c.is_eop(), p.headers) {
+                    c.payload = ctx.store().insert(h);
+                }
                 self.generated += 1;
                 match p.pacer {
                     Some(k) => {
@@ -454,15 +456,18 @@ impl Host {
         }
     }
 
-
     /// A whole TCP segment arrived on `cell.vc` (`cell` is its last cell): queue it for
     /// the CPU of the connection receiving on that VC.
-    fn tcp_input(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
+    fn tcp_input(&mut self, cell: &Cell, headers: Option<Payload>, ctx: &mut Cx<'_>) {
         let Some(i) = self.conns.iter().position(|c| c.in_vc == cell.vc) else {
             self.tcp_strays += 1;
             return;
         };
-        let seg = Segment::from_wire(cell.tcp_word, cell.tcp_half, cell.tcp_flags, self.conns[i].near());
+        let Some(Payload::Tcp { tcp, .. }) = headers else {
+            ctx.fail(format!("a TCP segment arrived on {} without its TCP header", crate::cell::vc_name(cell.vc)));
+            return;
+        };
+        let seg = Segment::from_repr(&tcp, self.conns[i].near());
         self.cpu.push_back(Job { conn: i as u16, rx: true, seg });
         self.cpu_kick(ctx);
     }
@@ -515,10 +520,6 @@ impl Host {
         }
     }
 
-
-
-
-
 }
 
 impl crate::kind::Kind for Host {
@@ -540,6 +541,9 @@ impl crate::kind::Kind for Host {
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
+        // The host consumes every cell it gets: a payload is taken out of the store
+        // whether or not its PDU completes.
+        let headers = if cell.payload.is_some() { ctx.store().take(cell.payload) } else { None };
         let idx = match self.reassembly.iter().position(|(vc, _)| *vc == cell.vc) {
             Some(i) => i,
             None => {
@@ -558,7 +562,7 @@ impl crate::kind::Kind for Host {
                     self.delivered_by_flow[f] += cells as u64;
                     self.pdus_rx += 1;
                     if decode_seq(pdu).0 == Kind::Tcp {
-                        self.tcp_input(&cell, ctx);
+                        self.tcp_input(&cell, headers, ctx);
                         continue;
                     }
                     self.ip_input(cell.flow, pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, cells as u16, born, ctx);

@@ -29,6 +29,7 @@
 //!   RTO = srtt + 4·rttvar fired exactly, delayed ACK after `delack_time`), the
 //!   "without BSD timers" model of lazarou96 section 5.
 
+use atmsim_wire::tcp::{TcpFlags, TcpRepr};
 use std::collections::BTreeMap;
 
 use atmsim_kernel::{SimDuration, SimTime};
@@ -40,11 +41,11 @@ pub const WIN_SHIFT: u32 = 4;
 /// The largest window the wire encoding carries.
 pub const MAX_WINDOW: u64 = (u16::MAX as u64) << WIN_SHIFT;
 
-/// Segment flags as the cells carry them.
+/// Segment flags (carried in the TCP header as SYN, ACK and PSH).
 pub const F_SYN: u8 = 0x01;
-/// The segment's word is an acknowledgement number and its half a window.
+/// The segment acknowledges: its `ack` and `win` mean something.
 pub const F_ACK: u8 = 0x02;
-/// The segment carries data: its word is the sequence number and its half the length.
+/// The segment carries data: its `seq` and `len` mean something.
 pub const F_DATA: u8 = 0x04;
 
 /// BSD's retransmit backoff multipliers (`tcp_backoff[]`).
@@ -76,20 +77,55 @@ impl Segment {
     pub fn ip_len(&self) -> usize {
         HEADERS + self.len as usize
     }
-    /// What the cells carry: (word, half, flags).
-    pub fn to_wire(&self) -> (u32, u16, u8) {
+    /// The segment's TCP header (RFC 793): a data segment's sequence number and length,
+    /// an ACK's acknowledgement number and window (in units of 2^`WIN_SHIFT` octets,
+    /// as with an RFC 1323 window scale); numbers are sent modulo 2^32.
+    pub fn to_repr(&self, src_port: u16, dst_port: u16) -> TcpRepr {
+        let mut flags = TcpFlags::default();
+        if self.flags & F_SYN != 0 {
+            flags |= TcpFlags::SYN;
+        }
         if self.flags & F_ACK != 0 {
-            (self.ack as u32, (self.win >> WIN_SHIFT).min(u16::MAX as u64) as u16, self.flags)
-        } else {
-            (self.seq as u32, self.len.min(u16::MAX as u32) as u16, self.flags)
+            flags |= TcpFlags::ACK;
+        }
+        if self.flags & F_DATA != 0 {
+            flags |= TcpFlags::PSH;
+        }
+        TcpRepr {
+            src_port,
+            dst_port,
+            seq: self.seq as u32,
+            ack: self.ack as u32,
+            flags,
+            window: (self.win >> WIN_SHIFT).min(u16::MAX as u64) as u16,
+            urgent: 0,
+            mss: None,
+            window_scale: None,
+            payload_len: self.len as usize,
         }
     }
-    /// Rebuilds a segment from the cells, unwrapping 32-bit numbers near `near`.
-    pub fn from_wire(word: u32, half: u16, flags: u8, near: u64) -> Segment {
-        if flags & F_ACK != 0 {
-            Segment { flags, seq: 0, len: 0, ack: unwrap_seq(word, near), win: (half as u64) << WIN_SHIFT }
-        } else {
-            Segment { flags, seq: unwrap_seq(word, near), len: half as u32, ack: 0, win: 0 }
+    /// Rebuilds a segment from its TCP header, unwrapping 32-bit numbers near `near`:
+    /// the sequence number and length of a data segment (PSH), the acknowledgement
+    /// number and window of an ACK.
+    pub fn from_repr(h: &TcpRepr, near: u64) -> Segment {
+        let mut flags = 0;
+        if h.flags.contains(TcpFlags::SYN) {
+            flags |= F_SYN;
+        }
+        if h.flags.contains(TcpFlags::ACK) {
+            flags |= F_ACK;
+        }
+        if h.flags.contains(TcpFlags::PSH) {
+            flags |= F_DATA;
+        }
+        let data = flags & F_DATA != 0;
+        let ack = flags & F_ACK != 0;
+        Segment {
+            flags,
+            seq: if data { unwrap_seq(h.seq, near) } else { 0 },
+            len: if data { h.payload_len.min(u32::MAX as usize) as u32 } else { 0 },
+            ack: if ack { unwrap_seq(h.ack, near) } else { 0 },
+            win: if ack { (h.window as u64) << WIN_SHIFT } else { 0 },
         }
     }
 }
@@ -790,11 +826,11 @@ mod tests {
     #[test]
     fn wire_round_trip_and_unwrap() {
         let s = Segment::data((1u64 << 32) + 5, 9140);
-        let (w, h, f) = s.to_wire();
-        assert_eq!(Segment::from_wire(w, h, f, (1u64 << 32) - 100), s);
+        assert_eq!(Segment::from_repr(&s.to_repr(1, 2), (1u64 << 32) - 100), s);
         let a = Segment::ack(77, 131_072);
-        let (w, h, f) = a.to_wire();
-        assert_eq!(Segment::from_wire(w, h, f, 50), a);
+        let h = a.to_repr(2, 1);
+        assert_eq!((h.ack, h.window, h.flags), (77, (131_072u64 >> WIN_SHIFT) as u16, TcpFlags::ACK));
+        assert_eq!(Segment::from_repr(&h, 50), a);
         assert_eq!(unwrap_seq(3, u32::MAX as u64 - 2), (1u64 << 32) + 3);
     }
 

@@ -13,6 +13,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, SimTime, Stream};
 use rand::Rng;
 
+use crate::cell::Drops;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -29,13 +30,13 @@ pub struct Loss {
     rng: Stream,
     rx: u64,
     dropped: u64,
-    drops_by_flow: Vec<u64>,
+    drops: Drops,
 }
 
 impl Loss {
     pub fn new(p: &Params, rng: Stream) -> Result<Self, ParamIssue> {
         let prob = p.float("p").ok_or_else(|| ParamIssue::new("p", "missing"))?;
-        Ok(Loss { p: prob, rng, rx: 0, dropped: 0, drops_by_flow: Vec::new() })
+        Ok(Loss { p: prob, rng, rx: 0, dropped: 0, drops: Drops::new("random_loss") })
     }
 
 
@@ -52,11 +53,7 @@ impl crate::kind::Kind for Loss {
         self.rx += 1;
         if self.rng.random::<f64>() < self.p {
             self.dropped += 1;
-            let f = cell.flow as usize;
-            if self.drops_by_flow.len() <= f {
-                self.drops_by_flow.resize(f + 1, 0);
-            }
-            self.drops_by_flow[f] += 1;
+            self.drops.drop(&cell, ctx);
         } else {
             ctx.send(0, Msg::Cell(cell));
         }
@@ -70,9 +67,7 @@ impl crate::kind::Kind for Loss {
         out.push(path, "loss_drop_cells", "count", self.dropped as f64, "cells");
     }
     fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.drops_by_flow.iter().enumerate() {
-            l.add_dropped("random_loss", f as u32, n);
-        }
+        self.drops.ledger(l);
     }
 }
 

@@ -27,7 +27,7 @@ use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::BufferPolicy;
-use crate::cell::{Cell, Msg};
+use crate::cell::{book_in_flight, discard, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
@@ -211,10 +211,12 @@ impl Transmitter {
         }
         if self.policy.is_some() {
             if !self.admit_with_policy(cell, now) {
+                discard(&cell, ctx);
                 return;
             }
         } else if !self.buffer.admit(cell, now) {
             self.tail_drop(&cell);
+            discard(&cell, ctx);
             return;
         }
         if self.buffer.len() == 1 {
@@ -497,9 +499,9 @@ impl crate::kind::Kind for Transmitter {
                 l.add_dropped("ppd", f as u32, n[1]);
             }
         }
-        self.buffer.for_each(|c| l.add_in_flight(c.flow, 1));
+        self.buffer.for_each(|c| book_in_flight(l, c));
         for (_, c) in &self.wire {
-            l.add_in_flight(c.flow, 1);
+            book_in_flight(l, c);
         }
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

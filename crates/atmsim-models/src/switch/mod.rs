@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{parse_vc_label, vc_name, Cell};
+use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
@@ -159,7 +159,7 @@ pub struct Switch {
     in_rx: Vec<u64>,
     no_route: Vec<u64>,
     // whole run
-    no_route_by_flow: Vec<u64>,
+    no_route_drops: Drops,
     replicated_by_flow: Vec<u64>,
 }
 
@@ -237,7 +237,7 @@ impl Switch {
             out,
             in_rx: vec![0; n],
             no_route: vec![0; n],
-            no_route_by_flow: Vec::new(),
+            no_route_drops: Drops::new("no_route"),
             replicated_by_flow: Vec::new(),
         })
     }
@@ -263,17 +263,21 @@ impl crate::kind::Kind for Switch {
         let found = self.lookup[i].binary_search_by_key(&cell.vc, |e| e.0);
         let Ok(k) = found else {
             self.no_route[i] += 1;
-            bump(&mut self.no_route_by_flow, cell.flow as usize);
+            self.no_route_drops.drop(&cell, ctx);
             return;
         };
         let r = self.lookup[i][k].1 as usize;
         self.route_rx[r] += 1;
         for b in 0..self.routes[r].len() {
             let (o, vc, aux) = self.routes[r][b];
+            let mut c = Cell { vc, aux, ..cell };
             if b > 0 {
                 bump(&mut self.replicated_by_flow, cell.flow as usize);
+                // Each copy carries its own copy of the payload.
+                if cell.payload.is_some() {
+                    c.payload = ctx.store().duplicate(cell.payload);
+                }
             }
-            let c = Cell { vc, aux, ..cell };
             if self.delay.ps() == 0 {
                 self.out[o as usize].accept(c, ctx);
             } else {
@@ -339,14 +343,12 @@ impl crate::kind::Kind for Switch {
     }
     fn ledger(&self, l: &mut Ledger) {
         self.out.iter().for_each(|t| t.ledger(l));
-        for (f, &n) in self.no_route_by_flow.iter().enumerate() {
-            l.add_dropped("no_route", f as u32, n);
-        }
+        self.no_route_drops.ledger(l);
         for (f, &n) in self.replicated_by_flow.iter().enumerate() {
             l.add_replicated(f as u32, n);
         }
         for (_, _, c) in &self.line {
-            l.add_in_flight(c.flow, 1);
+            book_in_flight(l, c);
         }
     }
 }

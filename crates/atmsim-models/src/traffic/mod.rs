@@ -18,8 +18,9 @@ pub mod selfsimilar;
 pub mod sink;
 pub mod trace;
 
+use crate::kind::Cx;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ctx, Ledger, SimTime, CELL_BITS};
+use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 use rand_distr::{Distribution, Exp1};
 
 use crate::cell::{Cell, Msg};
@@ -118,7 +119,7 @@ impl SourceCore {
 
     /// Emits one cell on output port 0 now.
     #[inline(always)]
-    pub fn emit(&mut self, ctx: &mut Ctx<'_, Msg>) {
+    pub fn emit(&mut self, ctx: &mut Cx<'_>) {
         let cell = Cell::plain(ctx.now, self.flow, self.vc, self.seq);
         self.seq = self.seq.wrapping_add(1);
         self.generated += 1;
@@ -134,7 +135,7 @@ impl SourceCore {
     /// Emits cell `pdu_cells`-long PDU number `pdu`'s next cell now, marked end-of-PDU
     /// if `last` (trace-driven sources: AAL5 framing as a host's adapter does it).
     #[inline]
-    pub fn emit_pdu_cell(&mut self, ctx: &mut Ctx<'_, Msg>, pdu: u32, last: bool, pdu_cells: u16) {
+    pub fn emit_pdu_cell(&mut self, ctx: &mut Cx<'_>, pdu: u32, last: bool, pdu_cells: u16) {
         let mut cell = Cell::plain(ctx.now, self.flow, self.vc, pdu);
         cell.pdu_cells = pdu_cells;
         if last {

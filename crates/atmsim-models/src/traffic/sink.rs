@@ -74,6 +74,8 @@ impl crate::kind::Kind for Sink {
     #[inline(always)]
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
+        // The sink consumes the cell: its payload, if any, is released.
+        crate::cell::discard(&cell, ctx);
         let f = cell.flow as usize;
         if self.flows.len() <= f {
             self.flows.resize(f + 1, PerFlow::default());

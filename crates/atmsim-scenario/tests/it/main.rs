@@ -937,3 +937,46 @@ kind = "sink"
         assert_ne!(a.fingerprint, c.fingerprint);
     }
 }
+
+/// TCP headers travel as payloads of the segments' last cells; cells dropped anywhere
+/// (random loss on the data path, a full switch buffer) release theirs, so the books
+/// balance: every payload live at the end is held by a cell still in flight, and some
+/// are (a window is in flight at the end of the run).
+mod payloads {
+    use super::*;
+
+    /// Payloads held at the end of two runs of `rel` cut short by `cut`.
+    fn books(rel: &str, cut: &[(&str, &str)], cause: &str) -> u64 {
+        let path = format!("{}/../../scenarios/{rel}", env!("CARGO_MANIFEST_DIR"));
+        let over: Vec<(String, String)> = cut.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let sc = Scenario::load(&path).expect("load").with_overrides(&over).expect("override");
+        let mut held = 0;
+        for r in 0..2 {
+            let l = run(&sc, r).ledger;
+            assert!(l.dropped_by_cause().get(cause).copied().unwrap_or(0) > 0, "{rel}: cells dropped by {cause}: {l:?}");
+            assert_eq!(l.payloads_live, l.payloads_held, "{rel}: every live payload is held by a cell in flight");
+            assert!(l.payloads_held <= l.in_flight.iter().sum::<u64>());
+            held += l.payloads_held;
+        }
+        held
+    }
+
+    #[test]
+    fn dropped_and_delivered_segments_release_their_tcp_headers() {
+        // Random loss on the data path.
+        let held = books("validation/tcp_pftk.toml", &[("scenario.duration", "\"3 s\""), ("scenario.warmup", "\"1 s\"")], "random_loss");
+        assert!(held > 0, "segments on the wire at the end hold their headers");
+        // A full switch buffer (155 -> 100 Mb/s).
+        books("lazarou96/mismatch.toml", &[("scenario.duration", "\"1.2345 s\""), ("scenario.warmup", "\"0.5 s\"")], "buffer_full");
+    }
+
+    #[test]
+    fn a_payload_nobody_holds_fails_the_run() {
+        let mut l = atmsim_kernel::Ledger::default();
+        l.payloads_live = 3;
+        l.payloads_held = 2;
+        let v = l.violations();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].contains("1 never released"), "{}", v[0]);
+    }
+}

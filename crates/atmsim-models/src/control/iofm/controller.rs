@@ -88,6 +88,8 @@ pub struct Controller {
     pub armed: Option<u64>,
     waiting: usize,
     pub(super) drops_by_flow: Vec<u64>,
+    /// Cells dropped so far, all flows (the component releases a dropped cell's payload).
+    pub(super) dropped: u64,
     /// The last slot that carried a cell, and that cell's VC.
     last_sent: Option<(u64, usize)>,
     /// The last slot decided.
@@ -116,6 +118,7 @@ impl Controller {
             armed: None,
             waiting: 0,
             drops_by_flow: Vec::new(),
+            dropped: 0,
             last_sent: None,
             last_decided: None,
             adapt: None,
@@ -230,6 +233,7 @@ impl Controller {
                 self.drops_by_flow.resize(f + 1, 0);
             }
             self.drops_by_flow[f] += 1;
+            self.dropped += 1;
             return None;
         }
         vc.queue.push_back((now, cell));

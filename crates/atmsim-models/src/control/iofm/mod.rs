@@ -42,7 +42,7 @@ use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, SeriesKind, SimTime};
 
-use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::cell::{book_in_flight, discard, parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use crate::link::transmitter::{line_rate, PHY_NAMES};
@@ -208,8 +208,12 @@ impl crate::kind::Kind for Iofm {
         }
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let dropped = self.ctl.dropped;
         if let Some(slot) = self.ctl.arrive(cell, ctx.now) {
             self.arm(slot, ctx);
+        }
+        if self.ctl.dropped != dropped {
+            discard(&cell, ctx);
         }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
@@ -295,11 +299,11 @@ impl crate::kind::Kind for Iofm {
         }
         for v in &self.ctl.vcs {
             for (_, c) in &v.queue {
-                l.add_in_flight(c.flow, 1);
+                book_in_flight(l, c);
             }
         }
         if let Some(c) = &self.ctl.on_line {
-            l.add_in_flight(c.flow, 1);
+            book_in_flight(l, c);
         }
     }
 }

@@ -1,0 +1,153 @@
+//! Message payloads: what a cell or frame carries beyond its metadata (a TCP/IP
+//! header, an RM cell's fields, ...), kept in a per-run store and referred to by a
+//! [`PayloadId`] handle.
+//!
+//! A cell without a payload pays nothing for this layer: its handle is
+//! [`PayloadId::NONE`] and no store operation happens. Payload types are the wire
+//! crate's `Repr` types wherever one exists, so a payload can always be emitted as
+//! bytes and parsed back (the byte-exact checking mode).
+//!
+//! Lifetime rules (docs/architecture.md, "Message layer"):
+//! - a payload is created by the component that creates the message carrying it
+//!   ([`Payloads::insert`]);
+//! - whoever consumes the message takes the payload out ([`Payloads::take`]); whoever
+//!   drops it releases it ([`crate::cell::discard`]); a replicated cell gets a copy
+//!   ([`Payloads::duplicate`]);
+//! - at the end of a run every live payload must be referred to by a message still in
+//!   flight (components count them in their ledger, [`crate::cell::book_in_flight`]),
+//!   otherwise the run fails its conservation check, as for a lost cell.
+
+use atmsim_kernel::{Ledger, RunStore};
+use atmsim_wire::ipv4::Ipv4Repr;
+use atmsim_wire::rm::RmRepr;
+use atmsim_wire::tcp::TcpRepr;
+
+/// A handle into the run's [`Payloads`]; 0 is "no payload".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PayloadId(u32);
+
+impl PayloadId {
+    pub const NONE: PayloadId = PayloadId(0);
+    #[inline(always)]
+    pub fn is_some(self) -> bool {
+        self.0 != 0
+    }
+    #[inline(always)]
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// What a message can carry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Payload {
+    /// A TCP segment's headers (RFC 791, RFC 793), carried by the last cell of its
+    /// AAL5 PDU (the cell whose arrival completes the segment).
+    Tcp { ip: Ipv4Repr, tcp: TcpRepr },
+    /// An ABR resource-management cell's fields (ATM Forum TM 4.0, Table 5-4).
+    Rm(RmRepr),
+}
+
+/// The per-run payload store: a slab with a free list (no allocation per message once
+/// warm), owned by the simulation and reached through `Ctx::store`.
+#[derive(Debug, Default)]
+pub struct Payloads {
+    slots: Vec<Option<Payload>>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+impl Payloads {
+    /// Stores `p` and returns its handle.
+    pub fn insert(&mut self, p: Payload) -> PayloadId {
+        self.live += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(p);
+                PayloadId(i + 1)
+            }
+            None => {
+                self.slots.push(Some(p));
+                PayloadId(self.slots.len() as u32)
+            }
+        }
+    }
+
+    /// The payload behind `id`, if it is live.
+    pub fn get(&self, id: PayloadId) -> Option<&Payload> {
+        let i = (id.0 as usize).checked_sub(1)?;
+        self.slots.get(i)?.as_ref()
+    }
+
+    /// Takes the payload behind `id` out of the store (the message was consumed).
+    pub fn take(&mut self, id: PayloadId) -> Option<Payload> {
+        let i = (id.0 as usize).checked_sub(1)?;
+        let p = self.slots.get_mut(i)?.take()?;
+        self.free.push(i as u32);
+        self.live -= 1;
+        Some(p)
+    }
+
+    /// Releases the payload behind `id` (the message was dropped).
+    #[inline]
+    pub fn release(&mut self, id: PayloadId) {
+        let _ = self.take(id);
+    }
+
+    /// A copy of the payload behind `id` under a new handle (point-to-multipoint
+    /// replication); `NONE` stays `NONE`.
+    pub fn duplicate(&mut self, id: PayloadId) -> PayloadId {
+        match self.get(id).cloned() {
+            Some(p) => self.insert(p),
+            None => PayloadId::NONE,
+        }
+    }
+
+    /// Payloads stored and not yet taken or released.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+}
+
+impl RunStore for Payloads {
+    fn ledger(&self, ledger: &mut Ledger) {
+        ledger.payloads_live += self.live;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atmsim_wire::rm::RmRate;
+
+    fn rm(sn: u32) -> Payload {
+        let r = RmRate::from_cells_per_s(1000.0);
+        Payload::Rm(RmRepr { protocol_id: 1, backward: false, bn: false, ci: false, ni: false, ra: false, er: r, ccr: r, mcr: r, ql: 0, sn })
+    }
+
+    #[test]
+    fn handles_are_reused_and_books_count_live_payloads() {
+        let mut s = Payloads::default();
+        let a = s.insert(rm(1));
+        let b = s.insert(rm(2));
+        assert!(a.is_some() && b.is_some() && a != b);
+        assert_eq!(s.live(), 2);
+        assert_eq!(s.take(a), Some(rm(1)));
+        assert_eq!(s.take(a), None, "a payload is taken once");
+        assert_eq!(s.get(a), None);
+        let c = s.insert(rm(3));
+        assert_eq!(c, a, "the freed slot is reused");
+        let d = s.duplicate(b);
+        assert_eq!(s.get(d), Some(&rm(2)));
+        assert_eq!(s.duplicate(PayloadId::NONE), PayloadId::NONE);
+        s.release(b);
+        s.release(PayloadId::NONE);
+        assert_eq!(s.live(), 2);
+        let mut l = Ledger::default();
+        s.ledger(&mut l);
+        l.payloads_held = 1;
+        assert_eq!(l.violations().len(), 1, "one live payload no message holds is a leak");
+        l.payloads_held = 2;
+        assert!(l.violations().is_empty());
+    }
+}
