@@ -7,7 +7,7 @@
 use atmsim_kernel::probe::{ProbeSpec, Report};
 use atmsim_kernel::{rng, Ctx, Ledger, PortId, SimTime};
 
-use crate::cell::{Cell, Frame, Msg};
+use crate::cell::{Carries, Cell, Frame, Msg};
 use crate::payload::Payloads;
 use crate::params::{ParamIssue, ParamSpec, Params};
 use crate::series::KindSeries;
@@ -61,11 +61,24 @@ pub trait Kind: Sized {
     }
 }
 
-/// An input port declaration; `multi` inputs accept any number of connections.
+/// A port declaration: its name, what it carries (cells or frames) and, for an
+/// input, whether it accepts any number of connections (`multi`).
 #[derive(Clone, Copy, Debug)]
 pub struct PortSpec {
     pub name: &'static str,
     pub multi: bool,
+    pub carries: Carries,
+}
+
+impl PortSpec {
+    /// A cell port.
+    pub const fn cells(name: &'static str, multi: bool) -> PortSpec {
+        PortSpec { name, multi, carries: Carries::Cells }
+    }
+    /// A frame port.
+    pub const fn frames(name: &'static str, multi: bool) -> PortSpec {
+        PortSpec { name, multi, carries: Carries::Frames }
+    }
 }
 
 /// The ports of one component instance (kinds with a `ports` function decide them
@@ -84,11 +97,18 @@ pub struct PortDecl {
     pub multi: bool,
     /// Must be connected (unconnected optional ports are simply unused).
     pub required: bool,
+    /// What it carries (wiring cells to frames is a load-time error).
+    pub carries: Carries,
 }
 
 impl PortDecl {
+    /// The same port carrying `c`.
+    pub fn carrying(mut self, c: Carries) -> Self {
+        self.carries = c;
+        self
+    }
     pub fn new(name: impl Into<String>, multi: bool, required: bool) -> Self {
-        PortDecl { name: name.into(), multi, required }
+        PortDecl { name: name.into(), multi, required, carries: Carries::Cells }
     }
 }
 
@@ -124,7 +144,7 @@ pub struct KindInfo {
     pub params: &'static [&'static [ParamSpec]],
     /// Input ports (for kinds with `ports`, a description such as `p<N>`).
     pub inputs: &'static [PortSpec],
-    pub outputs: &'static [&'static str],
+    pub outputs: &'static [PortSpec],
     /// Per-instance ports, for kinds whose ports depend on parameters.
     pub ports: Option<fn(&Params) -> Ports>,
     pub probes: &'static [&'static [ProbeSpec]],
@@ -169,14 +189,14 @@ impl KindInfo {
         match self.ports {
             Some(f) => f(p),
             None => Ports {
-                inputs: self.inputs.iter().map(|i| PortDecl::new(i.name, i.multi, true)).collect(),
-                outputs: self.outputs.iter().map(|o| PortDecl::new(*o, false, true)).collect(),
+                inputs: self.inputs.iter().map(|i| PortDecl::new(i.name, i.multi, true).carrying(i.carries)).collect(),
+                outputs: self.outputs.iter().map(|o| PortDecl::new(o.name, false, true).carrying(o.carries)).collect(),
             },
         }
     }
 }
 
 /// One input that accepts one connection / any number of them; one output.
-pub const IN_ONE: [PortSpec; 1] = [PortSpec { name: "in", multi: false }];
-pub const IN_MANY: [PortSpec; 1] = [PortSpec { name: "in", multi: true }];
-pub const OUT: [&str; 1] = ["out"];
+pub const IN_ONE: [PortSpec; 1] = [PortSpec::cells("in", false)];
+pub const IN_MANY: [PortSpec; 1] = [PortSpec::cells("in", true)];
+pub const OUT: [PortSpec; 1] = [PortSpec::cells("out", false)];

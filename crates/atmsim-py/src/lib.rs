@@ -262,7 +262,10 @@ fn describe_kind<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("params", params)?;
     let inputs: Vec<&str> = k.inputs.iter().map(|p| p.name).collect();
     d.set_item("inputs", inputs)?;
-    d.set_item("outputs", k.outputs.to_vec())?;
+    let outputs: Vec<&str> = k.outputs.iter().map(|p| p.name).collect();
+    d.set_item("outputs", outputs)?;
+    let carries = |ps: &[atmsim_models::PortSpec]| ps.iter().map(|p| (p.name, p.carries.name())).collect::<Vec<_>>();
+    d.set_item("carries", (carries(k.inputs), carries(k.outputs)))?;
     let probes = PyList::empty_bound(py);
     for p in k.probes() {
         probes.append(declared(py, p.name, p.unit, p.kind.name(), p.help)?)?;

@@ -524,6 +524,7 @@ impl Scenario {
                 return Err(invalid(f, line, "connections", format!("'{text}': output {}.{} is already connected (an output goes to one input)", components[from].name, components[from].ports.outputs[out as usize].name)));
             }
             let ip = &components[to].ports.inputs[inp as usize];
+            check_carries(&text, &components[from].name, &components[from].ports.outputs[out as usize], &components[to].name, ip).map_err(|m| invalid(f, line, "connections", m))?;
             if !used_in.insert((to, inp)) && !ip.multi {
                 return Err(invalid(f, line, "connections", format!("'{text}': input {}.{} is already connected and takes one connection (use a fifo to multiplex)", components[to].name, ip.name)));
             }
@@ -631,9 +632,34 @@ impl Scenario {
     }
 }
 
+/// An output may only feed an input that carries the same messages (cells or frames).
+fn check_carries(text: &str, from: &str, op: &atmsim_models::PortDecl, to: &str, ip: &atmsim_models::PortDecl) -> Result<(), String> {
+    if op.carries == ip.carries {
+        return Ok(());
+    }
+    Err(format!(
+        "'{text}': {from}.{} sends {} but {to}.{} takes {}; connect ports that carry the same (a gateway or adapter converts between cells and frames)",
+        op.name,
+        op.carries.name(),
+        ip.name,
+        ip.carries.name()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_output_cannot_feed_a_cell_input() {
+        use atmsim_models::{Carries, PortDecl};
+        let frames = PortDecl::new("out", false, true).carrying(Carries::Frames);
+        let cells = PortDecl::new("in", false, true);
+        let e = check_carries("ring.out -> mux.in", "ring", &frames, "mux", &cells).unwrap_err();
+        assert!(e.contains("ring.out sends frames but mux.in takes cells"), "{e}");
+        assert!(check_carries("a.out -> b.in", "a", &cells, "b", &cells).is_ok());
+        assert!(check_carries("a.out -> b.in", "a", &frames, "b", &frames.clone()).is_ok());
+    }
 
     #[test]
     fn line_numbers_match_counting_newlines() {
