@@ -27,6 +27,7 @@ pub mod payload;
 pub mod series;
 pub mod suggest;
 pub mod switch;
+pub mod timer;
 pub mod traffic;
 
 use control::{gcra, iofm, pacer};

@@ -14,6 +14,7 @@
 //! cells, so a hardware setting need not be the exact cell rate.
 
 use crate::kind::{BuildInfo, Cx};
+use crate::timer::Timer;
 use atmsim_kernel::PortId;
 use std::collections::VecDeque;
 
@@ -32,13 +33,16 @@ pub struct Pacer {
     clock: CellClock,
     free_at: SimTime,
     queue: VecDeque<(SimTime, Cell)>,
+    /// The release timer of the head cell (components use [`Pacer::enqueue`] and
+    /// [`Pacer::release`]; `push` and `pop` are the sans-IO steps).
+    timer: Timer,
     pub paced: u64,
     pub wait: Tally,
 }
 
 impl Pacer {
     pub fn new(rate: Rate) -> Pacer {
-        Pacer { clock: CellClock::new(rate), free_at: SimTime::ZERO, queue: VecDeque::new(), paced: 0, wait: Tally::default() }
+        Pacer { clock: CellClock::new(rate), free_at: SimTime::ZERO, queue: VecDeque::new(), timer: Timer::default(), paced: 0, wait: Tally::default() }
     }
 
     /// Queues a cell arriving at `now`; returns the instant to schedule a release for
@@ -63,6 +67,27 @@ impl Pacer {
         self.paced += 1;
         self.wait.add(t.since(cell.born).0 as f64);
         Some((cell, self.queue.front().map(|&(t, _)| t)))
+    }
+
+    /// Queues a cell arriving now and arms the release timer (tag `tag`) if the queue
+    /// was empty.
+    pub fn enqueue(&mut self, cell: Cell, tag: u32, ctx: &mut Cx<'_>) {
+        if let Some(t) = self.push(cell, ctx.now) {
+            self.timer.arm(t, tag, ctx);
+        }
+    }
+
+    /// The release timer (tag `tag`) fired: the head cell, if it is due now, and the
+    /// timer re-armed for the next one.
+    pub fn release(&mut self, tag: u32, ctx: &mut Cx<'_>) -> Option<Cell> {
+        if !self.timer.fire(ctx.now) {
+            return None;
+        }
+        let (cell, next) = self.pop(ctx.now)?;
+        if let Some(t) = next {
+            self.timer.arm(t, tag, ctx);
+        }
+        Some(cell)
     }
 
     pub fn len(&self) -> usize {
@@ -161,19 +186,14 @@ impl crate::kind::Kind for PacerNode {
                 }
             }
         };
-        if let Some(t) = self.queues[q].push(cell, ctx.now) {
-            ctx.schedule_at(t, q as u32);
-        }
+        self.queues[q].enqueue(cell, q as u32, ctx);
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         let Some(q) = self.queues.get_mut(tag as usize) else {
             ctx.fail(format!("pacer timer for queue {tag}"));
             return;
         };
-        if let Some((cell, next)) = q.pop(ctx.now) {
-            if let Some(t) = next {
-                ctx.schedule_at(t, tag);
-            }
+        if let Some(cell) = q.release(tag, ctx) {
             ctx.send(0, Msg::Cell(cell));
         }
     }

@@ -14,6 +14,7 @@
 
 use atmsim_wire::ipv4::{Ipv4Repr, PROTOCOL_TCP};
 use crate::payload::Payload;
+use crate::timer::Timer;
 use super::tcp::Segment;
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
 use atmsim_kernel::{Rate, SimDuration, SimTime};
@@ -85,8 +86,8 @@ pub struct Conn {
     /// Index of the adapter pacer on `out_vc`.
     pub pacer: Option<usize>,
     pub pace: Option<Rate>,
-    /// The fine-timer event scheduled for this connection, if any.
-    pub scheduled: Option<SimTime>,
+    /// The connection's fine timer (one kernel event for its earliest deadline).
+    pub timer: Timer,
     /// Octets counted at the last statistics reset.
     pub base_bytes: u64,
     pub base_segments: u64,
@@ -345,7 +346,7 @@ pub fn parse(p: &Params, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
             return Err(bad(format!("another connection already sends on {}", vc_name(out_vc))));
         }
         let ep = if role_send { Endpoint::Send(Sender::new(cfg)) } else { Endpoint::Recv(Receiver::new(cfg)) };
-        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, scheduled: None, base_bytes: 0, base_segments: 0, base_retx: [0; 3] });
+        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_bytes: 0, base_segments: 0, base_retx: [0; 3] });
     }
     Ok(conns)
 }

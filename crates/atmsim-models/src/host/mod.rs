@@ -321,10 +321,7 @@ impl Host {
         }
         let c = &mut self.conns[i];
         if let Some(d) = c.deadline() {
-            if c.scheduled.is_none_or(|s| d < s) {
-                c.scheduled = Some(d);
-                ctx.schedule_at(d.max(ctx.now), TAG_CONN + i as u32);
-            }
+            c.timer.arm_earliest(d.max(ctx.now), TAG_CONN + i as u32, ctx);
         }
         self.cpu_kick(ctx);
     }
@@ -387,10 +384,7 @@ impl Host {
 
     fn pacer_release(&mut self, i: usize, ctx: &mut Cx<'_>) {
         let Some(p) = self.pacers.get_mut(i) else { return };
-        if let Some((cell, next)) = p.pop(ctx.now) {
-            if let Some(t) = next {
-                ctx.schedule_at(t, TAG_PACER + i as u32);
-            }
+        if let Some(cell) = p.release(TAG_PACER + i as u32, ctx) {
             self.nic.accept(cell, ctx);
         }
     }
@@ -445,11 +439,7 @@ impl Host {
                 }
                 self.generated += 1;
                 match p.pacer {
-                    Some(k) => {
-                        if let Some(t) = self.pacers[k as usize].push(c, now) {
-                            ctx.schedule_at(t, TAG_PACER + k as u32);
-                        }
-                    }
+                    Some(k) => self.pacers[k as usize].enqueue(c, TAG_PACER + k as u32, ctx),
                     None => self.nic.accept(c, ctx),
                 }
             }
@@ -601,9 +591,9 @@ impl crate::kind::Kind for Host {
                 let i = (t - TAG_CONN) as usize;
                 let now = ctx.now;
                 let Some(c) = self.conns.get_mut(i) else { return };
-                if c.scheduled == Some(now) {
-                    c.scheduled = None;
-                }
+                // The state machines keep their own deadlines (sans-IO): a stale
+                // event finds nothing due, so it is handled like the armed one.
+                c.timer.fire(now);
                 match &mut c.ep {
                     Endpoint::Send(s) => s.on_deadline(now, &mut self.segs),
                     Endpoint::Recv(r) => r.on_deadline(now, &mut self.segs),

@@ -38,6 +38,7 @@ pub use adapt::{adapt_window, Adapt, AdaptState};
 pub use controller::{reference_run, Controller, Window};
 
 use crate::kind::{BuildInfo, Cx};
+use crate::timer::KeyedTimer;
 use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, SeriesKind, SimTime};
@@ -118,9 +119,8 @@ fn parse_entry(text: &str, default: Window) -> Result<(u32, Window), String> {
 #[derive(Clone, Debug)]
 pub struct Iofm {
     ctl: Controller,
-    /// Each decision's timer carries an even generation number; a superseded one is
-    /// ignored. The adaptive shaper's interval timer is tag 1.
-    generation: u32,
+    /// The decision timer (its keys are even tags; `ADAPT_TAG` is odd).
+    decision: KeyedTimer,
     since: SimTime,
     slots_since: u64,
 }
@@ -179,23 +179,14 @@ impl Iofm {
                 }
             }
         }
-        Ok(Iofm { ctl, generation: 0, since: SimTime::ZERO, slots_since: 0 })
+        Ok(Iofm { ctl, decision: KeyedTimer::default(), since: SimTime::ZERO, slots_since: 0 })
     }
-
 
     fn arm(&mut self, slot: u64, ctx: &mut Cx<'_>) {
-        self.generation = self.generation.wrapping_add(2);
-        ctx.schedule_at(self.ctl.slot_start(slot), self.generation);
+        self.decision.arm(self.ctl.slot_start(slot), ctx);
     }
 
-
-
-
-
-
-
 }
-
 
 impl crate::kind::Kind for Iofm {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
@@ -228,10 +219,10 @@ impl crate::kind::Kind for Iofm {
             ctx.schedule_at(self.ctl.slot_start(self.ctl.next_adapt), ADAPT_TAG);
             return;
         }
-        let Some(k) = self.ctl.armed else { return };
-        if tag != self.generation {
-            return;
+        if !self.decision.fire(tag) {
+            return; // a superseded decision
         }
+        let Some(k) = self.ctl.armed else { return };
         let (out, next) = self.ctl.slot(k);
         if let Some(slot) = next {
             self.arm(slot, ctx);
