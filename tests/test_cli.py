@@ -240,3 +240,21 @@ def test_examples_run_and_ledger_balances(cli, path):
         assert f["generated"] + f["replicated"] == f["delivered"] + f["dropped"] + f["in_flight"]
     # Examples stay small (measured by work done, not by wall time).
     assert obj["events"] < 20_000_000, "examples should take well under a second"
+
+
+def test_check_wire_checks_the_tcp_pdus_and_keeps_the_trace(cli):
+    path = str(ROOT / "scenarios" / "examples" / "tcp_window.toml")
+    short = ("--set", "scenario.duration=0.5 s", "--set", "scenario.warmup=0.1 s")
+    plain = json.loads(cli("run", path, *short, "--json").stdout)
+    p = cli("run", path, *short, "--check-wire", "--json")
+    assert p.returncode == 0, p.stderr
+    checked = json.loads(p.stdout)
+    assert checked["fingerprint"] == plain["fingerprint"] and checked["events"] == plain["events"]
+    t = cli("run", path, *short, "--check-wire", "--quiet")
+    assert t.returncode == 0, t.stderr
+    line = next(x for x in t.stdout.splitlines() if x.startswith("check-wire"))
+    assert int(line.split()[1].replace(",", "")) > 0 and "all equal" in line
+
+
+def test_check_wire_must_be_a_boolean(cli):
+    assert_one_line_error(cli("run", POISSON, "--set", "scenario.check_wire=maybe"), 2, contains=["check_wire", "true or false"])

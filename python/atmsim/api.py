@@ -106,6 +106,8 @@ class Result:
             "duration_s": raw["duration_s"],
             "warmup_s": raw.get("warmup_s", 0.0),
             "wall_s": raw["wall_s"],
+            "check_wire": raw.get("check_wire", False),
+            "wire_checked": raw.get("wire_checked", 0),
             "ledger": raw["ledger"],
             "flows": raw["flows"],
         }
@@ -206,6 +208,8 @@ class Result:
             "events": self.summary["events"],
             "duration_s": self.summary["duration_s"],
             "warmup_s": self.summary["warmup_s"],
+            "check_wire": self.summary["check_wire"],
+            "wire_checked": self.summary["wire_checked"],
             "probes": [dict(zip(PROBE_COLUMNS, (c, p, s, float(v), u)))
                        for c, p, s, v, u in self.probes.itertuples(index=False)],
             "ledger": self.summary["ledger"],

@@ -98,6 +98,10 @@ def format_result(res: api.Result, path: str) -> str:
         f"simulated    {_fmt(s['duration_s'])} s (warm-up {_fmt(s['warmup_s'])} s)",
         f"events       {s['events']:,}",
         f"wall time    {wall:.3f} s ({rate / 1e6:.2f} M events/s)",
+    ]
+    if s.get("check_wire"):
+        out.append(f"check-wire   {s['wire_checked']:,} PDUs emitted through the wire layer and parsed back: all equal")
+    out += [
         "",
     ]
     rows: list[list[str]] = []
@@ -155,9 +159,16 @@ def run_cmd(
         "--series-csv", metavar="FILE",
         help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    check_wire: Annotated[bool, typer.Option(
+        "--check-wire",
+        help="Byte-exact checking: emit every payload-carrying PDU through the wire layer (cell header + HEC, "
+             "AAL5 + CRC-32, LLC/SNAP, IPv4/TCP + checksums) and parse it back at the receiver; "
+             "any mismatch fails the run (same as [scenario] check_wire = true).")] = False,
 ) -> None:
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
     overrides = parse_set(set_)
+    if check_wire:
+        overrides["scenario.check_wire"] = "true"
     sc = api.load(scenario).with_overrides(overrides)
     with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar:
         res = sc.run(seed=seed, run=run, progress=bar)

@@ -22,6 +22,8 @@ pub struct Ledger {
     /// Payloads referred to by messages the components still hold (in buffers, on
     /// wires). Every other live payload was never released: a leak.
     pub payloads_held: u64,
+    /// PDUs the byte-exact checking mode emitted and parsed back (0 when it is off).
+    pub wire_checked: u64,
 }
 
 fn bump(v: &mut Vec<u64>, flow: u32, n: u64) {

@@ -219,6 +219,11 @@ impl<C: Component> Simulation<C> {
         }
     }
 
+    /// The run's store, to configure it before the run (e.g. a checking mode).
+    pub fn store_mut(&mut self) -> &mut C::Store {
+        &mut self.core.store
+    }
+
     /// Samples `probes` every `interval` during the run (see [`crate::series`]).
     pub fn sample_every(&mut self, interval: SimDuration, probes: Vec<SeriesProbe>) {
         if interval.ps() > 0 && !probes.is_empty() {

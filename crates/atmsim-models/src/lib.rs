@@ -29,6 +29,7 @@ pub mod suggest;
 pub mod switch;
 pub mod timer;
 pub mod traffic;
+pub mod wirecheck;
 
 use control::{gcra, iofm, pacer};
 use link::{loss, transmitter};

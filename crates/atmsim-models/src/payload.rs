@@ -22,6 +22,8 @@ use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::rm::RmRepr;
 use atmsim_wire::tcp::TcpRepr;
 
+use crate::wirecheck::WireCheck;
+
 /// A handle into the run's [`Payloads`]; 0 is "no payload".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PayloadId(u32);
@@ -55,6 +57,10 @@ pub struct Payloads {
     slots: Vec<Option<Payload>>,
     free: Vec<u32>,
     live: u64,
+    /// The checking mode's bytes per slot (empty unless `check.on`).
+    wire: Vec<Vec<u8>>,
+    /// The byte-exact checking mode ([`crate::wirecheck`]).
+    pub check: WireCheck,
 }
 
 impl Payloads {
@@ -79,10 +85,30 @@ impl Payloads {
         self.slots.get(i)?.as_ref()
     }
 
+    /// Attaches the bytes the checking mode emitted for the payload behind `id`.
+    pub fn set_wire(&mut self, id: PayloadId, bytes: Vec<u8>) {
+        let Some(i) = (id.0 as usize).checked_sub(1) else { return };
+        if self.wire.len() <= i {
+            self.wire.resize(i + 1, Vec::new());
+        }
+        self.wire[i] = bytes;
+    }
+
+    /// Takes the checking mode's bytes for the payload behind `id` (empty if none).
+    pub fn take_wire(&mut self, id: PayloadId) -> Vec<u8> {
+        match (id.0 as usize).checked_sub(1).and_then(|i| self.wire.get_mut(i)) {
+            Some(w) => std::mem::take(w),
+            None => Vec::new(),
+        }
+    }
+
     /// Takes the payload behind `id` out of the store (the message was consumed).
     pub fn take(&mut self, id: PayloadId) -> Option<Payload> {
         let i = (id.0 as usize).checked_sub(1)?;
         let p = self.slots.get_mut(i)?.take()?;
+        if let Some(w) = self.wire.get_mut(i) {
+            w.clear();
+        }
         self.free.push(i as u32);
         self.live -= 1;
         Some(p)
@@ -112,6 +138,7 @@ impl Payloads {
 impl RunStore for Payloads {
     fn ledger(&self, ledger: &mut Ledger) {
         ledger.payloads_live += self.live;
+        ledger.wire_checked += self.check.checked;
     }
 }
 

@@ -72,6 +72,7 @@ impl Scenario {
             routes[w.from][w.out as usize] = Some(Route { comp: w.to as u32, port: w.inp });
         }
         let mut sim = Simulation::new(comps, paths, routes);
+        sim.store_mut().check.on = self.check_wire;
         let probes = self.series.iter().map(|r| SeriesProbe { comp: r.component as u32, index: r.index, kind: r.decl.kind, scale: r.decl.scale }).collect();
         sim.sample_every(self.interval, probes);
         Ok(sim)

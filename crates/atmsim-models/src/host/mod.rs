@@ -44,6 +44,7 @@ use conn::{Conn, Endpoint};
 use tcp::Segment;
 use crate::cell::Cell;
 use crate::payload::Payload;
+use crate::wirecheck;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::traffic::exp_ps;
 use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
@@ -436,6 +437,9 @@ impl Host {
                 }
                 if let (true, Some(h)) = (c.is_eop(), p.headers) {
                     c.payload = ctx.store().insert(h);
+                    if ctx.store().check.on {
+                        self.emit_wire(&c, &h, ctx);
+                    }
                 }
                 self.generated += 1;
                 match p.pacer {
@@ -443,6 +447,24 @@ impl Host {
                     None => self.nic.accept(c, ctx),
                 }
             }
+        }
+    }
+
+    /// The checking mode: emits the PDU whose last cell `c` carries headers `h` through
+    /// the wire layer and keeps the bytes with the payload.
+    #[cold]
+    fn emit_wire(&mut self, c: &Cell, h: &Payload, ctx: &mut Cx<'_>) {
+        match wirecheck::emit_pdu(h) {
+            Ok(mut bytes) => {
+                let store = ctx.store();
+                if let Some(bit) = store.check.corrupt_next.take() {
+                    if let Some(b) = bytes.get_mut(bit / 8) {
+                        *b ^= 1 << (bit % 8);
+                    }
+                }
+                store.set_wire(c.payload, bytes);
+            }
+            Err(e) => ctx.fail(format!("--check-wire: {} PDU {}: {e}", crate::cell::vc_name(c.vc), c.seq)),
         }
     }
 
@@ -533,7 +555,13 @@ impl crate::kind::Kind for Host {
         let now = ctx.now;
         // The host consumes every cell it gets: a payload is taken out of the store
         // whether or not its PDU completes.
-        let headers = if cell.payload.is_some() { ctx.store().take(cell.payload) } else { None };
+        let (headers, wire) = if cell.payload.is_some() {
+            let store = ctx.store();
+            let wire = if store.check.on { store.take_wire(cell.payload) } else { Vec::new() };
+            (store.take(cell.payload), wire)
+        } else {
+            (None, Vec::new())
+        };
         let idx = match self.reassembly.iter().position(|(vc, _)| *vc == cell.vc) {
             Some(i) => i,
             None => {
@@ -552,6 +580,15 @@ impl crate::kind::Kind for Host {
                     self.delivered_by_flow[f] += cells as u64;
                     self.pdus_rx += 1;
                     if decode_seq(pdu).0 == Kind::Tcp {
+                        if let (true, Some(p)) = (ctx.store().check.on, &headers) {
+                            match wirecheck::check_arrival(&cell, &wire, p) {
+                                Ok(()) => ctx.store().check.checked += 1,
+                                Err(e) => {
+                                    ctx.fail(e);
+                                    return;
+                                }
+                            }
+                        }
                         self.tcp_input(&cell, headers, ctx);
                         continue;
                     }

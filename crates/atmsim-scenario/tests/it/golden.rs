@@ -57,29 +57,57 @@ fn read_golden(path: &Path) -> Golden {
     out
 }
 
-fn run_one(rel: &str) -> (u64, u64, String, u64) {
+fn load(rel: &str) -> Scenario {
     let path = root().join(rel);
-    let sc = Scenario::load(path.to_str().expect("utf-8 path")).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    Scenario::load(path.to_str().expect("utf-8 path")).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn run_one(rel: &str) -> (u64, u64, String, u64) {
+    let sc = load(rel);
     let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel}: {e}"));
     (sc.seed, 0, format!("{:016x}", r.fingerprint), r.events)
+}
+
+/// Runs `files` on two threads (the machines this runs on have two cores).
+fn run_all<T: Send>(files: &[String], f: impl Fn(&str) -> T + Sync) -> Vec<(String, T)> {
+    let (a, b): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let f = &f;
+    std::thread::scope(|s| {
+        let hs: Vec<_> = [a, b].into_iter().map(|part| s.spawn(move || part.into_iter().map(|(_, name)| (name.clone(), f(name))).collect::<Vec<_>>())).collect();
+        hs.into_iter().flat_map(|h| h.join().expect("scenario run")).collect()
+    })
+}
+
+/// `--check-wire` on every shipped scenario: every payload-carrying PDU goes through the
+/// wire layer and back, the runs pass, and the checking mode changes no trace (the
+/// golden fingerprints hold with it on).
+#[test]
+fn check_wire_passes_on_every_shipped_scenario_and_changes_no_trace() {
+    let want = read_golden(&Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN));
+    let got = run_all(&shipped(), |rel| {
+        let mut sc = load(rel);
+        sc.check_wire = true;
+        let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} with check_wire: {e}"));
+        (format!("{:016x}", r.fingerprint), r.events, r.ledger.wire_checked)
+    });
+    let mut checked = Vec::new();
+    for (rel, (fp, events, n)) in got {
+        if let Some(w) = want.get(&rel) {
+            assert_eq!((&fp, events), (&w.2, w.3), "{rel}: check_wire changed the trace");
+        }
+        if n > 0 {
+            checked.push(rel);
+        }
+    }
+    // Every TCP scenario carries payloads: lazarou96 (11), evans96 (2), tcp_pftk, tcp_window.
+    assert!(checked.len() >= 15, "only {} scenarios had PDUs checked: {checked:?}", checked.len());
 }
 
 #[test]
 fn every_shipped_scenario_keeps_its_golden_fingerprint() {
     let files = shipped();
     assert!(files.len() >= 30, "found only {} scenarios under scenarios/", files.len());
-    // Two workers: the machines this runs on have two cores.
-    let mut got = Golden::new();
-    let (a, b): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
-    std::thread::scope(|s| {
-        let hs: Vec<_> = [a, b]
-            .into_iter()
-            .map(|part| s.spawn(move || part.into_iter().map(|(_, f)| (f.clone(), run_one(f))).collect::<Vec<_>>()))
-            .collect();
-        for h in hs {
-            got.extend(h.join().expect("scenario run"));
-        }
-    });
+    let got: Golden = run_all(&files, run_one).into_iter().collect();
     let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN);
     if std::env::var("ATMSIM_BLESS").is_ok_and(|v| v == "1") {
         let mut text = format!("{HEADER}\n");

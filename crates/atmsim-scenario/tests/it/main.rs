@@ -970,6 +970,26 @@ mod payloads {
         books("lazarou96/mismatch.toml", &[("scenario.duration", "\"1.2345 s\""), ("scenario.warmup", "\"0.5 s\"")], "buffer_full");
     }
 
+    /// A PDU corrupted on its way (one bit flipped in the bytes the checking mode
+    /// emitted) fails the run with a message naming the VC, the PDU and the layer.
+    #[test]
+    fn check_wire_fails_a_run_whose_pdu_was_corrupted() {
+        let path = format!("{}/../../scenarios/examples/tcp_window.toml", env!("CARGO_MANIFEST_DIR"));
+        let mut sc = Scenario::load(&path).expect("load");
+        sc.check_wire = true;
+        let ok = run(&sc, 0);
+        assert!(ok.ledger.wire_checked > 100, "PDUs checked: {}", ok.ledger.wire_checked);
+        for bit in [3, 40 * 8 + 5, 9_000 * 8] {
+            let mut sim = sc.build(sc.seed, 0).expect("build");
+            sim.store_mut().check.corrupt_next = Some(bit);
+            let end = atmsim_kernel::SimTime::ZERO.plus(sc.duration);
+            match sim.run(end, atmsim_kernel::SimTime::ZERO, &mut |_, _| true) {
+                Err(atmsim_kernel::SimError::ModelPanic { msg, .. }) => assert!(msg.starts_with("--check-wire: vc") && msg.contains("AAL5 CRC-32 mismatch"), "bit {bit}: {msg}"),
+                other => panic!("bit {bit}: a corrupted PDU was not caught: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn a_payload_nobody_holds_fails_the_run() {
         let mut l = atmsim_kernel::Ledger::default();
