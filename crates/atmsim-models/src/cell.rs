@@ -121,6 +121,24 @@ pub enum Msg {
     Frame(Frame),
 }
 
+/// A digest of a message for the run's fingerprint: the cell fields models act on
+/// (birth, flow, VC label, sequence number, flags, PDU length) or the frame's, and the
+/// payload's contents when it carries one.
+#[inline(always)]
+pub fn digest(msg: &Msg, store: &crate::payload::Payloads) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let (a, b, c, payload) = match msg {
+        Msg::Cell(x) => (x.born.0, ((x.flow as u64) << 32) | x.vc as u64, ((x.seq as u64) << 32) | ((x.flags as u64) << 16) | x.pdu_cells as u64, x.payload),
+        Msg::Frame(f) => (f.born.0, ((f.flow as u64) << 32) | f.dst as u64, ((f.seq as u64) << 32) | f.octets as u64, f.payload),
+    };
+    let h = (a ^ b.rotate_left(23)).wrapping_mul(K) ^ c;
+    if payload.is_some() {
+        h ^ store.get(payload).map_or(0, crate::payload::digest).rotate_left(7)
+    } else {
+        h
+    }
+}
+
 /// Drops `cell` where it is: releases its payload. Every model that drops a cell calls
 /// this (and books the drop under its cause in its ledger), so a dropped cell never
 /// leaves a payload behind.

@@ -97,6 +97,10 @@ macro_rules! models {
                     Msg::Frame(frame) => match self { $( Model::$variant(m) => <$ty as Kind>::on_frame(BorrowMut::<$ty>::borrow_mut(m), port, frame, ctx), )+ },
                 }
             }
+            #[inline(always)]
+            fn digest(msg: &Msg, store: &Payloads) -> u64 {
+                cell::digest(msg, store)
+            }
             fn reset_stats(&mut self, now: SimTime) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::reset_stats(BorrowMut::<$ty>::borrow_mut(m), now), )+ }
             }

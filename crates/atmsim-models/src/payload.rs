@@ -135,6 +135,25 @@ impl Payloads {
     }
 }
 
+/// A digest of a payload's contents (for the run's fingerprint).
+pub fn digest(p: &Payload) -> u64 {
+    let words: [u64; 4] = match p {
+        Payload::Tcp { ip, tcp } => [
+            u64::from_be_bytes([ip.src[0], ip.src[1], ip.src[2], ip.src[3], ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]),
+            ((ip.ident as u64) << 48) | ((ip.protocol as u64) << 40) | ((ip.frag_offset as u64) << 16) | ((ip.more_frags as u64) << 1) | ip.dont_frag as u64,
+            ((tcp.seq as u64) << 32) | tcp.ack as u64,
+            ((tcp.src_port as u64) << 48) | ((tcp.dst_port as u64) << 32) | ((tcp.window as u64) << 16) | ((tcp.flags.0 as u64) << 8) ^ (tcp.payload_len as u64).rotate_left(40),
+        ],
+        Payload::Rm(r) => [
+            ((r.protocol_id as u64) << 8) | ((r.backward as u64) << 4) | ((r.bn as u64) << 3) | ((r.ci as u64) << 2) | ((r.ni as u64) << 1) | r.ra as u64,
+            ((r.er.0 as u64) << 32) | ((r.ccr.0 as u64) << 16) | r.mcr.0 as u64,
+            ((r.ql as u64) << 32) | r.sn as u64,
+            1,
+        ],
+    };
+    words.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29))
+}
+
 impl RunStore for Payloads {
     fn ledger(&self, ledger: &mut Ledger) {
         ledger.payloads_live += self.live;

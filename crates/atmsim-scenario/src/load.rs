@@ -99,6 +99,9 @@ pub struct Scenario {
     pub replications: u32,
     /// The byte-exact checking mode (`[scenario] check_wire`, `atmsim run --check-wire`).
     pub check_wire: bool,
+    /// The fingerprint covers what each delivered message carries (`[scenario]
+    /// fingerprint_content`, `atmsim run --fingerprint-content`; the golden tests).
+    pub fingerprint_content: bool,
     pub components: Vec<ComponentDecl>,
     pub wires: Vec<Wire>,
     /// `[probes] keep`: glob patterns on `COMPONENT.PROBE`; empty keeps every row.
@@ -240,7 +243,7 @@ fn valid_name(n: &str) -> bool {
     !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-const SCENARIO_KEYS: [&str; 7] = ["name", "description", "duration", "warmup", "seed", "replications", "check_wire"];
+const SCENARIO_KEYS: [&str; 8] = ["name", "description", "duration", "warmup", "seed", "replications", "check_wire", "fingerprint_content"];
 const PROBES_KEYS: [&str; 3] = ["keep", "series", "interval"];
 /// At most this many sampled values per run (series × samples), to keep memory sane.
 const MAX_SERIES_VALUES: u64 = 20_000_000;
@@ -374,6 +377,7 @@ impl Scenario {
         let mut seed = 1u64;
         let mut replications = 1u32;
         let mut check_wire = false;
+        let mut fingerprint_content = false;
         for e in &raw.scenario {
             let key = format!("scenario.{}", e.key);
             let time = |e: &RawEntry| -> Result<SimDuration, ScenarioError> {
@@ -400,6 +404,8 @@ impl Scenario {
                 ("replications", Raw::Int(i)) if *i >= 1 && *i <= 1_000_000 => replications = *i as u32,
                 ("replications", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected an integer 1..1000000", e.raw))),
                 ("check_wire", Raw::Bool(b)) => check_wire = *b,
+                ("fingerprint_content", Raw::Bool(b)) => fingerprint_content = *b,
+                ("fingerprint_content", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
                 ("check_wire", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
                 ("name" | "description", _) => return Err(param_err(f, e.line, &key, "expected a string")),
                 (other, _) => {
@@ -549,7 +555,7 @@ impl Scenario {
             }
         }
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, components, wires, keep, series, interval })
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, components, wires, keep, series, interval })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -606,6 +612,9 @@ impl Scenario {
         s.push_str(&format!("duration = \"{} s\"\nwarmup = \"{} s\"\nseed = {}\nreplications = {}\n", self.duration.as_secs_f64(), self.warmup.as_secs_f64(), self.seed, self.replications));
         if self.check_wire {
             s.push_str("check_wire = true\n");
+        }
+        if self.fingerprint_content {
+            s.push_str("fingerprint_content = true\n");
         }
         for c in &self.components {
             s.push_str(&format!("\n[components.{}]\nkind = \"{}\"\n", c.name, c.kind.kind));

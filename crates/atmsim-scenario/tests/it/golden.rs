@@ -1,6 +1,7 @@
 //! Golden fingerprints: every scenario shipped under `scenarios/` (examples, validation,
 //! every paper) is run with its own seed, replication 0, and its event-trace fingerprint
-//! and event count are compared with the ones committed in `golden_fingerprints.tsv`
+//! (covering what each delivered message carries: `fingerprint_content`) and event
+//! count are compared with the ones committed in `golden_fingerprints.tsv`
 //! beside this file. A refactor must keep them all; a change that legitimately alters a
 //! trace rewrites the file with `ATMSIM_BLESS=1 make test` (or
 //! `ATMSIM_BLESS=1 cargo test --release -p atmsim-scenario golden`) in a commit of its
@@ -57,9 +58,12 @@ fn read_golden(path: &Path) -> Golden {
     out
 }
 
+/// Scenario `rel`, its fingerprint covering message contents.
 fn load(rel: &str) -> Scenario {
     let path = root().join(rel);
-    Scenario::load(path.to_str().expect("utf-8 path")).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    let mut sc = Scenario::load(path.to_str().expect("utf-8 path")).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    sc.fingerprint_content = true;
+    sc
 }
 
 fn run_one(rel: &str) -> (u64, u64, String, u64) {

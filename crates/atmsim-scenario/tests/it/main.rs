@@ -1000,3 +1000,27 @@ mod payloads {
         assert!(v[0].contains("1 never released"), "{}", v[0]);
     }
 }
+
+/// `fingerprint_content`: two runs that deliver different cells at the same instants
+/// (only the VC label differs) have the same plain fingerprint and different content
+/// fingerprints; the option changes no event.
+mod content_fingerprint {
+    use super::*;
+
+    #[test]
+    fn cells_that_differ_only_in_content_differ_only_in_the_content_fingerprint() {
+        let text = |vc: u32| BASE.replace("rate = \"120 Mb/s\"", &format!("rate = \"120 Mb/s\"\nvc = {vc}"));
+        let a = Scenario::from_text(&text(5), "a.toml").expect("a");
+        let mut b = Scenario::from_text(&text(6), "b.toml").expect("b");
+        let (ra, rb) = (run(&a, 0), run(&b, 0));
+        assert_eq!((ra.fingerprint, ra.events), (rb.fingerprint, rb.events), "same instants, same plain fingerprint");
+        let mut a2 = a.clone();
+        a2.fingerprint_content = true;
+        b.fingerprint_content = true;
+        let (ca, cb) = (run(&a2, 0), run(&b, 0));
+        assert_eq!((ca.events, cb.events), (ra.events, rb.events), "the option changes no event");
+        assert_ne!(ca.fingerprint, cb.fingerprint, "different cells, different content fingerprints");
+        assert_ne!(ca.fingerprint, ra.fingerprint);
+        assert_eq!(ca.fingerprint, run(&a2, 0).fingerprint, "reproducible");
+    }
+}
