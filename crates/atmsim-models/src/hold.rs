@@ -22,6 +22,30 @@ pub const PROBES: [ProbeSpec; 1] = [ProbeSpec { name: "hold_events", unit: "1", 
 
 pub const SERIES: [SeriesDecl; 1] = [SeriesDecl { name: "hold_events", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "events handled per second over each interval" }];
 
+/// The `hold` kind's parameters, bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HoldParams {
+    /// Events kept pending.
+    pub pending: u64,
+    /// Mean hold time.
+    pub mean: SimDuration,
+}
+
+impl HoldParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(HoldParams { pending: p.need("pending", Params::int)? as u64, mean: p.need("mean", Params::time)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if self.mean.ps() == 0 {
+            return Err(ParamIssue::new("mean", "the hold time must be positive"));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Hold {
     pending: u64,
@@ -31,12 +55,8 @@ pub struct Hold {
 }
 
 impl Hold {
-    pub fn new(p: &Params, rng: Stream) -> Result<Self, ParamIssue> {
-        let mean = p.time("mean").unwrap_or(SimDuration(1_000_000));
-        if mean.ps() == 0 {
-            return Err(ParamIssue::new("mean", "the hold time must be positive"));
-        }
-        Ok(Hold { pending: p.int("pending").unwrap_or(10_000) as u64, mean_ps: mean.ps() as f64, handled: 0, rng })
+    pub fn new(params: HoldParams, rng: Stream) -> Self {
+        Hold { pending: params.pending, mean_ps: params.mean.ps() as f64, handled: 0, rng }
     }
     pub fn sample(&self) -> f64 {
         self.handled as f64
@@ -45,7 +65,9 @@ impl Hold {
 
 impl crate::kind::Kind for Hold {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Hold::new(p, b.stream("hold"))
+        let params = HoldParams::bind(p)?;
+        params.validate()?;
+        Ok(Hold::new(params, b.stream("hold")))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         for _ in 0..self.pending {

@@ -3,8 +3,12 @@
 //! Every model kind declares its parameters once, as a `&'static [ParamSpec]`: name,
 //! type (with unit dimension), default (written as in a scenario file, so it goes
 //! through the same parser), help and the source of the default. The scenario loader
-//! checks keys against this table, `atmsim describe` prints it, and the model's
-//! constructor reads typed values from [`Params`].
+//! checks keys against this table, fills in the defaults and parses values into
+//! [`Params`]; `atmsim describe` prints it. Each kind binds [`Params`] once into a
+//! typed `XxxParams` struct (`bind`: every declared parameter read once with its
+//! declared type; a default is never written a second time, so a missing value is an
+//! internal error, see [`Params::need`]), whose `validate` holds the cross-parameter
+//! checks; the model's constructor takes the bound struct.
 
 use std::collections::BTreeMap;
 
@@ -324,13 +328,120 @@ impl Params {
             _ => None,
         }
     }
+    /// A length in metres.
+    pub fn length(&self, key: &str) -> Option<f64> {
+        match self.get(key) {
+            Some(Value::Length(m)) => Some(*m),
+            _ => None,
+        }
+    }
+    /// A size as given (cells or bytes).
+    pub fn size(&self, key: &str) -> Option<Size> {
+        match self.get(key) {
+            Some(Value::Size(s)) => Some(*s),
+            _ => None,
+        }
+    }
+    /// A size in cells, or the keyword of a `SizeOr` parameter (such as "unlimited").
+    pub fn cell_limit(&self, key: &str) -> Option<CellLimit> {
+        match self.get(key) {
+            Some(Value::Word(_)) => Some(CellLimit::Unlimited),
+            _ => self.cells(key).map(CellLimit::Cells),
+        }
+    }
     /// A propagation delay given either as `delay` (a time) or as `length` (5 µs/km).
     pub fn propagation(&self) -> Result<SimDuration, ParamIssue> {
-        match (self.time("delay"), self.get("length")) {
+        PropagationParams::bind(self)?.delay()
+    }
+
+    // Binding (`XxxParams::bind`): each declared parameter is read once, with the typed
+    // getter of its declared type.
+
+    /// A parameter that is always present: required, or with a declared default (the
+    /// scenario loader fills defaults in, so a default is written only in its
+    /// [`ParamSpec`]). Absent, or of another type than declared, is an internal error.
+    pub fn need<'a, T>(&'a self, key: &str, get: impl FnOnce(&'a Params, &str) -> Option<T>) -> Result<T, ParamIssue> {
+        match get(self, key) {
+            Some(v) => Ok(v),
+            None => Err(self.not_as_declared(key)),
+        }
+    }
+    /// An optional parameter without a default: None when not given; of another type
+    /// than declared is an internal error.
+    pub fn opt<'a, T>(&'a self, key: &str, get: impl FnOnce(&'a Params, &str) -> Option<T>) -> Result<Option<T>, ParamIssue> {
+        if self.get(key).is_none() {
+            return Ok(None);
+        }
+        match get(self, key) {
+            Some(v) => Ok(Some(v)),
+            None => Err(self.not_as_declared(key)),
+        }
+    }
+    /// A `Choice` parameter that is always present, as the value `choices` pairs with
+    /// its word.
+    pub fn need_choice<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<T, ParamIssue> {
+        let w = self.need(key, Params::word)?;
+        choices.iter().find(|c| c.0 == w).map(|c| c.1).ok_or_else(|| ParamIssue::new(key, format!("internal error: '{w}' is not one of the declared choices")))
+    }
+    /// A list parameter as owned strings (None: not given).
+    pub fn opt_list(&self, key: &str) -> Result<Option<Vec<String>>, ParamIssue> {
+        Ok(self.opt(key, Params::list)?.map(<[String]>::to_vec))
+    }
+
+    fn not_as_declared(&self, key: &str) -> ParamIssue {
+        match self.get(key) {
+            // The message constructors have always given for a missing value.
+            None => ParamIssue::new(key, "missing"),
+            Some(v) => ParamIssue::new(key, format!("internal error: {v:?} is not of the declared type")),
+        }
+    }
+}
+
+/// A propagation delay, given as `delay` or as `length` (at most one; neither: none),
+/// bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PropagationParams {
+    pub delay: Option<SimDuration>,
+    /// Fibre length in metres.
+    pub length: Option<f64>,
+}
+
+impl PropagationParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(PropagationParams { delay: p.opt("delay", Params::time)?, length: p.opt("length", Params::length)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.delay().map(drop)
+    }
+
+    /// The delay (5 µs/km of fibre for a length).
+    pub fn delay(&self) -> Result<SimDuration, ParamIssue> {
+        match (self.delay, self.length) {
             (Some(_), Some(_)) => Err(ParamIssue::new("length", "give either delay or length, not both")),
             (Some(d), None) => Ok(d),
-            (None, Some(Value::Length(m))) => Ok(SimDuration((m * PROPAGATION_PS_PER_M as f64).round() as u64)),
-            _ => Ok(SimDuration::ZERO),
+            (None, Some(m)) => Ok(SimDuration((m * PROPAGATION_PS_PER_M as f64).round() as u64)),
+            (None, None) => Ok(SimDuration::ZERO),
+        }
+    }
+}
+
+/// A buffer size (`SizeOr("unlimited")` parameters), in whole cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellLimit {
+    Unlimited,
+    Cells(u64),
+}
+
+impl CellLimit {
+    /// The limit in cells (None: unlimited), or `msg` on `key` for a limit of 0 cells.
+    pub fn at_least_one(self, key: &str, msg: &str) -> Result<Option<usize>, ParamIssue> {
+        match self {
+            CellLimit::Unlimited => Ok(None),
+            CellLimit::Cells(0) => Err(ParamIssue::new(key, msg)),
+            CellLimit::Cells(c) => Ok(Some(c as usize)),
         }
     }
 }
@@ -354,6 +465,80 @@ mod tests {
         assert_eq!(parse_value(&CAP, &Raw::Str("unlimited".into())).unwrap(), Value::Word("unlimited".into()));
         let e = parse_value(&CAP, &Raw::Str("lots".into())).unwrap_err();
         assert!(e.contains("\"unlimited\""), "{e}");
+    }
+
+    /// Example values for parameters that have no default but are needed: required ones,
+    /// and one of each either/or pair (kind, parameter, value as in a scenario file).
+    fn examples(trace: &str) -> Vec<(&'static str, &'static str, Raw)> {
+        let s = |x: &str| Raw::Str(x.to_string());
+        vec![
+            ("cbr", "rate", s("1 Mb/s")),
+            ("poisson", "rate", s("1 Mb/s")),
+            ("onoff", "peak", s("10 Mb/s")),
+            ("onoff", "mean", s("5 Mb/s")),
+            ("onoff", "burst_factor", s("100 cells")),
+            ("selfsimilar", "mean", s("10 Mb/s")),
+            ("selfsimilar", "std", s("5 Mb/s")),
+            ("trace", "file", s(trace)),
+            ("fifo", "phy", s("OC-3c")),
+            ("link", "phy", s("OC-3c")),
+            ("switch", "vcs", Raw::List(vec![s("p1:0/1 -> p2:0/2")])),
+            ("loss", "p", Raw::Float(0.01)),
+            ("pacer", "rate", s("1 Mb/s")),
+            ("gcra", "pcr", s("1 Mb/s")),
+            ("iofm", "phy", s("OC-3c")),
+            ("iofm", "i", Raw::Int(1)),
+            ("iofm", "m", Raw::Int(10)),
+        ]
+    }
+
+    /// Every kind builds (binds, validates, constructs) from its declared defaults alone,
+    /// plus an example value for each parameter it needs: a default that does not
+    /// parse, or that `validate` refuses, fails here.
+    #[test]
+    fn every_kind_builds_from_its_declared_defaults() {
+        let dir = std::env::temp_dir();
+        let trace = format!("atmsim-defaults-{}.tl", std::process::id());
+        std::fs::write(dir.join(&trace), "0.0 100\n0.001 1500\n").unwrap();
+        let examples = examples(&trace);
+        for (kind, name, _) in &examples {
+            let k = crate::kind(kind).unwrap_or_else(|| panic!("example for unknown kind {kind}"));
+            assert!(k.param(name).is_some(), "example for {kind}.{name}, which {kind} does not declare");
+        }
+        for k in crate::KINDS {
+            // As the scenario loader does: given values, then declared defaults.
+            let mut p = Params::default();
+            for spec in k.params() {
+                let example = examples.iter().find(|e| e.0 == k.kind && e.1 == spec.name).map(|e| e.2.clone());
+                let raw = match (example, spec.default) {
+                    (Some(raw), _) => raw,
+                    (None, Some(d)) => default_raw(d),
+                    (None, None) => {
+                        assert!(!spec.required, "{}.{} is required: add an example value to this test", k.kind, spec.name);
+                        continue;
+                    }
+                };
+                let v = parse_value(spec, &raw).unwrap_or_else(|e| panic!("{}.{}: {e}", k.kind, spec.name));
+                p.values.insert(spec.name, v);
+            }
+            let info = crate::BuildInfo { path: "x", seed: 1, run: 0, flow: 0, dir: &dir };
+            if let Err(e) = (k.build)(&p, &info) {
+                panic!("{} with its defaults: {}: {}", k.kind, e.key, e.msg);
+            }
+        }
+        let _ = std::fs::remove_file(dir.join(&trace));
+    }
+
+    #[test]
+    fn missing_values_are_internal_errors_not_fallbacks() {
+        let p = Params::default();
+        assert_eq!(p.need("mean", Params::time), Err(ParamIssue::new("mean", "missing")));
+        assert_eq!(p.opt("stop", Params::time), Ok(None));
+        let mut p = Params::default();
+        p.values.insert("mean", Value::Int(3));
+        assert!(p.need("mean", Params::time).unwrap_err().msg.contains("internal error"));
+        assert!(p.opt("mean", Params::time).unwrap_err().msg.contains("internal error"));
+        assert!(crate::hold::HoldParams::bind(&Params::default()).is_err());
     }
 
     #[test]

@@ -76,18 +76,42 @@ pub struct BufferPolicy {
     pub drops_by_flow: Vec<[u64; 2]>,
 }
 
-impl BufferPolicy {
-    /// The policy the parameters ask for (None: plain tail drop).
-    pub fn from_params(p: &Params) -> Result<Option<BufferPolicy>, ParamIssue> {
-        let size = |k: &str| -> Result<Option<usize>, ParamIssue> {
-            match p.cells(k) {
+/// The buffer policy parameters ([`PARAMS`]), bound; shared by every kind with a
+/// buffer that declares them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferPolicyParams {
+    /// EPD threshold in cells (None: no EPD).
+    pub epd_threshold: Option<u64>,
+    pub ppd: bool,
+    /// EFCI threshold in cells (None: no marking).
+    pub efci_threshold: Option<u64>,
+}
+
+impl BufferPolicyParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(BufferPolicyParams { epd_threshold: p.opt("epd_threshold", Params::cells)?, ppd: p.need("ppd", Params::bool)?, efci_threshold: p.opt("efci_threshold", Params::cells)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.policy().map(drop)
+    }
+
+    /// The policy asked for (None: plain tail drop).
+    pub fn policy(&self) -> Result<Option<BufferPolicy>, ParamIssue> {
+        let size = |k: &str, v: Option<u64>| -> Result<Option<usize>, ParamIssue> {
+            match v {
                 Some(0) => Err(ParamIssue::new(k, format!("{k} must be at least 1 cell"))),
                 v => Ok(v.map(|c| c as usize)),
             }
         };
-        let (epd, efci, ppd) = (size("epd_threshold")?, size("efci_threshold")?, p.bool("ppd").unwrap_or(false));
+        let (epd, efci, ppd) = (size("epd_threshold", self.epd_threshold)?, size("efci_threshold", self.efci_threshold)?, self.ppd);
         Ok((epd.is_some() || efci.is_some() || ppd).then(|| BufferPolicy::new(epd, ppd, efci)))
     }
+}
+
+impl BufferPolicy {
 
     pub fn new(epd: Option<usize>, ppd: bool, efci: Option<usize>) -> BufferPolicy {
         BufferPolicy { epd, ppd, efci, ..Default::default() }

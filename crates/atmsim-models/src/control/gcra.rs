@@ -106,8 +106,16 @@ impl Gcra {
     }
 }
 
+/// Which form of GCRA(T, τ) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Action {
+pub enum Algorithm {
+    VirtualScheduling,
+    LeakyBucket,
+}
+
+/// What happens to a non-conforming cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
     Drop,
     Tag,
     Count,
@@ -177,29 +185,83 @@ fn parse_contract(text: &str, t: Option<u64>, tau: u64) -> Result<(u32, u64, u64
     Ok((label, t, tau))
 }
 
-impl Upc {
-    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let t = increment_ps(p.rate("pcr"), p.time("increment")).map_err(|m| ParamIssue::new("increment", m))?;
-        let tau = p.time("cdvt").map(|d| d.ps()).unwrap_or(0);
-        let leaky = p.word("algorithm") == Some("leaky-bucket");
-        let gcra = |t, tau| if leaky { Gcra::leaky_bucket(t, tau) } else { Gcra::virtual_scheduling(t, tau) };
-        let action = match p.word("action") {
-            Some("tag") => Action::Tag,
-            Some("count") => Action::Count,
-            _ => Action::Drop,
-        };
-        let mut upc = Upc { action, whole: None, per_vc: Vec::new(), by_label: HashMap::new(), rx: 0, nonconforming: 0, drops: Drops::new("upc") };
-        match p.list("vcs") {
+/// The `gcra` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GcraParams {
+    pub pcr: Option<Rate>,
+    pub increment: Option<SimDuration>,
+    /// τ.
+    pub cdvt: SimDuration,
+    pub algorithm: Algorithm,
+    pub action: Action,
+    /// Per-VC contract entries (None: one contract for every cell).
+    pub vcs: Option<Vec<String>>,
+}
+
+/// The contracts a [`GcraParams`] asks for: one for every cell, or (VC label, T, τ) per
+/// listed VC, times in picoseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Contracts {
+    Whole { t: u64, tau: u64 },
+    PerVc(Vec<(u32, u64, u64)>),
+}
+
+impl GcraParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(GcraParams {
+            pcr: p.opt("pcr", Params::rate)?,
+            increment: p.opt("increment", Params::time)?,
+            cdvt: p.need("cdvt", Params::time)?,
+            algorithm: p.need_choice("algorithm", &[("virtual-scheduling", Algorithm::VirtualScheduling), ("leaky-bucket", Algorithm::LeakyBucket)])?,
+            action: p.need_choice("action", &[("drop", Action::Drop), ("tag", Action::Tag), ("count", Action::Count)])?,
+            vcs: p.opt_list("vcs")?,
+        })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.contracts().map(drop)
+    }
+
+    /// Every check, in order, and the contracts they give.
+    fn contracts(&self) -> Result<Contracts, ParamIssue> {
+        let t = increment_ps(self.pcr, self.increment).map_err(|m| ParamIssue::new("increment", m))?;
+        let tau = self.cdvt.ps();
+        match &self.vcs {
             None => {
                 let t = t.ok_or_else(|| ParamIssue::new("pcr", "a gcra needs pcr (a rate) or increment (a time)"))?;
-                upc.whole = Some(Contract::new(gcra(t, tau)));
+                Ok(Contracts::Whole { t, tau })
             }
             Some(entries) => {
+                let mut out: Vec<(u32, u64, u64)> = Vec::with_capacity(entries.len());
+                let mut seen = std::collections::HashSet::new();
                 for e in entries {
                     let (label, t, tau) = parse_contract(e, t, tau).map_err(|m| ParamIssue::new("vcs", m))?;
-                    if upc.by_label.insert(label, upc.per_vc.len()).is_some() {
+                    if !seen.insert(label) {
                         return Err(ParamIssue::new("vcs", format!("VC '{e}' listed twice")));
                     }
+                    out.push((label, t, tau));
+                }
+                Ok(Contracts::PerVc(out))
+            }
+        }
+    }
+}
+
+impl Upc {
+    /// A policer (its checks are [`GcraParams::validate`]'s).
+    pub fn new(params: GcraParams) -> Result<Self, ParamIssue> {
+        let gcra = |t, tau| match params.algorithm {
+            Algorithm::LeakyBucket => Gcra::leaky_bucket(t, tau),
+            Algorithm::VirtualScheduling => Gcra::virtual_scheduling(t, tau),
+        };
+        let mut upc = Upc { action: params.action, whole: None, per_vc: Vec::new(), by_label: HashMap::new(), rx: 0, nonconforming: 0, drops: Drops::new("upc") };
+        match params.contracts()? {
+            Contracts::Whole { t, tau } => upc.whole = Some(Contract::new(gcra(t, tau))),
+            Contracts::PerVc(list) => {
+                for (label, t, tau) in list {
+                    upc.by_label.insert(label, upc.per_vc.len());
                     upc.per_vc.push((label, Contract::new(gcra(t, tau))));
                 }
             }
@@ -225,7 +287,9 @@ impl Upc {
 impl crate::kind::Kind for Upc {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
         let _ = b;
-        Upc::new(p)
+        let params = GcraParams::bind(p)?;
+        params.validate()?;
+        Upc::new(params)
     }
     #[inline]
     fn on_cell(&mut self, _port: PortId, mut cell: Cell, ctx: &mut Cx<'_>) {

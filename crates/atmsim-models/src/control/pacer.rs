@@ -123,6 +123,39 @@ pub const SERIES: [SeriesDecl; 2] = [
     SeriesDecl { name: "paced_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells sent on per second over each interval" },
 ];
 
+/// The `pacer` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacerParams {
+    pub rate: Rate,
+    /// VC labels paced, as given (None: every cell in one queue).
+    pub vcs: Option<Vec<String>>,
+}
+
+impl PacerParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(PacerParams { rate: p.need("rate", Params::rate)?, vcs: p.opt_list("vcs")? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.labels().map(drop)
+    }
+
+    /// The VC labels paced, in order (empty: one queue for everything).
+    pub fn labels(&self) -> Result<Vec<u32>, ParamIssue> {
+        let mut labels = Vec::new();
+        for v in self.vcs.iter().flatten() {
+            let l = parse_vc_label(v).map_err(|m| ParamIssue::new("vcs", m))?;
+            if labels.contains(&l) {
+                return Err(ParamIssue::new("vcs", format!("VC '{v}' listed twice")));
+            }
+            labels.push(l);
+        }
+        Ok(labels)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct PacerNode {
     /// VC labels paced (empty: one queue for everything).
@@ -133,18 +166,11 @@ pub struct PacerNode {
 }
 
 impl PacerNode {
-    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let rate = p.rate("rate").ok_or_else(|| ParamIssue::new("rate", "missing"))?;
-        let mut labels = Vec::new();
-        for v in p.list("vcs").unwrap_or(&[]) {
-            let l = parse_vc_label(v).map_err(|m| ParamIssue::new("vcs", m))?;
-            if labels.contains(&l) {
-                return Err(ParamIssue::new("vcs", format!("VC '{v}' listed twice")));
-            }
-            labels.push(l);
-        }
+    /// A pacer (its checks are [`PacerParams::validate`]'s).
+    pub fn new(params: PacerParams) -> Result<Self, ParamIssue> {
+        let labels = params.labels()?;
         let n = labels.len().max(1);
-        Ok(PacerNode { labels, queues: vec![Pacer::new(rate); n], since: SimTime::ZERO, base: vec![0; n] })
+        Ok(PacerNode { labels, queues: vec![Pacer::new(params.rate); n], since: SimTime::ZERO, base: vec![0; n] })
     }
 
 
@@ -172,7 +198,9 @@ impl PacerNode {
 impl crate::kind::Kind for PacerNode {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
         let _ = b;
-        PacerNode::new(p)
+        let params = PacerParams::bind(p)?;
+        params.validate()?;
+        PacerNode::new(params)
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let q = if self.labels.is_empty() {

@@ -24,6 +24,25 @@ pub const PROBES: [ProbeSpec; 2] = [
     ProbeSpec { name: "loss_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped (count)" },
 ];
 
+/// The `loss` kind's parameters, bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossParams {
+    /// Probability that a cell is dropped.
+    pub p: f64,
+}
+
+impl LossParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(LossParams { p: p.need("p", Params::float)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Loss {
     p: f64,
@@ -34,9 +53,8 @@ pub struct Loss {
 }
 
 impl Loss {
-    pub fn new(p: &Params, rng: Stream) -> Result<Self, ParamIssue> {
-        let prob = p.float("p").ok_or_else(|| ParamIssue::new("p", "missing"))?;
-        Ok(Loss { p: prob, rng, rx: 0, dropped: 0, drops: Drops::new("random_loss") })
+    pub fn new(params: LossParams, rng: Stream) -> Self {
+        Loss { p: params.p, rng, rx: 0, dropped: 0, drops: Drops::new("random_loss") }
     }
 
 
@@ -46,7 +64,9 @@ impl Loss {
 
 impl crate::kind::Kind for Loss {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Loss::new(p, b.stream("loss"))
+        let params = LossParams::bind(p)?;
+        params.validate()?;
+        Ok(Loss::new(params, b.stream("loss")))
     }
     #[inline]
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

@@ -26,9 +26,9 @@ use atmsim_kernel::probe::{LevelHistogram, ProbeKind, ProbeSpec, Report, Tally};
 use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
-use crate::control::buffer_policy::BufferPolicy;
+use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::cell::{book_in_flight, discard, Cell, Msg};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
 
@@ -44,13 +44,34 @@ pub const PHY_PRESETS: [(&str, f64, f64, &str); 5] = [
 /// The line rate given by `phy` or `rate` (never both); `default` is the preset used
 /// when neither is given (None: one of them is required).
 pub fn line_rate(p: &Params, default: Option<&str>) -> Result<Rate, ParamIssue> {
-    let preset = |name: &str| phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")));
-    match (p.word("phy"), p.rate("rate"), default) {
-        (Some(_), Some(_), _) => Err(ParamIssue::new("rate", "give either phy or rate, not both")),
-        (Some(name), None, _) => preset(name),
-        (None, Some(r), _) => Ok(r),
-        (None, None, Some(d)) => preset(d),
-        (None, None, None) => Err(ParamIssue::new("phy", "a line rate is needed: give phy (e.g. \"OC-3c\") or rate")),
+    LineRateParams::bind(p)?.rate(default)
+}
+
+/// A line rate given by `phy` (a preset) or `rate`, bound; shared by every kind that
+/// declares the two.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineRateParams {
+    pub phy: Option<String>,
+    pub rate: Option<Rate>,
+}
+
+impl LineRateParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(LineRateParams { phy: p.opt("phy", Params::word)?.map(str::to_string), rate: p.opt("rate", Params::rate)? })
+    }
+
+    /// The rate (never both given); `default` is the preset used when neither is given
+    /// (None: one of them is required).
+    pub fn rate(&self, default: Option<&str>) -> Result<Rate, ParamIssue> {
+        let preset = |name: &str| phy_rate(name).ok_or_else(|| ParamIssue::new("phy", format!("unknown preset {name}")));
+        match (self.phy.as_deref(), self.rate, default) {
+            (Some(_), Some(_), _) => Err(ParamIssue::new("rate", "give either phy or rate, not both")),
+            (Some(name), None, _) => preset(name),
+            (None, Some(r), _) => Ok(r),
+            (None, None, Some(d)) => preset(d),
+            (None, None, None) => Err(ParamIssue::new("phy", "a line rate is needed: give phy (e.g. \"OC-3c\") or rate")),
+        }
     }
 }
 
@@ -106,6 +127,35 @@ pub const TAIL_MAX: usize = 32;
 const TAG_TX_DONE: u32 = 0;
 const TAG_ARRIVE: u32 = 1;
 
+/// The `fifo` and `link` kinds' parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransmitterParams {
+    pub line: LineRateParams,
+    pub capacity: CellLimit,
+    pub propagation: PropagationParams,
+    pub policy: BufferPolicyParams,
+}
+
+impl TransmitterParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(TransmitterParams { line: LineRateParams::bind(p)?, capacity: p.need("capacity", Params::cell_limit)?, propagation: PropagationParams::bind(p)?, policy: BufferPolicyParams::bind(p)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.line.rate(None)?;
+        self.capacity()?;
+        self.propagation.validate()?;
+        self.policy.validate()
+    }
+
+    /// The buffer size in cells (None: unlimited).
+    fn capacity(&self) -> Result<Option<usize>, ParamIssue> {
+        self.capacity.at_least_one("capacity", "capacity must be at least 1 cell (or \"unlimited\")")
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Transmitter {
     rate: Rate,
@@ -133,21 +183,13 @@ pub struct Transmitter {
 }
 
 impl Transmitter {
-    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let rate = line_rate(p, None)?;
-        let capacity = match p.word("capacity") {
-            Some(_) => None,
-            None => {
-                let c = p.cells("capacity").unwrap_or(0);
-                if c == 0 {
-                    return Err(ParamIssue::new("capacity", "capacity must be at least 1 cell (or \"unlimited\")"));
-                }
-                Some(c as usize)
-            }
-        };
-        let propagation = p.propagation()?;
+    /// A `fifo` or `link` (its checks are [`TransmitterParams::validate`]'s).
+    pub fn new(params: TransmitterParams) -> Result<Self, ParamIssue> {
+        let rate = params.line.rate(None)?;
+        let capacity = params.capacity()?;
+        let propagation = params.propagation.delay()?;
         let mut t = Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0);
-        t.set_policy(BufferPolicy::from_params(p)?);
+        t.set_policy(params.policy.policy()?);
         Ok(t)
     }
 
@@ -444,7 +486,9 @@ impl CellBuffer {
 impl crate::kind::Kind for Transmitter {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
         let _ = b;
-        Transmitter::new(p)
+        let params = TransmitterParams::bind(p)?;
+        params.validate()?;
+        Transmitter::new(params)
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.rx = 0;

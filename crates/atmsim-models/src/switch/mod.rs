@@ -34,8 +34,9 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
-use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
+use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
+use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
 pub const PARAMS: [ParamSpec; 12] = [
@@ -122,19 +123,122 @@ pub fn parse_table(lines: &[String], ports: usize) -> Result<Vec<VcEntry>, Strin
     Ok(out)
 }
 
-fn table_of(p: &Params) -> Result<(usize, Vec<VcEntry>), ParamIssue> {
-    let ports = p.int("ports").unwrap_or(16) as usize;
-    let lines = p.list("vcs").unwrap_or(&[]);
-    let t = parse_table(lines, ports).map_err(|m| ParamIssue::new("vcs", m))?;
-    Ok((ports, t))
+/// How an output port queues cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queueing {
+    Fifo,
+    PerVc,
+}
+
+/// The `switch` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchParams {
+    pub ports: usize,
+    /// Line rate of every output port (OC-3c if neither phy nor rate is given).
+    pub line: LineRateParams,
+    pub capacity: CellLimit,
+    pub queueing: Queueing,
+    pub vc_capacity: CellLimit,
+    /// Processing delay.
+    pub delay: SimDuration,
+    /// "pN = PRESET or RATE" entries (None: every port at `line`).
+    pub port_phy: Option<Vec<String>>,
+    /// The translation table's entries.
+    pub vcs: Vec<String>,
+    pub policy: BufferPolicyParams,
+}
+
+/// What [`SwitchParams::plan`] works out: everything a switch is built from.
+struct Plan {
+    rates: Vec<Rate>,
+    capacity: Option<usize>,
+    vc_capacity: Option<usize>,
+    /// Output-side VC labels per port, in table order (`Cell::aux` indexes them).
+    out_labels: Vec<Vec<u32>>,
+    lookup: Vec<Vec<(u32, u32)>>,
+    routes: Vec<Vec<(u16, u32, u16)>>,
+    route_labels: Vec<(u16, u32)>,
+    policy: Option<BufferPolicy>,
+}
+
+/// The line rate of output ports when neither phy nor rate is given.
+pub const DEFAULT_PHY: &str = "OC-3c";
+
+impl SwitchParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(SwitchParams {
+            ports: p.need("ports", Params::int)? as usize,
+            line: LineRateParams::bind(p)?,
+            capacity: p.need("capacity", Params::cell_limit)?,
+            queueing: p.need_choice("queueing", &[("fifo", Queueing::Fifo), ("per-vc", Queueing::PerVc)])?,
+            vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
+            delay: p.need("delay", Params::time)?,
+            port_phy: p.opt_list("port_phy")?,
+            vcs: p.need("vcs", Params::list)?.to_vec(),
+            policy: BufferPolicyParams::bind(p)?,
+        })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.plan().map(drop)
+    }
+
+    /// The parsed translation table.
+    pub fn table(&self) -> Result<Vec<VcEntry>, ParamIssue> {
+        parse_table(&self.vcs, self.ports).map_err(|m| ParamIssue::new("vcs", m))
+    }
+
+    /// Every check, in order, and what they work out.
+    fn plan(&self) -> Result<Plan, ParamIssue> {
+        let n = self.ports;
+        let table = self.table()?;
+        let rate = self.line.rate(Some(DEFAULT_PHY))?;
+        let mut rates = vec![rate; n];
+        for entry in self.port_phy.iter().flatten() {
+            let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
+            rates[port] = r;
+        }
+        let cap = |key: &str, limit: CellLimit| limit.at_least_one(key, "must be at least 1 cell (or \"unlimited\")");
+        let capacity = cap("capacity", self.capacity)?;
+        let vc_capacity = if self.queueing == Queueing::PerVc { cap("vc_capacity", self.vc_capacity)? } else { None };
+        // Output-side VC index per (port, label), in table order.
+        let mut out_labels: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut lookup: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut routes = Vec::with_capacity(table.len());
+        let mut route_labels = Vec::with_capacity(table.len());
+        for (r, e) in table.iter().enumerate() {
+            let mut branches = Vec::with_capacity(e.outs.len());
+            for &(o, vc) in &e.outs {
+                let labels = &mut out_labels[o as usize];
+                let aux = match labels.iter().position(|&l| l == vc) {
+                    Some(a) => a,
+                    None => {
+                        labels.push(vc);
+                        labels.len() - 1
+                    }
+                };
+                if aux > u16::MAX as usize {
+                    return Err(ParamIssue::new("vcs", "more than 65,536 VCs on one output port"));
+                }
+                branches.push((o, vc, aux as u16));
+            }
+            lookup[e.in_port as usize].push((e.in_vc, r as u32));
+            routes.push(branches);
+            route_labels.push((e.in_port, e.in_vc));
+        }
+        lookup.iter_mut().for_each(|l| l.sort_unstable());
+        let policy = self.policy.policy()?;
+        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy })
+    }
 }
 
 /// Ports p1 … pN; inputs optional, outputs required when the table uses them.
 pub fn ports(p: &Params) -> Ports {
-    let (n, table) = match table_of(p) {
-        Ok(x) => x,
-        Err(_) => (p.int("ports").unwrap_or(16) as usize, Vec::new()),
-    };
+    // The parameters were bound and validated before ports are asked for.
+    let Ok(sp) = SwitchParams::bind(p) else { return Ports::default() };
+    let (n, table) = (sp.ports, sp.table().unwrap_or_default());
     let used: Vec<bool> = (0..n).map(|j| table.iter().any(|e| e.outs.iter().any(|o| o.0 as usize == j))).collect();
     Ports {
         inputs: (1..=n).map(|i| PortDecl::new(format!("p{i}"), false, false)).collect(),
@@ -171,53 +275,11 @@ fn bump(v: &mut Vec<u64>, i: usize) {
 }
 
 impl Switch {
-    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let (n, table) = table_of(p)?;
-        let rate = line_rate(p, Some("OC-3c"))?;
-        let mut rates = vec![rate; n];
-        for entry in p.list("port_phy").unwrap_or(&[]) {
-            let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
-            rates[port] = r;
-        }
-        let cap = |key: &str| -> Result<Option<usize>, ParamIssue> {
-            if p.word(key).is_some() {
-                return Ok(None);
-            }
-            match p.cells(key) {
-                Some(0) | None => Err(ParamIssue::new(key, "must be at least 1 cell (or \"unlimited\")")),
-                Some(c) => Ok(Some(c as usize)),
-            }
-        };
-        let capacity = cap("capacity")?;
-        let per_vc = p.word("queueing") == Some("per-vc");
-        let vc_capacity = if per_vc { cap("vc_capacity")? } else { None };
-        // Output-side VC index per (port, label), in table order.
-        let mut out_labels: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut lookup: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        let mut routes = Vec::with_capacity(table.len());
-        let mut route_labels = Vec::with_capacity(table.len());
-        for (r, e) in table.iter().enumerate() {
-            let mut branches = Vec::with_capacity(e.outs.len());
-            for &(o, vc) in &e.outs {
-                let labels = &mut out_labels[o as usize];
-                let aux = match labels.iter().position(|&l| l == vc) {
-                    Some(a) => a,
-                    None => {
-                        labels.push(vc);
-                        labels.len() - 1
-                    }
-                };
-                if aux > u16::MAX as usize {
-                    return Err(ParamIssue::new("vcs", "more than 65,536 VCs on one output port"));
-                }
-                branches.push((o, vc, aux as u16));
-            }
-            lookup[e.in_port as usize].push((e.in_vc, r as u32));
-            routes.push(branches);
-            route_labels.push((e.in_port, e.in_vc));
-        }
-        lookup.iter_mut().for_each(|l| l.sort_unstable());
-        let policy = crate::control::buffer_policy::BufferPolicy::from_params(p)?;
+    /// A switch (its checks are [`SwitchParams::validate`]'s).
+    pub fn new(params: SwitchParams) -> Result<Self, ParamIssue> {
+        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy } = params.plan()?;
+        let n = params.ports;
+        let per_vc = params.queueing == Queueing::PerVc;
         let out = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
@@ -232,7 +294,7 @@ impl Switch {
             route_rx: vec![0; routes.len()],
             routes,
             route_labels,
-            delay: p.time("delay").unwrap_or_default(),
+            delay: params.delay,
             line: VecDeque::new(),
             out,
             in_rx: vec![0; n],
@@ -241,20 +303,15 @@ impl Switch {
             replicated_by_flow: Vec::new(),
         })
     }
-
-
-
-
-
-
-
 }
 
 
 impl crate::kind::Kind for Switch {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
         let _ = b;
-        Switch::new(p)
+        let params = SwitchParams::bind(p)?;
+        params.validate()?;
+        Switch::new(params)
     }
     #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

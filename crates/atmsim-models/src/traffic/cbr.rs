@@ -9,8 +9,8 @@ use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::{Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand::Rng;
 
-use super::{Source, SourceCore};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use super::{Source, SourceCore, SourceParams};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params, Value};
 
 pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell rate (424 bits per cell); give rate or interval", source: "required (rate or interval)" },
@@ -18,31 +18,69 @@ pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec { name: "phase", ty: ParamType::TimeOr("random"), default: Some("random"), required: false, help: "offset of the first cell after start; \"random\" = uniform over one period, drawn per run", source: "atmsim convention (random phases as in N·D/D/1 analyses)" },
 ];
 
+/// Where the first cell goes after `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Uniform over one cell period, drawn per run.
+    Random,
+    At(SimDuration),
+}
+
+/// The `cbr` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrParams {
+    pub rate: Option<Rate>,
+    pub interval: Option<SimDuration>,
+    pub phase: Phase,
+    pub source: SourceParams,
+}
+
+impl CbrParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        let phase = match p.get("phase") {
+            Some(Value::Word(_)) => Phase::Random,
+            _ => Phase::At(p.need("phase", Params::time)?),
+        };
+        Ok(CbrParams { rate: p.opt("rate", Params::rate)?, interval: p.opt("interval", Params::time)?, phase, source: SourceParams::bind(p)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.cell_rate()?;
+        self.source.validate()
+    }
+
+    /// The cell rate, given as `rate` or as `interval` (one of them).
+    pub fn cell_rate(&self) -> Result<Rate, ParamIssue> {
+        match (self.rate, self.interval) {
+            (Some(_), Some(_)) => Err(ParamIssue::new("interval", "give either rate or interval, not both")),
+            (Some(r), None) => Ok(r),
+            (None, Some(i)) => {
+                if i.ps() == 0 {
+                    return Err(ParamIssue::new("interval", "interval must be positive"));
+                }
+                Rate::from_bps(CELL_BITS as f64 / i.as_secs_f64()).ok_or_else(|| ParamIssue::new("interval", "interval too long"))
+            }
+            (None, None) => Err(ParamIssue::new("rate", "a cbr source needs rate or interval")),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Cbr {
     core: SourceCore,
     rate: Rate,
-    phase: Option<SimDuration>,
+    phase: Phase,
     t0: SimTime,
     k: u64,
     rng: Stream,
 }
 
 impl Cbr {
-    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
-        let rate = match (p.rate("rate"), p.time("interval")) {
-            (Some(_), Some(_)) => return Err(ParamIssue::new("interval", "give either rate or interval, not both")),
-            (Some(r), None) => r,
-            (None, Some(i)) => {
-                if i.ps() == 0 {
-                    return Err(ParamIssue::new("interval", "interval must be positive"));
-                }
-                Rate::from_bps(CELL_BITS as f64 / i.as_secs_f64()).ok_or_else(|| ParamIssue::new("interval", "interval too long"))?
-            }
-            (None, None) => return Err(ParamIssue::new("rate", "a cbr source needs rate or interval")),
-        };
-        let phase = p.time("phase");
-        Ok(Cbr { core: SourceCore::from_params(p, flow)?, rate, phase, t0: SimTime::ZERO, k: 0, rng })
+    pub fn new(params: CbrParams, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let rate = params.cell_rate()?;
+        Ok(Cbr { core: SourceCore::new(&params.source, flow), rate, phase: params.phase, t0: SimTime::ZERO, k: 0, rng })
     }
 
     fn schedule_next(&mut self, ctx: &mut Cx<'_>) {
@@ -65,13 +103,15 @@ impl Source for Cbr {
 
 impl crate::kind::Kind for Cbr {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Cbr::new(p, b.flow, b.stream("phase"))
+        let params = CbrParams::bind(p)?;
+        params.validate()?;
+        Cbr::new(params, b.flow, b.stream("phase"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         let period = self.rate.cell_slot().ps();
         let phase = match self.phase {
-            Some(p) => p,
-            None => SimDuration(self.rng.random_range(0..period.max(1))),
+            Phase::At(p) => p,
+            Phase::Random => SimDuration(self.rng.random_range(0..period.max(1))),
         };
         self.t0 = self.core.start.plus(phase);
         self.schedule_next(ctx);

@@ -20,7 +20,7 @@ pub mod trace;
 
 use crate::kind::Cx;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
+use atmsim_kernel::{Ledger, SimDuration, SimTime, CELL_BITS};
 use rand_distr::{Distribution, Exp1};
 
 use crate::cell::{Cell, Msg};
@@ -106,15 +106,44 @@ pub struct SourceCore {
     since: SimTime,
 }
 
-impl SourceCore {
-    pub fn from_params(p: &Params, flow: u32) -> Result<SourceCore, ParamIssue> {
-        let start = SimTime::ZERO.plus(p.time("start").unwrap_or_default());
-        let stop = p.time("stop").map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX);
-        if stop <= start {
+/// The parameters every source has ([`COMMON_PARAMS`]), bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceParams {
+    /// VC label (None: flow number + 1).
+    pub vc: Option<u32>,
+    pub start: SimDuration,
+    /// None: never stop.
+    pub stop: Option<SimDuration>,
+}
+
+impl SourceParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(SourceParams { vc: p.opt("vc", Params::int)?.map(|v| v as u32), start: p.need("start", Params::time)?, stop: p.opt("stop", Params::time)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if self.stop_time() <= self.start_time() {
             return Err(ParamIssue::new("stop", "stop must be later than start"));
         }
-        let vc = p.int("vc").map(|v| v as u32).unwrap_or(flow + 1);
-        Ok(SourceCore { flow, vc, start, stop, seq: 0, generated: 0, counted: 0, since: SimTime::ZERO })
+        Ok(())
+    }
+
+    fn start_time(&self) -> SimTime {
+        SimTime::ZERO.plus(self.start)
+    }
+
+    fn stop_time(&self) -> SimTime {
+        self.stop.map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX)
+    }
+}
+
+impl SourceCore {
+    /// The core of source number `flow` (parameters validated).
+    pub fn new(p: &SourceParams, flow: u32) -> SourceCore {
+        let vc = p.vc.unwrap_or(flow + 1);
+        SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO }
     }
 
     /// Emits one cell on output port 0 now.

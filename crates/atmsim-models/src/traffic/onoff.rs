@@ -24,11 +24,11 @@
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::Size;
-use atmsim_kernel::{SimDuration, SimTime, Stream, Tally};
+use atmsim_kernel::{Rate, SimDuration, SimTime, Stream, Tally};
 use rand::Rng;
 
-use super::{exp_ps, Source, SourceCore};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params, Value};
+use super::{exp_ps, Source, SourceCore, SourceParams};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: true, help: "peak rate Λp: Poisson cell rate while active", source: "buddhikot92 section 5" },
@@ -46,6 +46,44 @@ pub const PROBES: [ProbeSpec; 1] = [ProbeSpec {
 const TAG_CELL: u32 = 0;
 const TAG_SWITCH: u32 = 1;
 
+/// The `onoff` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnOffParams {
+    pub peak: Rate,
+    pub mean: Rate,
+    /// B, in cells (bytes are refused by `validate`).
+    pub burst_factor: Size,
+    pub source: SourceParams,
+}
+
+impl OnOffParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(OnOffParams { peak: p.need("peak", Params::rate)?, mean: p.need("mean", Params::rate)?, burst_factor: p.need("burst_factor", Params::size)?, source: SourceParams::bind(p)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.burst_cells()?;
+        self.source.validate()
+    }
+
+    /// B in cells, checked against the rates.
+    fn burst_cells(&self) -> Result<f64, ParamIssue> {
+        if self.mean >= self.peak {
+            return Err(ParamIssue::new("mean", "the average rate must be below the peak rate"));
+        }
+        let b = match self.burst_factor {
+            Size::Cells(c) => c,
+            Size::Bytes(_) => return Err(ParamIssue::new("burst_factor", "give the burst factor in cells, e.g. \"1000 cells\"")),
+        };
+        if b <= 0.0 {
+            return Err(ParamIssue::new("burst_factor", "the burst factor must be positive"));
+        }
+        Ok(b)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct OnOff {
     core: SourceCore,
@@ -61,25 +99,14 @@ pub struct OnOff {
 }
 
 impl OnOff {
-    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
-        let peak = p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?;
-        let mean = p.rate("mean").ok_or_else(|| ParamIssue::new("mean", "missing"))?;
-        if mean >= peak {
-            return Err(ParamIssue::new("mean", "the average rate must be below the peak rate"));
-        }
-        let b = match p.get("burst_factor") {
-            Some(Value::Size(Size::Cells(c))) => *c,
-            Some(Value::Size(Size::Bytes(_))) => return Err(ParamIssue::new("burst_factor", "give the burst factor in cells, e.g. \"1000 cells\"")),
-            _ => return Err(ParamIssue::new("burst_factor", "missing")),
-        };
-        if b <= 0.0 {
-            return Err(ParamIssue::new("burst_factor", "the burst factor must be positive"));
-        }
+    pub fn new(params: OnOffParams, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let b = params.burst_cells()?;
+        let (peak, mean) = (params.peak, params.mean);
         let (lp, la) = (peak.cells_per_s(), mean.cells_per_s());
         let t_on = b / (lp - la);
         let t_off = t_on * (lp / la - 1.0);
         Ok(OnOff {
-            core: SourceCore::from_params(p, flow)?,
+            core: SourceCore::new(&params.source, flow),
             peak_gap_ps: peak.mean_cell_gap_ps(),
             mean_on_ps: t_on * 1e12,
             mean_off_ps: t_off * 1e12,
@@ -134,7 +161,9 @@ impl Source for OnOff {
 
 impl crate::kind::Kind for OnOff {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        OnOff::new(p, b.flow, b.stream("onoff"))
+        let params = OnOffParams::bind(p)?;
+        params.validate()?;
+        OnOff::new(params, b.flow, b.stream("onoff"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         let s = self.core.start;

@@ -3,7 +3,7 @@
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::{Rate, SimDuration, SimTime, Stream};
 
-use super::{exp_ps, Source, SourceCore};
+use super::{exp_ps, Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
@@ -15,6 +15,25 @@ pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     source: "required",
 }];
 
+/// The `poisson` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoissonParams {
+    pub rate: Rate,
+    pub source: SourceParams,
+}
+
+impl PoissonParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(PoissonParams { rate: p.need("rate", Params::rate)?, source: SourceParams::bind(p)? })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.source.validate()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Poisson {
     core: SourceCore,
@@ -23,9 +42,8 @@ pub struct Poisson {
 }
 
 impl Poisson {
-    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
-        let rate: Rate = p.rate("rate").ok_or_else(|| ParamIssue::new("rate", "missing"))?;
-        Ok(Poisson { core: SourceCore::from_params(p, flow)?, mean_gap_ps: rate.mean_cell_gap_ps(), rng })
+    pub fn new(params: PoissonParams, flow: u32, rng: Stream) -> Self {
+        Poisson { core: SourceCore::new(&params.source, flow), mean_gap_ps: params.rate.mean_cell_gap_ps(), rng }
     }
 
     #[inline(always)]
@@ -49,7 +67,9 @@ impl Source for Poisson {
 
 impl crate::kind::Kind for Poisson {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Poisson::new(p, b.flow, b.stream("arrivals"))
+        let params = PoissonParams::bind(p)?;
+        params.validate()?;
+        Ok(Poisson::new(params, b.flow, b.stream("arrivals")))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         let s = self.core.start;

@@ -24,7 +24,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::{Source, SourceCore};
+use super::{Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const PARAMS: [ParamSpec; 6] = [
@@ -100,6 +100,45 @@ impl FgnGenerator {
     }
 }
 
+/// The `selfsimilar` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfSimilarParams {
+    pub hurst: f64,
+    pub mean: Rate,
+    pub std: Rate,
+    pub peak: Rate,
+    pub bin: SimDuration,
+    /// Bins per fGn block.
+    pub block: usize,
+    pub source: SourceParams,
+}
+
+impl SelfSimilarParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(SelfSimilarParams {
+            hurst: p.need("hurst", Params::float)?,
+            mean: p.need("mean", Params::rate)?,
+            std: p.need("std", Params::rate)?,
+            peak: p.need("peak", Params::rate)?,
+            bin: p.need("bin", Params::time)?,
+            block: p.need("block", Params::int)? as usize,
+            source: SourceParams::bind(p)?,
+        })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if self.bin.ps() < 1_000_000 {
+            return Err(ParamIssue::new("bin", "the bin must be at least 1 us (one fGn sample per bin)"));
+        }
+        if self.peak.bps() < self.mean.bps() {
+            return Err(ParamIssue::new("peak", "the peak must be at least the mean"));
+        }
+        self.source.validate()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SelfSimilar {
     core: SourceCore,
@@ -120,23 +159,14 @@ pub struct SelfSimilar {
 }
 
 impl SelfSimilar {
-    pub fn new(p: &Params, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
-        let h = p.float("hurst").unwrap_or(0.75);
-        let mean: Rate = p.rate("mean").ok_or_else(|| ParamIssue::new("mean", "missing"))?;
-        let std: Rate = p.rate("std").ok_or_else(|| ParamIssue::new("std", "missing"))?;
-        let peak: Rate = p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?;
-        let bin = p.time("bin").unwrap_or(SimDuration(1_000_000_000));
-        if bin.ps() < 1_000_000 {
-            return Err(ParamIssue::new("bin", "the bin must be at least 1 us (one fGn sample per bin)"));
-        }
-        if peak.bps() < mean.bps() {
-            return Err(ParamIssue::new("peak", "the peak must be at least the mean"));
-        }
-        let block = p.int("block").unwrap_or(65_536) as usize;
-        let gen = FgnGenerator::new(h, block).map_err(|m| ParamIssue::new("hurst", m))?;
+    /// A source with validated parameters; fails only if the Davies–Harte embedding
+    /// does (not for ½ ≤ H < 1).
+    pub fn new(params: SelfSimilarParams, flow: u32, rng: Stream) -> Result<Self, ParamIssue> {
+        let gen = FgnGenerator::new(params.hurst, params.block).map_err(|m| ParamIssue::new("hurst", m))?;
+        let (mean, std, peak, bin) = (params.mean, params.std, params.peak, params.bin);
         let cells = |r: Rate| r.bps() * bin.as_secs_f64() / CELL_BITS as f64;
         Ok(SelfSimilar {
-            core: SourceCore::from_params(p, flow)?,
+            core: SourceCore::new(&params.source, flow),
             gen,
             rng,
             mean_cells: cells(mean),
@@ -224,7 +254,9 @@ pub fn hurst_aggregated_variance(x: &[f64]) -> f64 {
 
 impl crate::kind::Kind for SelfSimilar {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        SelfSimilar::new(p, b.flow, b.stream("fgn"))
+        let params = SelfSimilarParams::bind(p)?;
+        params.validate()?;
+        SelfSimilar::new(params, b.flow, b.stream("fgn"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         self.n = self.next_bin_cells();

@@ -44,6 +44,23 @@ struct PerFlow {
     delay: Tally,
 }
 
+/// The `sink` kind's parameters: it has none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinkParams;
+
+impl SinkParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        let _ = p;
+        Ok(SinkParams)
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
     flows: Vec<PerFlow>,
@@ -51,7 +68,8 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn new() -> Self {
+    pub fn new(params: SinkParams) -> Self {
+        let SinkParams = params;
         Sink::default()
     }
 
@@ -68,8 +86,10 @@ impl Sink {
 
 impl crate::kind::Kind for Sink {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        let _ = (p, b);
-        Ok(Sink::new())
+        let _ = b;
+        let params = SinkParams::bind(p)?;
+        params.validate()?;
+        Ok(Sink::new(params))
     }
     #[inline(always)]
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Rate, SimDuration, SimTime, PS_PER_S};
 
-use super::{Source, SourceCore};
+use super::{Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
 pub const FORMATS: [&str; 2] = ["packets", "frames"];
@@ -111,6 +111,73 @@ pub fn parse(text: &str, format: &str) -> Result<TraceData, String> {
     Ok(TraceData { times_ps, lengths })
 }
 
+/// A trace file's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Packets,
+    Frames,
+}
+
+impl Format {
+    /// Its name in scenarios (one of [`FORMATS`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Packets => "packets",
+            Format::Frames => "frames",
+        }
+    }
+}
+
+/// How a PDU's cells are spaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spacing {
+    Peak,
+    Even,
+}
+
+/// The `trace` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceParams {
+    /// As given (relative to the scenario file's directory).
+    pub file: String,
+    pub format: Format,
+    /// Frames per second.
+    pub frame_rate: f64,
+    pub peak: Rate,
+    pub spacing: Spacing,
+    /// Octets added per packet or frame.
+    pub overhead: u32,
+    pub time_scale: f64,
+    pub looped: bool,
+    pub source: SourceParams,
+}
+
+impl TraceParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(TraceParams {
+            file: p.need("file", Params::word)?.to_string(),
+            format: p.need_choice("format", &[("packets", Format::Packets), ("frames", Format::Frames)])?,
+            frame_rate: p.need("frame_rate", Params::float)?,
+            peak: p.need("peak", Params::rate)?,
+            spacing: p.need_choice("spacing", &[("peak", Spacing::Peak), ("even", Spacing::Even)])?,
+            overhead: p.need("overhead", Params::int)? as u32,
+            time_scale: p.need("time_scale", Params::float)?,
+            looped: p.need("loop", Params::bool)?,
+            source: SourceParams::bind(p)?,
+        })
+    }
+
+    /// The checks that need no trace (whether the trace can loop is checked when it is
+    /// read, by [`TraceSource::new`]).
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if self.spacing == Spacing::Even && self.format != Format::Frames {
+            return Err(ParamIssue::new("spacing", "even spacing spreads a frame over its frame interval: it needs format = \"frames\""));
+        }
+        self.source.validate()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TraceSource {
     core: SourceCore,
@@ -139,18 +206,13 @@ pub struct TraceSource {
 }
 
 impl TraceSource {
-    pub fn new(p: &Params, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
-        let file = p.word("file").ok_or_else(|| ParamIssue::new("file", "missing"))?;
-        let format = if p.word("format") == Some("frames") { "frames" } else { "packets" };
-        let path = dir.join(file);
-        let data = load(&path, format).map_err(|m| ParamIssue::new("file", m))?;
-        let frames = format == "frames";
-        let even = p.word("spacing") == Some("even");
-        if even && !frames {
-            return Err(ParamIssue::new("spacing", "even spacing spreads a frame over its frame interval: it needs format = \"frames\""));
-        }
-        let time_scale = p.float("time_scale").unwrap_or(1.0);
-        let frame_ps = PS_PER_S as f64 / p.float("frame_rate").unwrap_or(24.0) * time_scale;
+    /// Reads the trace (relative to `dir`) and checks it against the parameters.
+    pub fn new(params: TraceParams, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
+        let path = dir.join(&params.file);
+        let data = load(&path, params.format.name()).map_err(|m| ParamIssue::new("file", m))?;
+        let frames = params.format == Format::Frames;
+        let time_scale = params.time_scale;
+        let frame_ps = PS_PER_S as f64 / params.frame_rate * time_scale;
         let n = data.lengths.len() as u64;
         let span_ps = if frames {
             (n as f64 * frame_ps).round() as u64
@@ -159,19 +221,19 @@ impl TraceSource {
             // one pass plus one mean gap, so that the next pass does not start on the last packet
             ((last as f64 + last as f64 / (n.max(2) - 1) as f64) * time_scale).round() as u64
         };
-        if p.bool("loop") == Some(true) && span_ps == 0 {
+        if params.looped && span_ps == 0 {
             return Err(ParamIssue::new("loop", "the trace spans no time: it cannot loop"));
         }
         Ok(TraceSource {
-            core: SourceCore::from_params(p, flow)?,
+            core: SourceCore::new(&params.source, flow),
             data,
             frames,
             frame_ps,
-            even,
-            peak: p.rate("peak").ok_or_else(|| ParamIssue::new("peak", "missing"))?,
-            overhead: p.int("overhead").unwrap_or(16) as u32,
+            even: params.spacing == Spacing::Even,
+            peak: params.peak,
+            overhead: params.overhead,
             time_scale,
-            looped: p.bool("loop") == Some(true),
+            looped: params.looped,
             span_ps,
             pass: 0,
             pdu: 0,
@@ -261,7 +323,9 @@ impl Source for TraceSource {
 
 impl crate::kind::Kind for TraceSource {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        TraceSource::new(p, b.flow, b.dir)
+        let params = TraceParams::bind(p)?;
+        params.validate()?;
+        TraceSource::new(params, b.flow, b.dir)
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         self.pdu = 0;

@@ -41,12 +41,12 @@ use crate::kind::{BuildInfo, Cx};
 use crate::timer::KeyedTimer;
 use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ledger, SeriesKind, SimTime};
+use atmsim_kernel::{Ledger, Rate, SeriesKind, SimTime};
 
 use crate::cell::{book_in_flight, discard, parse_vc_label, vc_name, Cell, Msg};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
-use crate::link::transmitter::{line_rate, PHY_NAMES};
+use crate::link::transmitter::{LineRateParams, PHY_NAMES};
 
 /// Largest `i` and `m` (the hardware's 9- and 10-bit fields, evans96).
 pub const I_MAX: i64 = 511;
@@ -115,33 +115,66 @@ fn parse_entry(text: &str, default: Window) -> Result<(u32, Window), String> {
     Ok((label, w))
 }
 
-/// The `iofm` component.
-#[derive(Clone, Debug)]
-pub struct Iofm {
-    ctl: Controller,
-    /// The decision timer (its keys are even tags; `ADAPT_TAG` is odd).
-    decision: KeyedTimer,
-    since: SimTime,
-    slots_since: u64,
+/// The `iofm` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IofmParams {
+    pub line: LineRateParams,
+    pub i: u32,
+    pub m: u64,
+    /// Paced VC entries (None: every VC paced with i and m).
+    pub vcs: Option<Vec<String>>,
+    pub vc_capacity: CellLimit,
+    /// Adaptive shaping's measurement interval in cell slots (None: no adaptation).
+    pub adapt_interval: Option<u64>,
+    pub mu_plus: Option<f64>,
+    pub mu_minus: Option<f64>,
+    pub gamma_plus: Option<f64>,
+    pub gamma_minus: Option<f64>,
+    pub target_utilisation: f64,
 }
 
-impl Iofm {
-    pub fn new(p: &Params) -> Result<Self, ParamIssue> {
-        let rate = line_rate(p, None)?;
-        let i = p.int("i").ok_or_else(|| ParamIssue::new("i", "missing"))?;
-        let m = p.int("m").ok_or_else(|| ParamIssue::new("m", "missing"))?;
-        if i > m {
+/// What [`IofmParams::plan`] works out: everything a controller is built from.
+struct Plan {
+    rate: Rate,
+    configured: Vec<(u32, Option<Window>)>,
+    default_window: Option<Window>,
+    vc_capacity: Option<usize>,
+    adapt: Option<Adapt>,
+}
+
+impl IofmParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(IofmParams {
+            line: LineRateParams::bind(p)?,
+            i: p.need("i", Params::int)? as u32,
+            m: p.need("m", Params::int)? as u64,
+            vcs: p.opt_list("vcs")?,
+            vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
+            adapt_interval: p.opt("adapt_interval", Params::int)?.map(|v| v as u64),
+            mu_plus: p.opt("mu_plus", Params::float)?,
+            mu_minus: p.opt("mu_minus", Params::float)?,
+            gamma_plus: p.opt("gamma_plus", Params::float)?,
+            gamma_minus: p.opt("gamma_minus", Params::float)?,
+            target_utilisation: p.need("target_utilisation", Params::float)?,
+        })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.plan().map(drop)
+    }
+
+    /// Every check, in order, and what they work out.
+    fn plan(&self) -> Result<Plan, ParamIssue> {
+        let rate = self.line.rate(None)?;
+        let (i, m) = (self.i, self.m);
+        if u64::from(i) > m {
             return Err(ParamIssue::new("i", format!("i = {i} exceeds m = {m} (i/m is at most 1)")));
         }
-        let window = Window { i: i as u32, m: m as u64 };
-        let vc_capacity = match p.word("vc_capacity") {
-            Some(_) => None,
-            None => match p.cells("vc_capacity").unwrap_or(0) {
-                0 => return Err(ParamIssue::new("vc_capacity", "a VC queue holds at least 1 cell (or \"unlimited\")")),
-                c => Some(c as usize),
-            },
-        };
-        let (configured, default_window) = match p.list("vcs") {
+        let window = Window { i, m };
+        let vc_capacity = self.vc_capacity.at_least_one("vc_capacity", "a VC queue holds at least 1 cell (or \"unlimited\")")?;
+        let (configured, default_window) = match &self.vcs {
             None => (Vec::new(), Some(window)),
             Some(entries) => {
                 let mut out: Vec<(u32, Option<Window>)> = Vec::new();
@@ -155,29 +188,44 @@ impl Iofm {
                 (out, None)
             }
         };
-        let mut ctl = Controller::new(rate, &configured, default_window, vc_capacity);
-        let given: Vec<&str> = ADAPT_KEYS.iter().copied().filter(|k| p.float(k).is_some()).collect();
-        match p.int("adapt_interval") {
-            Some(interval) => {
-                if let Some(missing) = ADAPT_KEYS.iter().find(|k| !given.contains(k)) {
-                    return Err(ParamIssue::new(missing, format!("adaptive shaping (adapt_interval) needs {} (evans96 gives no values)", ADAPT_KEYS.join(", "))));
-                }
-                let f = |k: &str| p.float(k).unwrap_or_default();
-                let a = Adapt {
-                    interval: interval as u64,
-                    mu_plus: f("mu_plus"),
-                    mu_minus: f("mu_minus"),
-                    gamma_plus: f("gamma_plus"),
-                    gamma_minus: f("gamma_minus"),
-                    target: p.float("target_utilisation").unwrap_or(0.85),
-                };
-                ctl = ctl.adaptive(a);
+        let factors = [self.mu_plus, self.mu_minus, self.gamma_plus, self.gamma_minus];
+        let given: Vec<&str> = ADAPT_KEYS.iter().zip(factors).filter(|(_, v)| v.is_some()).map(|(k, _)| *k).collect();
+        let adapt = match (self.adapt_interval, factors) {
+            (Some(interval), [Some(mu_plus), Some(mu_minus), Some(gamma_plus), Some(gamma_minus)]) => {
+                Some(Adapt { interval, mu_plus, mu_minus, gamma_plus, gamma_minus, target: self.target_utilisation })
             }
-            None => {
+            (Some(_), _) => {
+                let missing = ADAPT_KEYS.iter().zip(factors).find(|(_, v)| v.is_none()).map_or(ADAPT_KEYS[0], |(k, _)| *k);
+                return Err(ParamIssue::new(missing, format!("adaptive shaping (adapt_interval) needs {} (evans96 gives no values)", ADAPT_KEYS.join(", "))));
+            }
+            (None, _) => {
                 if let Some(k) = given.first() {
                     return Err(ParamIssue::new(k, "set only with adapt_interval (adaptive shaping)"));
                 }
+                None
             }
+        };
+        Ok(Plan { rate, configured, default_window, vc_capacity, adapt })
+    }
+}
+
+/// The `iofm` component.
+#[derive(Clone, Debug)]
+pub struct Iofm {
+    ctl: Controller,
+    /// The decision timer (its keys are even tags; `ADAPT_TAG` is odd).
+    decision: KeyedTimer,
+    since: SimTime,
+    slots_since: u64,
+}
+
+impl Iofm {
+    /// A controller (its checks are [`IofmParams::validate`]'s).
+    pub fn new(params: IofmParams) -> Result<Self, ParamIssue> {
+        let Plan { rate, configured, default_window, vc_capacity, adapt } = params.plan()?;
+        let mut ctl = Controller::new(rate, &configured, default_window, vc_capacity);
+        if let Some(a) = adapt {
+            ctl = ctl.adaptive(a);
         }
         Ok(Iofm { ctl, decision: KeyedTimer::default(), since: SimTime::ZERO, slots_since: 0 })
     }
@@ -191,7 +239,9 @@ impl Iofm {
 impl crate::kind::Kind for Iofm {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
         let _ = b;
-        Iofm::new(p)
+        let params = IofmParams::bind(p)?;
+        params.validate()?;
+        Iofm::new(params)
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         if self.ctl.next_adapt < u64::MAX {
