@@ -125,15 +125,10 @@ impl crate::kind::Kind for Cbr {
 }
 
 /// The `cbr` kind's declarations (registered in `lib.rs`).
-pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
-    kind: "cbr",
-    help: "constant-bit-rate cell source (fixed or random phase)",
-    source: "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
-    params: &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS],
-    inputs: &[],
-    outputs: &crate::kind::OUT,
-    ports: None,
-    probes: &[&crate::traffic::SOURCE_PROBES],
-    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
-    is_source: true,
-};
+pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
+    "cbr",
+    "constant-bit-rate cell source (fixed or random phase)",
+    "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
+    &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::SOURCE_PROBES],
+);

@@ -93,6 +93,13 @@ macro_rules! source_kind {
 }
 pub(crate) use source_kind;
 
+/// A source kind's declarations: what every source shares (no inputs, one output, the
+/// source probes and series, a flow of its own) around its own `params` (the common
+/// ones are added) and `probes` (after the source probes).
+pub const fn source_info(kind: &'static str, help: &'static str, source: &'static str, params: &'static [&'static [ParamSpec]], probes: &'static [&'static [ProbeSpec]]) -> crate::kind::KindInfo {
+    crate::kind::KindInfo { kind, help, source, params, inputs: &[], outputs: &crate::kind::OUT, ports: None, probes, series: &[crate::series::KindSeries { at: "", series: &SOURCE_SERIES }], is_source: true }
+}
+
 /// What every source keeps.
 #[derive(Clone, Debug)]
 pub struct SourceCore {

@@ -200,15 +200,10 @@ impl crate::kind::Kind for OnOff {
 }
 
 /// The `onoff` kind's declarations (registered in `lib.rs`).
-pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
-    kind: "onoff",
-    help: "two-state Markov on-off source ⟨peak, mean, burst factor⟩ with Poisson cells while active",
-    source: "buddhikot92 section 5, Figure 8",
-    params: &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS],
-    inputs: &[],
-    outputs: &crate::kind::OUT,
-    ports: None,
-    probes: &[&crate::traffic::SOURCE_PROBES, &crate::traffic::onoff::PROBES],
-    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
-    is_source: true,
-};
+pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
+    "onoff",
+    "two-state Markov on-off source ⟨peak, mean, burst factor⟩ with Poisson cells while active",
+    "buddhikot92 section 5, Figure 8",
+    &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::SOURCE_PROBES, &crate::traffic::onoff::PROBES],
+);

@@ -85,15 +85,10 @@ impl crate::kind::Kind for Poisson {
 }
 
 /// The `poisson` kind's declarations (registered in `lib.rs`).
-pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
-    kind: "poisson",
-    help: "Poisson cell source",
-    source: "classic M/·/· arrivals",
-    params: &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS],
-    inputs: &[],
-    outputs: &crate::kind::OUT,
-    ports: None,
-    probes: &[&crate::traffic::SOURCE_PROBES],
-    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
-    is_source: true,
-};
+pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
+    "poisson",
+    "Poisson cell source",
+    "classic M/·/· arrivals",
+    &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::SOURCE_PROBES],
+);

@@ -280,18 +280,13 @@ impl crate::kind::Kind for SelfSimilar {
 }
 
 /// The `selfsimilar` kind's declarations (registered in `lib.rs`).
-pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
-    kind: "selfsimilar",
-    help: "self-similar source: the cell rate per time bin is fractional Gaussian noise with Hurst parameter H (exact paths by Davies–Harte), clipped to [0, peak]",
-    source: "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
-    params: &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS],
-    inputs: &[],
-    outputs: &crate::kind::OUT,
-    ports: None,
-    probes: &[&crate::traffic::SOURCE_PROBES],
-    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
-    is_source: true,
-};
+pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
+    "selfsimilar",
+    "self-similar source: the cell rate per time bin is fractional Gaussian noise with Hurst parameter H (exact paths by Davies–Harte), clipped to [0, peak]",
+    "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
+    &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::SOURCE_PROBES],
+);
 
 #[cfg(test)]
 mod tests {

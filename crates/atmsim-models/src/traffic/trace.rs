@@ -364,18 +364,13 @@ impl crate::kind::Kind for TraceSource {
 }
 
 /// The `trace` kind's declarations (registered in `lib.rs`).
-pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
-    kind: "trace",
-    help: "trace-driven source: a packet trace (time, length) or a frame-size trace replayed as AAL5 PDUs, cells at a peak rate or spread over each frame",
-    source: "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994)",
-    params: &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS],
-    inputs: &[],
-    outputs: &crate::kind::OUT,
-    ports: None,
-    probes: &[&crate::traffic::SOURCE_PROBES, &crate::traffic::trace::PROBES],
-    series: &[crate::series::KindSeries { at: "", series: &crate::traffic::SOURCE_SERIES }],
-    is_source: true,
-};
+pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
+    "trace",
+    "trace-driven source: a packet trace (time, length) or a frame-size trace replayed as AAL5 PDUs, cells at a peak rate or spread over each frame",
+    "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994)",
+    &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::SOURCE_PROBES, &crate::traffic::trace::PROBES],
+);
 
 #[cfg(test)]
 mod tests {
