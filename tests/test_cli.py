@@ -212,6 +212,7 @@ def test_describe_kind_params(cli):
     assert p.returncode == 0, p.stderr
     for word in ("capacity", "phy", "q_wait", "q_loss_ratio", "default", "inputs", "outputs"):
         assert word in p.stdout
+    assert "inputs:  in (cells)" in p.stdout and "outputs: out (cells)" in p.stdout
     p = cli("describe", "onoff", "--json")
     info = json.loads(p.stdout)
     assert {"peak", "mean", "burst_factor"} <= {q["name"] for q in info["params"]}

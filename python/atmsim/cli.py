@@ -218,8 +218,9 @@ def describe_cmd(
              "yes" if p.get("required") else "no", p.get("source") or "", p.get("help") or ""]
             for p in params]
     print(_table(prow, ["name", "unit", "default", "required", "source of default", "help"], indent="  "))
-    print(f"\ninputs:  {', '.join(info.get('inputs', [])) or '-'}")
-    print(f"outputs: {', '.join(info.get('outputs', [])) or '-'}")
+    ins, outs = info.get("carries", ([], []))
+    print(f"\ninputs:  {', '.join(f'{n} ({c})' for n, c in ins) or '-'}")
+    print(f"outputs: {', '.join(f'{n} ({c})' for n, c in outs) or '-'}")
     print("\nprobes:")
     qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
     print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
