@@ -231,8 +231,9 @@ pub fn py_float_text(x: f64) -> String {
         return format!("{sign}0.0");
     }
     let sci = format!("{:e}", x.abs()); // shortest round-trip digits: "1.2345e-5"
-    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
-    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    // `{:e}` always writes "<mantissa>e<exponent>"; fall back to it as written otherwise.
+    let Some((mantissa, exp)) = sci.split_once('e') else { return sci };
+    let Ok(exp) = exp.parse::<i32>() else { return sci };
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let n = digits.len() as i32;
     let decpt = exp + 1; // value = 0.DIGITS × 10^decpt
@@ -388,7 +389,11 @@ fn range_points(lo: Dec, hi: Dec, step: Dec, unit: &str) -> Result<Vec<(String, 
             // l + i·s <= h: no overflow.
             let v = Dec { m: l + i * s, scale }.text();
             if unit.is_empty() {
-                let w = if v.contains('.') { Written::Float(v.parse().expect("decimal text")) } else { Written::Int(v.parse().expect("integer text")) };
+                // The text is our own decimal rendering, so it parses; NaN otherwise.
+                let w = match v.parse::<i128>() {
+                    Ok(i) if !v.contains('.') => Written::Int(i),
+                    _ => Written::Float(v.parse().unwrap_or(f64::NAN)),
+                };
                 (v, w)
             } else {
                 let t = format!("{v} {unit}").trim().to_string();
@@ -483,7 +488,7 @@ impl Reader<'_> {
 
         let mut axes: Vec<Axis> = Vec::new();
         for (key, item) in grid.iter().flat_map(|g| g.iter()) {
-            let g = grid.expect("iterating the grid");
+            let Some(g) = grid else { break };
             let line = self.key_line(g, key);
             let (texts, written) = self.values("sweep.grid", g, key, item)?;
             if !key.contains('.') {
@@ -525,7 +530,8 @@ impl Reader<'_> {
 
         let mut quick_overrides = Vec::new();
         for (key, item) in quick.iter().flat_map(|t| t.iter()) {
-            let line = self.key_line(quick.expect("iterating quick"), key);
+            let Some(q) = quick else { break };
+            let line = self.key_line(q, key);
             let text = item.as_value().and_then(value_text).map(|(t, _)| t).ok_or_else(|| {
                 self.err(line, "sweep.quick", Some(key), format!("value {} is {}; it must be a string with a unit or a number", shown(item), type_name(item)))
             })?;
@@ -613,7 +619,9 @@ impl Reader<'_> {
         }
         let mut nums = Vec::with_capacity(3);
         for k in ["from", "to", "step"] {
-            let item = spec.get(k).expect("checked above");
+            let Some(item) = spec.get(k) else {
+                return Err(self.err(at(k), table, Some(key), format!("range lacks '{k}'; {RANGE_EXAMPLE}")));
+            };
             let text = match item.as_value() {
                 Some(Value::Integer(i)) => i.value().to_string(),
                 Some(Value::Float(f)) if f.value().is_finite() => py_float_text(*f.value()),
@@ -658,7 +666,9 @@ impl Reader<'_> {
         }
         let mut strs = Vec::with_capacity(3);
         for k in ["component", "probe", "statistic"] {
-            let v = t.get(k).expect("checked above");
+            let Some(v) = t.get(k) else {
+                return Err(err(at(k), format!("lacks '{k}'; valid keys: {}", TARGET_KEYS.join(", "))));
+            };
             strs.push(v.as_str().map(str::to_string).ok_or_else(|| err(at(k), format!("{k} = {} must be a string", shown(v))))?);
         }
         let (component, probe, statistic) = (strs[0].clone(), strs[1].clone(), strs[2].clone());
@@ -673,7 +683,9 @@ impl Reader<'_> {
             let hint = did_you_mean(&probe, probes.iter().copied());
             return Err(err(at("probe"), format!("component '{component}' ({}) has no probe '{probe}'{hint}; probes: {}", c.kind.kind, probes.join(", "))));
         }
-        let rhw_item = t.get("rel_half_width").expect("checked above");
+        let Some(rhw_item) = t.get("rel_half_width") else {
+            return Err(err(line, format!("lacks 'rel_half_width'; valid keys: {}", TARGET_KEYS.join(", "))));
+        };
         let rel_half_width = match rhw_item.as_value() {
             Some(Value::Integer(i)) => *i.value() as f64,
             Some(Value::Float(f)) => *f.value(),
@@ -682,7 +694,9 @@ impl Reader<'_> {
         if !(rel_half_width > 0.0 && rel_half_width.is_finite()) {
             return Err(err(at("rel_half_width"), format!("rel_half_width = {} must be a number > 0 (e.g. 0.1 for ±10%)", shown(rhw_item))));
         }
-        let mx_item = t.get("max_replications").expect("checked above");
+        let Some(mx_item) = t.get("max_replications") else {
+            return Err(err(line, format!("lacks 'max_replications'; valid keys: {}", TARGET_KEYS.join(", "))));
+        };
         let max_replications = match mx_item.as_integer() {
             Some(n) if n >= 0 && n as u64 >= replications.max(2) => n as u64,
             _ => {
