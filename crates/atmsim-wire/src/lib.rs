@@ -20,14 +20,20 @@
 //!   sum the transport checksums cover;
 //! - [`tcp`]: the TCP header (RFC 793: ports, sequence and acknowledgment numbers,
 //!   flags, window, urgent pointer) with its checksum over the IPv4 pseudo-header and
-//!   the MSS and window scale options.
+//!   the MSS and window scale options;
+//! - [`udp`]: the UDP header (RFC 768: ports, length) with its checksum over the IPv4
+//!   pseudo-header, optional on the wire (a carried zero means none);
+//! - [`icmp`]: ICMP echo request and echo reply (RFC 792: type 8 and 0, identifier,
+//!   sequence number, data) with the ICMP checksum.
 
 pub mod aal5;
 pub mod cell;
+pub mod icmp;
 pub mod ipv4;
 pub mod llc;
 pub mod rm;
 pub mod tcp;
+pub mod udp;
 
 /// Errors of the wire layer. Every variant is a property of the bytes (or, from `emit`,
 /// of the values given to it), never a bug; parsing returns one of them rather than
@@ -83,7 +89,22 @@ pub enum WireError {
     /// The TCP checksum (pseudo-header, header and data) does not match.
     #[error("TCP checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
     TcpChecksum { computed: u16, carried: u16 },
-    /// `emit` was given a payload of another length than the `Repr`'s `payload_len`.
+    /// An ICMP message that is not an echo request (type 8) or echo reply (type 0)
+    /// with code 0.
+    #[error("ICMP type {ty} code {code} is not an echo request or reply")]
+    IcmpType { ty: u8, code: u8 },
+    /// The ICMP checksum (the whole message) does not match.
+    #[error("ICMP checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
+    IcmpChecksum { computed: u16, carried: u16 },
+    /// A UDP Length field below the 8-octet header it includes.
+    #[error("UDP length {0} is shorter than the 8-octet header")]
+    UdpLength(u16),
+    /// The UDP checksum (pseudo-header, header and data) does not match; `computed` is
+    /// the value the field should carry (a computed zero given as 0xffff).
+    #[error("UDP checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
+    UdpChecksum { computed: u16, carried: u16 },
+    /// `emit` was given a payload of another length than the `Repr`'s `payload_len`
+    /// (`data_len` for ICMP echo).
     #[error("payload of {got} octets for a header announcing {expected}")]
     PayloadLen { expected: usize, got: usize },
 }
