@@ -179,6 +179,48 @@ impl Conn {
         }
     }
 
+    /// Starts the connection at `now`: a sender's first segments (SYN or data) into
+    /// `out`; a receiver waits.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if let Endpoint::Send(s) = &mut self.ep {
+            s.start(now, out);
+        }
+    }
+
+    /// A segment for this endpoint was processed at `now`: what it answers into `out`.
+    pub fn input(&mut self, seg: &Segment, now: SimTime, out: &mut Vec<Segment>) {
+        match &mut self.ep {
+            Endpoint::Send(s) => s.input(seg, now, out),
+            Endpoint::Recv(r) => r.input(seg, now, out),
+        }
+    }
+
+    /// A BSD timer tick at `now`: the slow one drives senders (retransmission), the
+    /// fast one receivers (delayed ACKs); segments into `out`.
+    pub fn tick(&mut self, slow: bool, now: SimTime, out: &mut Vec<Segment>) {
+        match &mut self.ep {
+            Endpoint::Send(s) if slow => s.slow_tick(now, out),
+            Endpoint::Recv(r) if !slow => r.fast_tick(out),
+            _ => {}
+        }
+    }
+
+    /// The fine timer's event fired at `now`. The state machines keep their own
+    /// deadlines (sans-IO): a stale event finds nothing due, so it is handled like the
+    /// armed one. Segments into `out`; re-arm with [`Conn::deadline`].
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.timer.fire(now);
+        match &mut self.ep {
+            Endpoint::Send(s) => s.on_deadline(now, out),
+            Endpoint::Recv(r) => r.on_deadline(now, out),
+        }
+    }
+
+    /// Whether this endpoint is a receiver (ttcp -r).
+    pub fn is_receiver(&self) -> bool {
+        matches!(self.ep, Endpoint::Recv(_))
+    }
+
     /// The fine-timer deadline, if any.
     pub fn deadline(&self) -> Option<SimTime> {
         match &self.ep {
@@ -349,4 +391,44 @@ pub fn parse(p: &Params, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
         conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_bytes: 0, base_segments: 0, base_retx: [0; 3] });
     }
     Ok(conns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tcp::Config;
+    use super::*;
+
+    fn conn(ep: Endpoint) -> Conn {
+        Conn { ep, out_vc: 100, in_vc: 200, pacer: None, pace: None, timer: Timer::default(), base_bytes: 0, base_segments: 0, base_retx: [0; 3] }
+    }
+
+    #[test]
+    fn a_sender_and_a_receiver_exchange_segments_through_the_conn_steps() {
+        let cfg = Config::bsd(1000, 4000);
+        let mut tx = conn(Endpoint::Send(Sender::new(cfg.clone())));
+        let mut rx = conn(Endpoint::Recv(Receiver::new(cfg)));
+        assert!(!tx.is_receiver() && rx.is_receiver());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        rx.start(SimTime(0), &mut b);
+        assert!(b.is_empty(), "a receiver waits");
+        tx.start(SimTime(0), &mut a);
+        assert_eq!(a.len(), 1, "slow start: one segment");
+        // Wrong tick for each role: nothing.
+        tx.tick(false, SimTime(1), &mut a);
+        rx.tick(true, SimTime(1), &mut b);
+        assert_eq!((a.len(), b.len()), (1, 0));
+        rx.input(&a[0], SimTime(2), &mut b);
+        // One segment: the ACK is delayed until the fast tick.
+        assert!(b.is_empty());
+        rx.tick(false, SimTime(3), &mut b);
+        assert_eq!(b.len(), 1);
+        a.clear();
+        tx.input(&b[0], SimTime(4), &mut a);
+        assert_eq!(tx.bytes(), 1000);
+        assert_eq!(rx.bytes(), 1000);
+        assert_eq!(a.len(), 2, "the window opened to two segments");
+        // The headers of a segment name the connection's ports.
+        let Payload::Tcp { tcp, ip } = tx.headers(&a[0], 7) else { panic!("TCP headers") };
+        assert_eq!((tcp.src_port, tcp.dst_port, ip.ident), (1124, 5001, 7));
+    }
 }

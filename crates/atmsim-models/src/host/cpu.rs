@@ -1,0 +1,172 @@
+//! A host's CPU as a part: a single server with a FIFO of jobs and a fixed service time
+//! per job (the per-segment TCP + OS overhead of lazarou96 Table 1).
+//!
+//! ```text
+//!   jobs ──► [ FIFO ─ server: `cost` per job ] ──► completed jobs
+//! ```
+//!
+//! Sans-IO core: [`Cpu::push`] queues a job, [`Cpu::start`] puts the head job in service
+//! when the server is idle and says when it completes, [`Cpu::finish`] hands it back.
+//! The part owns its completion timer ([`crate::timer::Timer`]): [`Cpu::kick`] starts
+//! and arms, [`Cpu::complete`] recognises the event and finishes. Busy time is booked
+//! when a job starts (the `cpu_util` series reads it so); [`Cpu::busy_time`] counts
+//! only what has elapsed.
+
+use std::collections::VecDeque;
+
+use atmsim_kernel::{SimDuration, SimTime};
+
+use crate::kind::Cx;
+use crate::timer::Timer;
+
+/// One server with a FIFO; `J` is the caller's job.
+#[derive(Clone, Debug)]
+pub struct Cpu<J> {
+    /// Jobs waiting, the one in service (if any) at the head.
+    queue: VecDeque<J>,
+    busy: bool,
+    cost: SimDuration,
+    timer: Timer,
+    /// Service time booked since the start of the run (ps).
+    booked: u64,
+    /// `booked` at the last statistics reset.
+    base: u64,
+}
+
+impl<J> Cpu<J> {
+    /// An idle CPU taking `cost` per job.
+    pub fn new(cost: SimDuration) -> Cpu<J> {
+        Cpu { queue: VecDeque::new(), busy: false, cost, timer: Timer::default(), booked: 0, base: 0 }
+    }
+
+    /// The service time of a job.
+    pub fn cost(&self) -> SimDuration {
+        self.cost
+    }
+
+    /// Queues a job (it waits behind the one in service).
+    pub fn push(&mut self, job: J) {
+        self.queue.push_back(job);
+    }
+
+    /// If idle with work queued, puts the head job in service at `now` and returns
+    /// when it completes; else `None`.
+    pub fn start(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.busy || self.queue.is_empty() {
+            return None;
+        }
+        self.busy = true;
+        self.booked += self.cost.0;
+        Some(now.plus(self.cost))
+    }
+
+    /// The job in service completed: the server is idle and the job is handed back.
+    pub fn finish(&mut self) -> Option<J> {
+        self.busy = false;
+        self.queue.pop_front()
+    }
+
+    /// [`Cpu::start`], arming the completion timer (tag `tag`).
+    pub fn kick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        if let Some(at) = self.start(ctx.now) {
+            self.timer.arm(at, tag, ctx);
+        }
+    }
+
+    /// The completion timer fired at `now`: the completed job ([`Cpu::finish`]), or
+    /// `None` if the event is not the armed one. Call [`Cpu::kick`] afterwards.
+    pub fn complete(&mut self, now: SimTime) -> Option<J> {
+        if !self.timer.fire(now) {
+            return None;
+        }
+        self.finish()
+    }
+
+    /// Whether a job is in service.
+    pub fn is_busy(&self) -> bool {
+        self.busy
+    }
+
+    /// Jobs held, the one in service included.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether no job is held.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Service time booked since the start of the run, in ps (a job's whole cost is
+    /// booked when it starts).
+    pub fn booked(&self) -> u64 {
+        self.booked
+    }
+
+    /// Service time elapsed since the last reset (the job in service not counted).
+    pub fn busy_time(&self) -> SimDuration {
+        let pending = if self.busy { self.cost.0 } else { 0 };
+        SimDuration((self.booked - self.base).saturating_sub(pending))
+    }
+
+    /// The fraction of `secs` seconds the CPU was busy ([`Cpu::busy_time`]); NaN for
+    /// an empty interval.
+    pub fn utilization(&self, secs: f64) -> f64 {
+        if secs > 0.0 {
+            self.busy_time().0 as f64 * 1e-12 / secs
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Starts the busy time afresh.
+    pub fn reset_stats(&mut self) {
+        self.base = self.booked;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_are_served_one_at_a_time_in_order() {
+        let mut cpu: Cpu<&str> = Cpu::new(SimDuration(10));
+        assert_eq!(cpu.start(SimTime(0)), None); // nothing to do
+        cpu.push("a");
+        cpu.push("b");
+        assert_eq!(cpu.start(SimTime(5)), Some(SimTime(15)));
+        assert_eq!(cpu.start(SimTime(6)), None); // busy
+        cpu.push("c");
+        assert_eq!(cpu.len(), 3);
+        assert_eq!(cpu.finish(), Some("a"));
+        assert!(!cpu.is_busy());
+        assert_eq!(cpu.start(SimTime(15)), Some(SimTime(25)));
+        assert_eq!(cpu.finish(), Some("b"));
+        assert_eq!(cpu.start(SimTime(30)), Some(SimTime(40)));
+        assert_eq!(cpu.finish(), Some("c"));
+        assert_eq!(cpu.start(SimTime(40)), None);
+        assert!(cpu.is_empty());
+    }
+
+    #[test]
+    fn busy_time_is_booked_at_start_and_counted_when_elapsed() {
+        const C: u64 = 250_000_000; // 250 µs per job (a DEC 3000, lazarou96 Table 1)
+        let mut cpu: Cpu<u8> = Cpu::new(SimDuration(C));
+        cpu.push(1);
+        cpu.start(SimTime(0));
+        assert_eq!(cpu.booked(), C);
+        assert_eq!(cpu.busy_time(), SimDuration(0)); // in service: not elapsed yet
+        cpu.finish();
+        assert_eq!(cpu.busy_time(), SimDuration(C));
+        cpu.reset_stats();
+        assert_eq!(cpu.busy_time(), SimDuration(0));
+        cpu.push(2);
+        cpu.start(SimTime(1_000));
+        cpu.finish();
+        assert_eq!((cpu.booked(), cpu.busy_time()), (2 * C, SimDuration(C)));
+        // 250 µs busy in 1 ms: a quarter of the time.
+        assert!((cpu.utilization(1e-3) - 0.25).abs() < 1e-12);
+        assert!(cpu.utilization(0.0).is_nan());
+    }
+}
