@@ -263,50 +263,129 @@ fn size_of(text: &str, key: &str) -> Result<u64, ParamIssue> {
     }
 }
 
-/// The TCP configuration shared by a host's connections.
-pub fn base_config(p: &Params, mtu: usize) -> Result<Config, ParamIssue> {
-    let mss = match p.get("mss") {
-        Some(_) => super::size_octets(p, "mss")? as u64,
-        None => mtu.saturating_sub(HEADERS) as u64,
-    };
-    if mss == 0 || mss as usize + HEADERS > mtu || mss > u16::MAX as u64 {
-        return Err(ParamIssue::new("mss", format!("must be 1 .. MTU - 40 = {} octets (a segment is never fragmented)", mtu.saturating_sub(HEADERS))));
+/// A host's TCP connection options, bound (part of [`super::HostParams`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    /// The `tcp` entries as written (checked by [`TcpParams::conns`]).
+    pub tcp: Vec<String>,
+    /// The per-segment overhead of `machine`, µs.
+    pub machine_us: u64,
+    /// Overrides `machine`.
+    pub tcp_overhead: Option<SimDuration>,
+    pub window: Size,
+    /// None: MTU − 40.
+    pub mss: Option<Size>,
+    pub timers: Timers,
+    pub slow_tick: SimDuration,
+    pub fast_tick: SimDuration,
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    pub delayed_ack: bool,
+    pub delack_time: SimDuration,
+    pub fast_retransmit: bool,
+    pub fast_recovery: bool,
+    pub dupack_threshold: u32,
+    /// `ca_increment = "reno"`.
+    pub ca_bsd_extra: bool,
+    pub slow_start: bool,
+    pub karn: bool,
+    pub handshake: bool,
+    /// None: uniform in one second, drawn per run by the host.
+    pub timer_phase: Option<SimDuration>,
+    pub tcp_start: SimDuration,
+}
+
+impl TcpParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(TcpParams {
+            tcp: p.opt_list("tcp")?.unwrap_or_default(),
+            machine_us: p.need_choice("machine", &MACHINES)?,
+            tcp_overhead: p.opt("tcp_overhead", Params::time)?,
+            window: p.need("window", Params::size)?,
+            mss: p.opt("mss", Params::size)?,
+            timers: p.need_choice("timers", &[("bsd", Timers::Bsd), ("fine", Timers::Fine)])?,
+            slow_tick: p.need("slow_tick", Params::time)?,
+            fast_tick: p.need("fast_tick", Params::time)?,
+            min_rto: p.need("min_rto", Params::time)?,
+            max_rto: p.need("max_rto", Params::time)?,
+            initial_rto: p.need("initial_rto", Params::time)?,
+            delayed_ack: p.need("delayed_ack", Params::bool)?,
+            delack_time: p.need("delack_time", Params::time)?,
+            fast_retransmit: p.need("fast_retransmit", Params::bool)?,
+            fast_recovery: p.need("fast_recovery", Params::bool)?,
+            dupack_threshold: p.need("dupack_threshold", Params::int)? as u32,
+            ca_bsd_extra: p.need_choice("ca_increment", &[("reno", true), ("rfc2581", false)])?,
+            slow_start: p.need("slow_start", Params::bool)?,
+            karn: p.need("karn", Params::bool)?,
+            handshake: p.need("handshake", Params::bool)?,
+            timer_phase: p.opt("timer_phase", Params::time)?,
+            tcp_start: p.need("tcp_start", Params::time)?,
+        })
     }
-    let window = super::size_octets(p, "window")? as u64;
-    let t = |k: &str, d: u64| p.time(k).unwrap_or(SimDuration(d));
-    let cfg = Config {
-        mss: mss as u32,
-        sndbuf: window,
-        rcvbuf: window,
-        bytes: None,
-        timers: if p.word("timers") == Some("fine") { Timers::Fine } else { Timers::Bsd },
-        slow_tick: t("slow_tick", 500_000_000_000),
-        fast_tick: t("fast_tick", 200_000_000_000),
-        min_rto: t("min_rto", 1_000_000_000_000),
-        max_rto: t("max_rto", 64_000_000_000_000),
-        initial_rto: t("initial_rto", 6_000_000_000_000),
-        delayed_ack: p.bool("delayed_ack").unwrap_or(true),
-        delack_time: t("delack_time", 200_000_000_000),
-        fast_retransmit: p.bool("fast_retransmit").unwrap_or(true),
-        fast_recovery: p.bool("fast_recovery").unwrap_or(true),
-        dupack_threshold: p.int("dupack_threshold").unwrap_or(3) as u32,
-        handshake: p.bool("handshake").unwrap_or(false),
-        ca_bsd_extra: p.word("ca_increment") != Some("rfc2581"),
-        slow_start: p.bool("slow_start").unwrap_or(true),
-        karn: p.bool("karn").unwrap_or(true),
-    };
-    // A period far below any TCP's would only make the run crawl through empty ticks.
-    const MIN_TICK: u64 = 1_000_000; // 1 µs
-    for (key, d) in [("slow_tick", cfg.slow_tick), ("fast_tick", cfg.fast_tick)] {
-        if d.0 < MIN_TICK {
-            return Err(ParamIssue::new(key, "a timer period must be at least 1 us (BSD: 500 ms slow, 200 ms fast)"));
+
+    /// The checks of the parameters against each other and the host's MTU (octets).
+    pub fn validate(&self, mtu: usize) -> Result<(), ParamIssue> {
+        let cfg = self.config(mtu)?;
+        self.conns(&cfg).map(drop)
+    }
+
+    /// The TCP configuration shared by the host's connections.
+    pub fn config(&self, mtu: usize) -> Result<Config, ParamIssue> {
+        // The MSS's default (MTU − 40, see its help) is computed here only.
+        let mss = match self.mss {
+            Some(s) => super::octets(s, "mss")? as u64,
+            None => mtu.saturating_sub(HEADERS) as u64,
+        };
+        if mss == 0 || mss as usize + HEADERS > mtu || mss > u16::MAX as u64 {
+            return Err(ParamIssue::new("mss", format!("must be 1 .. MTU - 40 = {} octets (a segment is never fragmented)", mtu.saturating_sub(HEADERS))));
         }
+        let window = super::octets(self.window, "window")? as u64;
+        let cfg = Config {
+            mss: mss as u32,
+            sndbuf: window,
+            rcvbuf: window,
+            bytes: None,
+            timers: self.timers,
+            slow_tick: self.slow_tick,
+            fast_tick: self.fast_tick,
+            min_rto: self.min_rto,
+            max_rto: self.max_rto,
+            initial_rto: self.initial_rto,
+            delayed_ack: self.delayed_ack,
+            delack_time: self.delack_time,
+            fast_retransmit: self.fast_retransmit,
+            fast_recovery: self.fast_recovery,
+            dupack_threshold: self.dupack_threshold,
+            handshake: self.handshake,
+            ca_bsd_extra: self.ca_bsd_extra,
+            slow_start: self.slow_start,
+            karn: self.karn,
+        };
+        // A period far below any TCP's would only make the run crawl through empty ticks.
+        const MIN_TICK: u64 = 1_000_000; // 1 µs
+        for (key, d) in [("slow_tick", cfg.slow_tick), ("fast_tick", cfg.fast_tick)] {
+            if d.0 < MIN_TICK {
+                return Err(ParamIssue::new(key, "a timer period must be at least 1 us (BSD: 500 ms slow, 200 ms fast)"));
+            }
+        }
+        if cfg.min_rto > cfg.max_rto {
+            return Err(ParamIssue::new("min_rto", "must not exceed max_rto"));
+        }
+        check_window(window, mss, "window")?;
+        Ok(cfg)
     }
-    if cfg.min_rto > cfg.max_rto {
-        return Err(ParamIssue::new("min_rto", "must not exceed max_rto"));
+
+    /// The CPU time per segment: `tcp_overhead`, else the `machine`'s.
+    pub fn overhead(&self) -> SimDuration {
+        self.tcp_overhead.unwrap_or(SimDuration(self.machine_us * 1_000_000))
     }
-    check_window(window, mss, "window")?;
-    Ok(cfg)
+
+    /// The `tcp` entries as connections.
+    pub fn conns(&self, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
+        parse(&self.tcp, base)
+    }
 }
 
 fn check_window(window: u64, mss: u64, key: &str) -> Result<(), ParamIssue> {
@@ -316,20 +395,10 @@ fn check_window(window: u64, mss: u64, key: &str) -> Result<(), ParamIssue> {
     Ok(())
 }
 
-/// The CPU time per segment.
-pub fn overhead(p: &Params) -> SimDuration {
-    if let Some(t) = p.time("tcp_overhead") {
-        return t;
-    }
-    let m = p.word("machine").unwrap_or("dec3000");
-    let us = MACHINES.iter().find(|(n, _)| *n == m).map_or(250, |&(_, us)| us);
-    SimDuration(us * 1_000_000)
-}
-
 /// Parses the `tcp` list into connections.
-pub fn parse(p: &Params, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
+fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
     let mut conns: Vec<Conn> = Vec::new();
-    for (i, line) in p.list("tcp").unwrap_or(&[]).iter().enumerate() {
+    for (i, line) in entries.iter().enumerate() {
         let bad = |m: String| ParamIssue::new("tcp", format!("entry {} '{line}': {m}", i + 1));
         let toks: Vec<&str> = line.split_whitespace().collect();
         const KEYS: [&str; 6] = ["send", "recv", "ack", "window", "pace", "bytes"];

@@ -54,14 +54,15 @@ use crate::aal::aal5;
 use crate::aal::sar::{Pdu, Segmenter, VcReassembly};
 use crate::cell::Cell;
 use crate::control::pacer::Pacer;
-use crate::link::transmitter::{line_rate, CellBuffer, Transmitter, PHY_NAMES};
+use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::series::SeriesDecl;
 use crate::wirecheck;
 use app::{App, AppConfig, AppKind};
 use atmsim_kernel::SeriesKind;
-use conn::Conn;
+use atmsim_kernel::units::Size;
+use conn::{Conn, TcpParams};
 use cpu::Cpu;
 use ip::{decode_seq, encode_seq, Ident, IpReassembly, Kind, FLAG_LAST_FRAGMENT, ICMP_HEADER, LLC_SNAP, UDP_HEADER};
 use tcp::Segment;
@@ -161,11 +162,115 @@ pub struct Host {
     since: SimTime,
 }
 
-pub(crate) fn size_octets(p: &Params, key: &str) -> Result<usize, ParamIssue> {
-    match p.get(key) {
-        Some(crate::params::Value::Size(atmsim_kernel::units::Size::Bytes(b))) => Ok(b.round() as usize),
-        Some(crate::params::Value::Size(atmsim_kernel::units::Size::Cells(_))) => Err(ParamIssue::new(key, "give octets, e.g. \"1500 B\"")),
-        _ => Err(ParamIssue::new(key, "missing")),
+/// The `app` choices, as the application they run.
+const APPS: [(&str, AppKind); 3] = [("none", AppKind::None), ("ping", AppKind::Ping), ("udp", AppKind::Udp)];
+
+/// A size given in octets (a size in cells is refused: IP counts octets).
+pub(crate) fn octets(size: Size, key: &str) -> Result<usize, ParamIssue> {
+    match size {
+        Size::Bytes(b) => Ok(b.round() as usize),
+        Size::Cells(_) => Err(ParamIssue::new(key, "give octets, e.g. \"1500 B\"")),
+    }
+}
+
+/// The `host` kind's parameters, bound (its TCP options: [`conn::TcpParams`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostParams {
+    /// The interface line rate (`phy` or `rate`; neither: OC-3c).
+    pub line: LineRateParams,
+    /// The adapter's peak cell rate (None: cells of a PDU leave back to back).
+    pub peak: Option<Rate>,
+    /// The VC ping and UDP send on.
+    pub vc: Option<u32>,
+    pub mtu: Size,
+    pub sar_delay: SimDuration,
+    pub reassembly_timeout: SimDuration,
+    pub ip_reassembly_timeout: SimDuration,
+    pub app: AppKind,
+    pub count: u64,
+    pub interval: SimDuration,
+    pub length: Size,
+    pub timeout: SimDuration,
+    pub udp_rate: Option<Rate>,
+    /// `udp_spacing = "poisson"`.
+    pub udp_poisson: bool,
+    pub start: SimDuration,
+    /// None: never.
+    pub stop: Option<SimDuration>,
+    pub reply: bool,
+    pub tcp: TcpParams,
+}
+
+/// What the parameters come to once checked against each other.
+struct Resolved {
+    rate: Rate,
+    mtu: usize,
+    length: usize,
+    udp_gap: Option<SimDuration>,
+    tcp_cfg: tcp::Config,
+    conns: Vec<Conn>,
+}
+
+impl HostParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(HostParams {
+            line: LineRateParams::bind(p)?,
+            peak: p.opt("peak", Params::rate)?,
+            vc: p.opt("vc", Params::int)?.map(|v| v as u32),
+            mtu: p.need("mtu", Params::size)?,
+            sar_delay: p.need("sar_delay", Params::time)?,
+            reassembly_timeout: p.need("reassembly_timeout", Params::time)?,
+            ip_reassembly_timeout: p.need("ip_reassembly_timeout", Params::time)?,
+            app: p.need_choice("app", &APPS)?,
+            count: p.need("count", Params::int)? as u64,
+            interval: p.need("interval", Params::time)?,
+            length: p.need("length", Params::size)?,
+            timeout: p.need("timeout", Params::time)?,
+            udp_rate: p.opt("udp_rate", Params::rate)?,
+            udp_poisson: p.need_choice("udp_spacing", &[("periodic", false), ("poisson", true)])?,
+            start: p.need("start", Params::time)?,
+            stop: p.opt("stop", Params::time)?,
+            reply: p.need("reply", Params::bool)?,
+            tcp: TcpParams::bind(p)?,
+        })
+    }
+
+    /// The checks of the parameters against each other.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.resolve().map(drop)
+    }
+
+    /// The values the parameters come to, checked in one order (the first problem is
+    /// the one reported).
+    fn resolve(&self) -> Result<Resolved, ParamIssue> {
+        // The interface rate's default (OC-3c when neither phy nor rate is given) is
+        // written here only (see the help of `phy`).
+        let line = self.line.rate(Some("OC-3c"))?;
+        let rate = match self.peak {
+            Some(pk) if pk < line => pk,
+            _ => line,
+        };
+        let mtu = octets(self.mtu, "mtu")?;
+        if mtu < 68 {
+            return Err(ParamIssue::new("mtu", "an IPv4 MTU is at least 68 octets (RFC 791)"));
+        }
+        let length = octets(self.length, "length")?;
+        let udp_gap = match (self.app, self.udp_rate) {
+            (AppKind::Udp, None) => return Err(ParamIssue::new("udp_rate", "app = \"udp\" needs udp_rate")),
+            (AppKind::Udp, Some(r)) => Some(r.time_for_bits(8 * (length + UDP_HEADER + ip::IP_HEADER) as u64)),
+            _ => None,
+        };
+        if self.app == AppKind::Ping && length + ICMP_HEADER + ip::IP_HEADER > 65_535 {
+            return Err(ParamIssue::new("length", "an IPv4 datagram is at most 65,535 octets"));
+        }
+        if self.app != AppKind::None && self.vc.is_none() {
+            let app = APPS.iter().find(|a| a.1 == self.app).map_or("", |a| a.0);
+            return Err(ParamIssue::new("vc", format!("app = \"{app}\" needs the vc it sends on")));
+        }
+        let tcp_cfg = self.tcp.config(mtu)?;
+        let conns = self.tcp.conns(&tcp_cfg)?;
+        Ok(Resolved { rate, mtu, length, udp_gap, tcp_cfg, conns })
     }
 }
 
@@ -188,31 +293,8 @@ fn emit_wire(c: &Cell, h: &Payload, ctx: &mut Cx<'_>) {
 }
 
 impl Host {
-    pub fn new(p: &Params, flow: u32, rng: Stream, mut timer_rng: Stream) -> Result<Self, ParamIssue> {
-        let line: Rate = line_rate(p, Some("OC-3c"))?;
-        let rate = match p.rate("peak") {
-            Some(pk) if pk < line => pk,
-            _ => line,
-        };
-        let mtu = size_octets(p, "mtu")?;
-        if mtu < 68 {
-            return Err(ParamIssue::new("mtu", "an IPv4 MTU is at least 68 octets (RFC 791)"));
-        }
-        let length = size_octets(p, "length")?;
-        let app = p.word("app").unwrap_or("none").to_string();
-        let udp_gap = match (app.as_str(), p.rate("udp_rate")) {
-            ("udp", None) => return Err(ParamIssue::new("udp_rate", "app = \"udp\" needs udp_rate")),
-            ("udp", Some(r)) => Some(r.time_for_bits(8 * (length + UDP_HEADER + ip::IP_HEADER) as u64)),
-            _ => None,
-        };
-        if app == "ping" && length + ICMP_HEADER + ip::IP_HEADER > 65_535 {
-            return Err(ParamIssue::new("length", "an IPv4 datagram is at most 65,535 octets"));
-        }
-        if app != "none" && p.int("vc").is_none() {
-            return Err(ParamIssue::new("vc", format!("app = \"{app}\" needs the vc it sends on")));
-        }
-        let tcp_cfg = conn::base_config(p, mtu)?;
-        let mut conns = conn::parse(p, &tcp_cfg)?;
+    pub fn new(params: HostParams, flow: u32, rng: Stream, mut timer_rng: Stream) -> Result<Self, ParamIssue> {
+        let Resolved { rate, mtu, length, udp_gap, tcp_cfg, mut conns } = params.resolve()?;
         let mut pacers = Vec::new();
         for c in conns.iter_mut() {
             if let Some(r) = c.pace {
@@ -220,43 +302,41 @@ impl Host {
                 pacers.push(Pacer::new(r));
             }
         }
-        let timer_phase = match p.time("timer_phase") {
+        // The timer phase's default (uniform in one second, per run) is drawn here only.
+        let timer_phase = match params.tcp.timer_phase {
             Some(t) => t,
             None => SimDuration((timer_rng.random::<f64>() * 1e12) as u64),
         };
         let app_cfg = AppConfig {
-            kind: match app.as_str() {
-                "ping" => AppKind::Ping,
-                "udp" => AppKind::Udp,
-                _ => AppKind::None,
-            },
-            count: p.int("count").unwrap_or(100) as u64,
-            interval: p.time("interval").unwrap_or(SimDuration(1_000_000_000_000)),
+            kind: params.app,
+            count: params.count,
+            interval: params.interval,
             length,
-            timeout: p.time("timeout").unwrap_or(SimDuration(10_000_000_000_000)),
+            timeout: params.timeout,
             udp_gap,
-            udp_poisson: p.word("udp_spacing") == Some("poisson"),
-            start: SimTime::ZERO.plus(p.time("start").unwrap_or_default()),
-            stop: p.time("stop").map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX),
-            reply: p.bool("reply").unwrap_or(true),
+            udp_poisson: params.udp_poisson,
+            start: SimTime::ZERO.plus(params.start),
+            stop: params.stop.map_or(SimTime::MAX, |d| SimTime::ZERO.plus(d)),
+            reply: params.reply,
         };
         Ok(Host {
             flow,
-            vc: p.int("vc").unwrap_or(0) as u32,
+            // A host without vc (no ping or UDP) is listed as a source on label 0.
+            vc: params.vc.unwrap_or(0),
             mtu,
             app: App::new(app_cfg, rng),
             ident: Ident::default(),
-            ip: IpReassembly::new(p.time("ip_reassembly_timeout").unwrap_or(SimDuration(30_000_000_000_000))),
-            sar: Segmenter::new(flow, p.time("sar_delay").unwrap_or_default()),
-            aal: VcReassembly::new(p.time("reassembly_timeout").unwrap_or(SimDuration(1_000_000_000_000))),
-            cpu: Cpu::new(conn::overhead(p)),
+            ip: IpReassembly::new(params.ip_reassembly_timeout),
+            sar: Segmenter::new(flow, params.sar_delay),
+            aal: VcReassembly::new(params.reassembly_timeout),
+            cpu: Cpu::new(params.tcp.overhead()),
             conns,
             segs: Vec::new(),
             tcp_strays: 0,
             timer_phase,
             slow_tick: tcp_cfg.slow_tick,
             fast_tick: tcp_cfg.fast_tick,
-            tcp_start: SimTime::ZERO.plus(p.time("tcp_start").unwrap_or_default()),
+            tcp_start: SimTime::ZERO.plus(params.tcp.tcp_start),
             pacers,
             nic: Transmitter::with(rate, CellBuffer::fifo(None), SimDuration::ZERO, 0, TAG_NIC),
             since: SimTime::ZERO,
@@ -416,7 +496,9 @@ impl Host {
 
 impl crate::kind::Kind for Host {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Host::new(p, b.flow, b.stream("app"), b.stream("tcp_timers"))
+        let params = HostParams::bind(p)?;
+        params.validate()?;
+        Host::new(params, b.flow, b.stream("app"), b.stream("tcp_timers"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         self.app.start(TAG_APP, ctx);
@@ -559,3 +641,39 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
     is_source: true,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{default_raw, parse_value, Value};
+
+    /// The parameters as the loader gives them: the declared defaults, then `given`.
+    fn loaded(given: &[(&'static str, Value)]) -> Params {
+        let mut p = Params::default();
+        for spec in PARAMS.iter().chain(conn::PARAMS.iter()) {
+            if let Some(d) = spec.default {
+                p.values.insert(spec.name, parse_value(spec, &default_raw(d)).unwrap());
+            }
+        }
+        for (k, v) in given {
+            p.values.insert(k, v.clone());
+        }
+        p
+    }
+
+    #[test]
+    fn host_parameters_bind_once_and_missing_ones_are_internal_errors() {
+        assert_eq!(HostParams::bind(&Params::default()).map(drop), Err(ParamIssue::new("mtu", "missing")));
+        let params = HostParams::bind(&loaded(&[])).unwrap();
+        assert_eq!((params.app, params.count, params.tcp.machine_us, params.tcp.dupack_threshold), (AppKind::None, 100, 250, 3));
+        assert_eq!(params.tcp.overhead(), SimDuration(250_000_000));
+        params.validate().unwrap();
+        // The same checks, in the same order, as before binding.
+        let p = loaded(&[("mss", Value::Size(Size::Cells(10.0))), ("app", Value::Word("udp".into()))]);
+        assert_eq!(HostParams::bind(&p).unwrap().validate(), Err(ParamIssue::new("udp_rate", "app = \"udp\" needs udp_rate")));
+        let p = loaded(&[("mss", Value::Size(Size::Cells(10.0)))]);
+        assert_eq!(HostParams::bind(&p).unwrap().validate(), Err(ParamIssue::new("mss", "give octets, e.g. \"1500 B\"")));
+        let p = loaded(&[("app", Value::Word("ping".into()))]);
+        assert_eq!(HostParams::bind(&p).unwrap().validate(), Err(ParamIssue::new("vc", "app = \"ping\" needs the vc it sends on")));
+    }
+}
