@@ -298,7 +298,7 @@ impl<C: Component> Simulation<C> {
     /// Delivers zero-time messages until none is left, in the order they were sent
     /// (breadth first: what a delivery sends comes after everything already sent).
     #[inline(always)]
-    fn drain(&mut self, now: SimTime) -> Result<(), SimError> {
+    fn drain<const CONTENT: bool>(&mut self, now: SimTime) -> Result<(), SimError> {
         while let Some(Outgoing { msg, src, port }) = self.core.mail.next() {
             let idx = self.port_base[src as usize] as usize + port as usize;
             let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
@@ -306,7 +306,7 @@ impl<C: Component> Simulation<C> {
                 return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
             }
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
-            if self.content {
+            if CONTENT {
                 self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
             }
             self.events += 1;
@@ -324,6 +324,21 @@ impl<C: Component> Simulation<C> {
     /// called every [`PROGRESS_EVERY`] events with (now, events); returning false stops
     /// the run with [`SimError::Interrupted`].
     pub fn run(
+        self,
+        end: SimTime,
+        warmup: SimTime,
+        progress: &mut dyn FnMut(SimTime, u64) -> bool,
+    ) -> Result<RunOutcome, SimError> {
+        // Two compiled loops, so that a run without content hashing pays no branch for
+        // it per delivery.
+        if self.content {
+            self.run_loop::<true>(end, warmup, progress)
+        } else {
+            self.run_loop::<false>(end, warmup, progress)
+        }
+    }
+
+    fn run_loop<const CONTENT: bool>(
         mut self,
         end: SimTime,
         warmup: SimTime,
@@ -335,7 +350,7 @@ impl<C: Component> Simulation<C> {
             if let Some(m) = self.core.fault.take() {
                 return Err(self.model_panic(i as CompId, SimTime::ZERO, m));
             }
-            self.drain(SimTime::ZERO)?;
+            self.drain::<CONTENT>(SimTime::ZERO)?;
         }
         let mut sampler = self.series.take().map(|(interval, probes)| Sampler::new(interval, probes, end));
         if let Some(s) = sampler.as_mut() {
@@ -375,7 +390,7 @@ impl<C: Component> Simulation<C> {
                 return Err(self.model_panic(ev.comp, now, m));
             }
             if self.core.mail.first.is_some() {
-                self.drain(now)?;
+                self.drain::<CONTENT>(now)?;
             }
             self.core.queue.finish();
             if self.events >= next_progress {
