@@ -499,7 +499,7 @@ impl Reader<'_> {
             }
             axes.push(Axis { keys: vec![key.to_string()], texts: texts.into_iter().map(|t| vec![t]).collect(), written: written.into_iter().map(|w| vec![w]).collect() });
         }
-        if let Some(z) = zip {
+        if let Some(z) = zip.filter(|z| !z.is_empty()) {
             let mut cols: Vec<(String, Vec<String>, Vec<Written>)> = Vec::new();
             for (key, item) in z.iter() {
                 let (texts, written) = self.values("sweep.zip", z, key, item)?;
@@ -508,7 +508,7 @@ impl Reader<'_> {
                 }
                 cols.push((key.to_string(), texts, written));
             }
-            let n0 = cols[0].1.len();
+            let n0 = cols.first().map_or(0, |c| c.1.len());
             if let Some((bad, _, _)) = cols.iter().find(|c| c.1.len() != n0) {
                 let desc: Vec<String> = cols.iter().map(|(k, t, _)| format!("{}: {}", q(k), t.len())).collect();
                 return Err(self.err(self.key_line(z, bad), "sweep.zip", Some(bad), format!("zipped lists must have equal lengths ({})", desc.join(", "))));
@@ -521,7 +521,8 @@ impl Reader<'_> {
                 let pairs: Vec<(String, String)> = keys.iter().cloned().zip(row.iter().cloned()).collect();
                 self.check(pairs.clone()).map_err(|m| {
                     let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{}: {}", quoted(k), quoted(v))).collect();
-                    self.err(self.key_line(z, &keys[0]), "sweep.zip", Some(&keys[0]), format!("row {} {{{}}}: {m}", i + 1, shown.join(", ")))
+                    let first = keys.first().map_or("", String::as_str);
+                    self.err(self.key_line(z, first), "sweep.zip", Some(first), format!("row {} {{{}}}: {m}", i + 1, shown.join(", ")))
                 })?;
             }
             let written = (0..n0).map(|i| cols.iter().map(|c| c.2[i].clone()).collect()).collect();
@@ -917,6 +918,16 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         let text = BASE.replace("duration = \"5 ms\"", "duration = \"5 ms\"\nreplications = 4\nseed = 3");
         let (sc, spec) = SweepSpec::load(&text, "s.toml", &[("scenario.seed".into(), "9".into())]).unwrap();
         assert_eq!((spec.replications, sc.seed), (4, 9));
+    }
+
+    #[test]
+    fn empty_tables_are_an_error_or_no_axis_never_a_panic() {
+        for t in ["[sweep.zip]\n", "[sweep.grid]\n", "[sweep]\nzip = {}\ngrid = {}\n", "[sweep.quick]\n", "[sweep.target]\n"] {
+            match load(t) {
+                Ok(spec) => assert_eq!((spec.points.len(), spec.keys.len()), (1, 0), "{t:?}"),
+                Err(e) => assert!(e.to_string().starts_with("s.toml:"), "{t:?}: {e}"),
+            }
+        }
     }
 
     #[test]
