@@ -201,23 +201,7 @@ mod tests {
     use crate::ipv4::{self, Ipv4Repr};
     use proptest::prelude::*;
 
-    /// The one's-complement sum the plain way, independent of the code under test: each
-    /// 16-bit big-endian word (an odd last octet padded with zero) added to a 32-bit
-    /// register, the carry folded back in at once.
-    fn reference_sum(data: &[u8]) -> u16 {
-        let mut r: u32 = 0;
-        let mut i = 0;
-        while i < data.len() {
-            let hi = u32::from(data[i]);
-            let lo = if i + 1 < data.len() { u32::from(data[i + 1]) } else { 0 };
-            r += (hi << 8) | lo;
-            if r > 0xffff {
-                r -= 0xffff;
-            }
-            i += 2;
-        }
-        r as u16
-    }
+    use crate::refsum::plain_sum as reference_sum;
 
     /// The checksum a message should carry, by the reference sum over a copy whose
     /// checksum field is zero.

@@ -330,22 +330,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The one's-complement sum the plain way, independent of the code under test: add
-    /// each 16-bit word to a 32-bit register and fold the carry back in at once.
-    fn reference_sum(data: &[u8]) -> u16 {
-        let mut r: u32 = 0;
-        let mut i = 0;
-        while i < data.len() {
-            let hi = u32::from(data[i]);
-            let lo = if i + 1 < data.len() { u32::from(data[i + 1]) } else { 0 };
-            r += (hi << 8) | lo;
-            if r > 0xffff {
-                r -= 0xffff;
-            }
-            i += 2;
-        }
-        r as u16
-    }
+    use crate::refsum::plain_sum as reference_sum;
 
     fn parse(bytes: &[u8]) -> Result<Ipv4Repr, WireError> {
         Ipv4Repr::parse(&Packet::new_checked(bytes)?)

@@ -32,6 +32,8 @@ pub mod icmp;
 pub mod ipv4;
 pub mod llc;
 pub mod rm;
+#[cfg(test)]
+mod refsum;
 pub mod tcp;
 pub mod udp;
 
