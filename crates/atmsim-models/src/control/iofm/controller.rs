@@ -70,6 +70,15 @@ impl VcState {
     }
 }
 
+/// What became of an arriving cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Queued; `Some(k)`: a decision must now be taken at slot `k`.
+    Queued(Option<u64>),
+    /// Dropped: its VC's queue was full (booked for the ledger).
+    Dropped,
+}
+
 /// The controller, apart from the kernel: what arrives, what each slot sends.
 #[derive(Clone, Debug)]
 pub struct Controller {
@@ -88,8 +97,6 @@ pub struct Controller {
     pub armed: Option<u64>,
     waiting: usize,
     pub(super) drops_by_flow: Vec<u64>,
-    /// Cells dropped so far, all flows (the component releases a dropped cell's payload).
-    pub(super) dropped: u64,
     /// The last slot that carried a cell, and that cell's VC.
     last_sent: Option<(u64, usize)>,
     /// The last slot decided.
@@ -118,7 +125,6 @@ impl Controller {
             armed: None,
             waiting: 0,
             drops_by_flow: Vec::new(),
-            dropped: 0,
             last_sent: None,
             last_decided: None,
             adapt: None,
@@ -220,9 +226,10 @@ impl Controller {
         SimTime(self.rate.cell_train_offset(k).0)
     }
 
-    /// A cell arrives at `now`. Returns the slot at which a decision must now be taken,
-    /// if none is pending at or before the cell's first usable slot.
-    pub fn arrive(&mut self, cell: Cell, now: SimTime) -> Option<u64> {
+    /// A cell arrives at `now`. Returns whether it was dropped (its VC's queue full) or
+    /// queued, and then the slot at which a decision must now be taken, if none is
+    /// pending at or before the cell's first usable slot.
+    pub fn arrive(&mut self, cell: Cell, now: SimTime) -> Arrival {
         let window = self.default_window;
         let v = self.vc_index(cell.vc, window);
         let vc = &mut self.vcs[v];
@@ -233,8 +240,7 @@ impl Controller {
                 self.drops_by_flow.resize(f + 1, 0);
             }
             self.drops_by_flow[f] += 1;
-            self.dropped += 1;
-            return None;
+            return Arrival::Dropped;
         }
         vc.queue.push_back((now, cell));
         self.waiting += 1;
@@ -243,7 +249,7 @@ impl Controller {
             self.ring.push_back(v);
         }
         let first = self.rate.slot_after(now);
-        self.arm_by(first)
+        Arrival::Queued(self.arm_by(first))
     }
 
     /// Slot `k` begins: returns the cell whose transmission (in slot k − 1) ends now,

@@ -35,7 +35,7 @@ mod adapt;
 mod controller;
 
 pub use adapt::{adapt_window, Adapt, AdaptState};
-pub use controller::{reference_run, Controller, Window};
+pub use controller::{reference_run, Arrival, Controller, Window};
 
 use crate::kind::{BuildInfo, Cx};
 use crate::timer::KeyedTimer;
@@ -249,12 +249,10 @@ impl crate::kind::Kind for Iofm {
         }
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
-        let dropped = self.ctl.dropped;
-        if let Some(slot) = self.ctl.arrive(cell, ctx.now) {
-            self.arm(slot, ctx);
-        }
-        if self.ctl.dropped != dropped {
-            discard(&cell, ctx);
+        match self.ctl.arrive(cell, ctx.now) {
+            Arrival::Queued(Some(slot)) => self.arm(slot, ctx),
+            Arrival::Queued(None) => {}
+            Arrival::Dropped => discard(&cell, ctx),
         }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
