@@ -27,7 +27,7 @@ use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
-use crate::cell::{book_in_flight, discard, Cell, Msg};
+use crate::cell::{book_in_flight, discard, Cell, Drops, Msg};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
@@ -169,7 +169,8 @@ pub struct Transmitter {
     vc_counts: Vec<[u64; 3]>,
     vc_labels: Vec<u32>,
     wire: VecDeque<(SimTime, Cell)>,
-    drops_by_flow: Vec<u64>,
+    /// Cells dropped because the buffer was full.
+    full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
     policy: Option<Box<BufferPolicy>>,
     // statistics since warm-up
@@ -211,7 +212,7 @@ impl Transmitter {
             vc_counts: Vec::new(),
             vc_labels: Vec::new(),
             wire: VecDeque::new(),
-            drops_by_flow: Vec::new(),
+            full: Drops::new("buffer_full"),
             policy: None,
             rx: 0,
             tx: 0,
@@ -252,13 +253,11 @@ impl Transmitter {
             self.count_vc(cell.aux, 0);
         }
         if self.policy.is_some() {
-            if !self.admit_with_policy(cell, now) {
-                discard(&cell, ctx);
+            if !self.admit_with_policy(cell, ctx) {
                 return;
             }
         } else if !self.buffer.admit(cell, now) {
-            self.tail_drop(&cell);
-            discard(&cell, ctx);
+            self.tail_drop(&cell, ctx);
             return;
         }
         if self.buffer.len() == 1 {
@@ -271,14 +270,16 @@ impl Transmitter {
         self.level_changed(now);
     }
 
-    /// [`Transmitter::on_cell`]'s admission when a [`BufferPolicy`] is set: false if
-    /// the cell went no further.
+    /// [`Transmitter::accept`]'s admission when a [`BufferPolicy`] is set: false if
+    /// the cell went no further (it was dropped).
     #[cold]
-    fn admit_with_policy(&mut self, cell: Cell, now: SimTime) -> bool {
+    fn admit_with_policy(&mut self, cell: Cell, ctx: &mut Cx<'_>) -> bool {
+        let now = ctx.now;
         let Some(policy) = self.policy.as_mut() else { return self.buffer.admit(cell, now) };
         if policy.arrival(&cell, self.buffer.len()).is_some() {
             // (The policy keeps these per flow for the ledger, by cause.)
             self.count_loss(&cell);
+            discard(&cell, ctx);
             return false;
         }
         let ok = self.buffer.admit(cell, now);
@@ -286,20 +287,16 @@ impl Transmitter {
             policy.admission(&cell, ok);
         }
         if !ok {
-            self.tail_drop(&cell);
+            self.tail_drop(&cell, ctx);
         }
         ok
     }
 
     /// A cell lost because the buffer was full.
     #[cold]
-    fn tail_drop(&mut self, cell: &Cell) {
+    fn tail_drop(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
         self.count_loss(cell);
-        let f = cell.flow as usize;
-        if self.drops_by_flow.len() <= f {
-            self.drops_by_flow.resize(f + 1, 0);
-        }
-        self.drops_by_flow[f] += 1;
+        self.full.drop(cell, ctx);
     }
 
     fn count_loss(&mut self, cell: &Cell) {
@@ -534,9 +531,7 @@ impl crate::kind::Kind for Transmitter {
         }
     }
     fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.drops_by_flow.iter().enumerate() {
-            l.add_dropped("buffer_full", f as u32, n);
-        }
+        self.full.ledger(l);
         if let Some(p) = &self.policy {
             for (f, n) in p.drops_by_flow.iter().enumerate() {
                 l.add_dropped("epd", f as u32, n[0]);
