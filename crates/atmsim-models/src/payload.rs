@@ -18,9 +18,11 @@
 //!   otherwise the run fails its conservation check, as for a lost cell.
 
 use atmsim_kernel::{Ledger, RunStore};
+use atmsim_wire::icmp::IcmpEchoRepr;
 use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::rm::RmRepr;
 use atmsim_wire::tcp::TcpRepr;
+use atmsim_wire::udp::UdpRepr;
 
 use crate::wirecheck::WireCheck;
 
@@ -43,11 +45,25 @@ impl PayloadId {
 /// What a message can carry.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Payload {
-    /// A TCP segment's headers (RFC 791, RFC 793), carried by the last cell of its
-    /// AAL5 PDU (the cell whose arrival completes the segment).
-    Tcp { ip: Ipv4Repr, tcp: TcpRepr },
+    /// An IP packet's headers (RFC 791): the IPv4 header and, on a datagram's first
+    /// fragment, its transport header. Carried by the last cell of the packet's AAL5
+    /// PDU (the cell whose arrival completes the PDU).
+    Ip { ip: Ipv4Repr, l4: L4 },
     /// An ABR resource-management cell's fields (ATM Forum TM 4.0, Table 5-4).
     Rm(RmRepr),
+}
+
+/// The transport header an IP packet carries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum L4 {
+    /// A TCP segment's header (RFC 793; TCP segments are never fragmented here).
+    Tcp(TcpRepr),
+    /// An ICMP echo request or reply (RFC 792), on the first fragment.
+    Echo(IcmpEchoRepr),
+    /// A UDP header (RFC 768), on the first fragment.
+    Udp(UdpRepr),
+    /// A fragment after the first: data only, no transport header.
+    Continuation,
 }
 
 /// The per-run payload store: a slab with a free list (no allocation per message once
@@ -138,11 +154,21 @@ impl Payloads {
 /// A digest of a payload's contents (for the run's fingerprint).
 pub fn digest(p: &Payload) -> u64 {
     let words: [u64; 4] = match p {
-        Payload::Tcp { ip, tcp } => [
+        Payload::Ip { ip, l4 } => [
             u64::from_be_bytes([ip.src[0], ip.src[1], ip.src[2], ip.src[3], ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]),
             ((ip.ident as u64) << 48) | ((ip.protocol as u64) << 40) | ((ip.frag_offset as u64) << 16) | ((ip.more_frags as u64) << 1) | ip.dont_frag as u64,
-            ((tcp.seq as u64) << 32) | tcp.ack as u64,
-            ((tcp.src_port as u64) << 48) | ((tcp.dst_port as u64) << 32) | ((tcp.window as u64) << 16) | ((tcp.flags.0 as u64) << 8) ^ (tcp.payload_len as u64).rotate_left(40),
+            match l4 {
+                L4::Tcp(tcp) => ((tcp.seq as u64) << 32) | tcp.ack as u64,
+                L4::Echo(e) => (1 << 63) | ((e.reply as u64) << 48) | ((e.ident as u64) << 32) | ((e.seq as u64) << 16),
+                L4::Udp(u) => (2 << 62) | ((u.src_port as u64) << 32) | ((u.dst_port as u64) << 16),
+                L4::Continuation => 3 << 62,
+            },
+            match l4 {
+                L4::Tcp(tcp) => ((tcp.src_port as u64) << 48) | ((tcp.dst_port as u64) << 32) | ((tcp.window as u64) << 16) | ((tcp.flags.0 as u64) << 8) ^ (tcp.payload_len as u64).rotate_left(40),
+                L4::Echo(e) => e.data_len as u64,
+                L4::Udp(u) => u.payload_len as u64,
+                L4::Continuation => ip.payload_len as u64,
+            },
         ],
         Payload::Rm(r) => [
             ((r.protocol_id as u64) << 8) | ((r.backward as u64) << 4) | ((r.bn as u64) << 3) | ((r.ci as u64) << 2) | ((r.ni as u64) << 1) | r.ra as u64,

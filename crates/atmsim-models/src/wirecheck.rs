@@ -1,7 +1,8 @@
 //! The byte-exact checking mode (`atmsim run --check-wire`, `[scenario] check_wire =
 //! true`): every payload-carrying PDU is emitted through the wire layer when it is
-//! segmented — LLC/SNAP, the IPv4 header and the TCP header with their checksums (the
-//! data octets as zeros), the AAL5 CPCS-PDU with its CRC-32 — and, when its last cell
+//! segmented — LLC/SNAP, the IPv4 header and, on a datagram's first fragment, the TCP,
+//! UDP or ICMP echo header with their checksums (the data octets as zeros), the AAL5
+//! CPCS-PDU with its CRC-32 — and, when its last cell
 //! arrives, the cell's header is emitted from the cell's metadata as it arrives (VPI/VCI
 //! after every translation, PTI, CLP) with its HEC and parsed back by the I.432
 //! receiver, and the PDU is parsed back layer by layer and compared with the payload
@@ -10,12 +11,14 @@
 
 use atmsim_wire::aal5::Aal5Repr;
 use atmsim_wire::cell::{HeaderRepr, HecOutcome, HecReceiver, Interface};
+use atmsim_wire::icmp::{self, IcmpEchoRepr};
 use atmsim_wire::ipv4::{self, Ipv4Repr};
 use atmsim_wire::llc::{SnapRepr, ETHERTYPE_IPV4};
 use atmsim_wire::tcp::{self, TcpRepr};
+use atmsim_wire::udp::{self, UdpRepr};
 
 use crate::cell::{vc_name, Cell, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
-use crate::payload::Payload;
+use crate::payload::{Payload, L4};
 
 /// The checking mode's state in the run's store.
 #[derive(Debug, Default)]
@@ -28,27 +31,50 @@ pub struct WireCheck {
     pub corrupt_next: Option<usize>,
 }
 
-/// The bytes of the AAL5 CPCS-PDU carrying `p` (LLC/SNAP, IPv4, TCP, zero data).
+/// The bytes of the AAL5 CPCS-PDU carrying the IP packet `p` (LLC/SNAP, IPv4, the
+/// transport header on a first fragment, zero data).
+///
+/// The model's data octets are zeros, which add nothing to a one's-complement sum: the
+/// ICMP or UDP checksum of the whole datagram is computed here over the header and the
+/// datagram's zero data, and the first fragment carries the first `payload_len` octets
+/// of that message.
 pub fn emit_pdu(p: &Payload) -> Result<Vec<u8>, String> {
-    match p {
-        Payload::Tcp { ip, tcp } => {
-            let snap = SnapRepr { ethertype: ETHERTYPE_IPV4 };
-            let ip_len = ip.total_len();
-            let mut sdu = vec![0u8; snap.buffer_len() + ip_len];
-            snap.emit(&mut sdu).map_err(|e| format!("LLC/SNAP: {e}"))?;
-            let at = snap.buffer_len();
-            ip.emit(&mut sdu[at..]).map_err(|e| format!("IPv4 emit: {e}"))?;
-            let data = vec![0u8; tcp.payload_len];
-            let th = at + ip.buffer_len();
-            tcp.emit(&mut sdu[th..], ip.src, ip.dst, &data).map_err(|e| format!("TCP emit: {e}"))?;
-            Aal5Repr { uu: 0, cpi: 0, payload: sdu }.emit().map_err(|e| format!("AAL5 emit: {e}"))
+    let Payload::Ip { ip, l4 } = p else { return Err("RM cells are checked cell by cell, not as AAL5 PDUs".into()) };
+    let snap = SnapRepr { ethertype: ETHERTYPE_IPV4 };
+    let mut sdu = vec![0u8; snap.buffer_len() + ip.total_len()];
+    snap.emit(&mut sdu).map_err(|e| format!("LLC/SNAP: {e}"))?;
+    let at = snap.buffer_len();
+    ip.emit(&mut sdu[at..]).map_err(|e| format!("IPv4 emit: {e}"))?;
+    let th = at + ip.buffer_len();
+    let message = match l4 {
+        L4::Tcp(tcp) => {
+            let mut m = vec![0u8; tcp.buffer_len()];
+            tcp.emit(&mut m, ip.src, ip.dst, &vec![0u8; tcp.payload_len]).map_err(|e| format!("TCP emit: {e}"))?;
+            m
         }
-        Payload::Rm(_) => Err("RM cells are checked cell by cell, not as AAL5 PDUs".into()),
-    }
+        L4::Echo(e) => {
+            let mut m = vec![0u8; e.buffer_len()];
+            e.emit(&mut m, &vec![0u8; e.data_len]).map_err(|e| format!("ICMP emit: {e}"))?;
+            m
+        }
+        L4::Udp(u) => {
+            let mut m = vec![0u8; u.buffer_len()];
+            u.emit(&mut m, ip.src, ip.dst, &vec![0u8; u.payload_len]).map_err(|e| format!("UDP emit: {e}"))?;
+            m
+        }
+        L4::Continuation => Vec::new(),
+    };
+    let n = message.len().min(ip.payload_len);
+    sdu[th..th + n].copy_from_slice(&message[..n]);
+    Aal5Repr { uu: 0, cpi: 0, payload: sdu }.emit().map_err(|e| format!("AAL5 emit: {e}"))
 }
 
-/// Parses `pdu` back and compares it with the payload `p` its last cell carried.
+/// Parses `pdu` back and compares it with the payload `p` its last cell carried. A
+/// first fragment's transport message is completed with the zero data of the rest of
+/// its datagram (see [`emit_pdu`]) and parsed whole, checksum included; a later
+/// fragment must carry exactly its data octets.
 pub fn check_pdu(pdu: &[u8], p: &Payload) -> Result<(), String> {
+    let Payload::Ip { ip: want_ip, l4 } = p else { return Err("an RM payload on an AAL5 PDU".into()) };
     let aal5 = Aal5Repr::parse(pdu).map_err(|e| format!("AAL5: {e}"))?;
     let sdu = &aal5.payload;
     let snap = SnapRepr::parse(sdu).map_err(|e| format!("LLC/SNAP: {e}"))?;
@@ -58,21 +84,52 @@ pub fn check_pdu(pdu: &[u8], p: &Payload) -> Result<(), String> {
     let ip_bytes = &sdu[snap.buffer_len()..];
     let ip_packet = ipv4::Packet::new_checked(ip_bytes).map_err(|e| format!("IPv4: {e}"))?;
     let ip = Ipv4Repr::parse(&ip_packet).map_err(|e| format!("IPv4: {e}"))?;
-    match p {
-        Payload::Tcp { ip: want_ip, tcp: want_tcp } => {
-            if ip != *want_ip {
-                return Err(format!("IPv4 header {ip:?} differs from the payload's {want_ip:?}"));
-            }
-            let seg = ip_packet.payload();
-            let tcp_packet = tcp::Packet::new_checked(seg).map_err(|e| format!("TCP: {e}"))?;
-            let got = TcpRepr::parse(&tcp_packet, ip.src, ip.dst).map_err(|e| format!("TCP: {e}"))?;
-            if got != *want_tcp {
-                return Err(format!("TCP header {got:?} differs from the payload's {want_tcp:?}"));
-            }
-            Ok(())
-        }
-        Payload::Rm(_) => Err("an RM payload on an AAL5 PDU".into()),
+    if ip != *want_ip {
+        return Err(format!("IPv4 header {ip:?} differs from the payload's {want_ip:?}"));
     }
+    let data = ip_packet.payload();
+    // The whole transport message: this packet's octets, then, for the first fragment
+    // of a fragmented datagram, the zeros of the rest of the datagram. (ICMP has no
+    // length field: a first fragment's ICMP data length is checked only through the
+    // fragments' IP lengths; UDP's Length field is checked with its checksum.)
+    let whole = |len: usize| {
+        let mut m = data.to_vec();
+        if ip.more_frags {
+            m.resize(len.max(data.len()), 0);
+        }
+        m
+    };
+    match l4 {
+        L4::Tcp(want) => {
+            let packet = tcp::Packet::new_checked(data).map_err(|e| format!("TCP: {e}"))?;
+            let got = TcpRepr::parse(&packet, ip.src, ip.dst).map_err(|e| format!("TCP: {e}"))?;
+            if got != *want {
+                return Err(format!("TCP header {got:?} differs from the payload's {want:?}"));
+            }
+        }
+        L4::Echo(want) => {
+            let m = whole(want.buffer_len());
+            let packet = icmp::Packet::new_checked(&m[..]).map_err(|e| format!("ICMP: {e}"))?;
+            let got = IcmpEchoRepr::parse(&packet).map_err(|e| format!("ICMP: {e}"))?;
+            if got != *want {
+                return Err(format!("ICMP echo {got:?} differs from the payload's {want:?}"));
+            }
+        }
+        L4::Udp(want) => {
+            let m = whole(want.buffer_len());
+            let packet = udp::Packet::new_checked(&m[..]).map_err(|e| format!("UDP: {e}"))?;
+            let got = UdpRepr::parse(&packet, ip.src, ip.dst).map_err(|e| format!("UDP: {e}"))?;
+            if got != *want {
+                return Err(format!("UDP header {got:?} differs from the payload's {want:?}"));
+            }
+        }
+        L4::Continuation => {
+            if ip.frag_offset == 0 {
+                return Err("a fragment at offset 0 without its transport header".into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Emits `cell`'s header from its metadata (UNI format, or NNI for a VPI above 255),
@@ -118,7 +175,7 @@ mod tests {
     fn tcp_payload(len: u32) -> Payload {
         let tcp = Segment::data(1_000_000, len).to_repr(1124, 5001);
         let ip = Ipv4Repr { src: [10, 0, 0, 1], dst: [10, 0, 0, 2], protocol: PROTOCOL_TCP, payload_len: tcp.buffer_len(), ttl: 64, ident: 7, dont_frag: true, more_frags: false, frag_offset: 0, tos: 0 };
-        Payload::Tcp { ip, tcp }
+        Payload::Ip { ip, l4: L4::Tcp(tcp) }
     }
 
     fn eop_cell(cells: u16) -> Cell {
@@ -151,11 +208,71 @@ mod tests {
             assert!(e.starts_with("--check-wire: vc1.100 PDU 3 (flow 0): AAL5"), "bit {bit}: {e}");
         }
         // The payload the cell carries no longer matches the bytes.
-        let Payload::Tcp { ip, mut tcp } = p else { unreachable!() };
+        let Payload::Ip { ip, l4: L4::Tcp(mut tcp) } = p else { unreachable!() };
         tcp.ack ^= 1;
         tcp.flags |= atmsim_wire::tcp::TcpFlags::ACK;
-        let e = check_arrival(&eop_cell(cells), &pdu, &Payload::Tcp { ip, tcp }).unwrap_err();
+        let e = check_arrival(&eop_cell(cells), &pdu, &Payload::Ip { ip, l4: L4::Tcp(tcp) }).unwrap_err();
         assert!(e.contains("TCP header") && e.contains("differs"), "{e}");
+    }
+
+    /// The packets of a datagram as a host sends them.
+    fn packets(l4: L4, transport_len: usize, mtu: usize) -> Vec<(Payload, u16)> {
+        use crate::host::ip;
+        let protocol = ip::protocol(&l4).expect("a transport header");
+        let head = Ipv4Repr { src: ip::SENDER, dst: ip::RECEIVER, protocol, payload_len: 0, ttl: ip::TTL, ident: 99, dont_frag: false, more_frags: false, frag_offset: 0, tos: 0 };
+        ip::fragment(&head, l4, &ip::pieces(transport_len, mtu)).into_iter().map(|(ip, l4, cells)| (Payload::Ip { ip, l4 }, cells)).collect()
+    }
+
+    #[test]
+    fn fragmented_echo_and_udp_datagrams_check_fragment_by_fragment() {
+        let echo = L4::Echo(IcmpEchoRepr { reply: false, ident: 1124, seq: 3, data_len: 4000 });
+        let udp = L4::Udp(UdpRepr { src_port: 1124, dst_port: 5001, payload_len: 4000 });
+        for l4 in [echo, udp] {
+            let ps = packets(l4, 8 + 4000, 1500);
+            assert_eq!(ps.len(), 3, "4008 octets over a 1500-octet MTU: 1480 + 1480 + 1048");
+            for (p, cells) in &ps {
+                let pdu = emit_pdu(p).expect("emit");
+                check_arrival(&eop_cell(*cells), &pdu, p).expect("each fragment checks");
+            }
+            // The first fragment's transport header is compared field by field.
+            let (first, cells) = ps[0];
+            let pdu = emit_pdu(&first).expect("emit");
+            let Payload::Ip { ip, l4 } = first else { unreachable!() };
+            let other = match l4 {
+                L4::Echo(e) => L4::Echo(IcmpEchoRepr { seq: e.seq + 1, ..e }),
+                L4::Udp(u) => L4::Udp(UdpRepr { dst_port: u.dst_port + 1, ..u }),
+                other => other,
+            };
+            let e = check_arrival(&eop_cell(cells), &pdu, &Payload::Ip { ip, l4: other }).unwrap_err();
+            assert!(e.contains("differs from the payload"), "{e}");
+            // UDP's Length covers the whole datagram: a header claiming another length
+            // fails the checksum over the datagram.
+            if let L4::Udp(u) = l4 {
+                let longer = L4::Udp(UdpRepr { payload_len: u.payload_len + 8, ..u });
+                let e = check_arrival(&eop_cell(cells), &pdu, &Payload::Ip { ip, l4: longer }).unwrap_err();
+                assert!(e.contains("UDP"), "{e}");
+            }
+            // A later fragment's bytes are data only: one posing as a first fragment fails.
+            let (later, cells) = ps[1];
+            let pdu = emit_pdu(&later).expect("emit");
+            let Payload::Ip { ip, .. } = later else { unreachable!() };
+            assert!(check_arrival(&eop_cell(cells), &pdu, &Payload::Ip { ip, l4 }).is_err());
+        }
+        // An unfragmented ping checks whole, and a flipped data bit fails its checksum
+        // even where the AAL5 CRC is recomputed over the damage.
+        let (p, cells) = packets(L4::Echo(IcmpEchoRepr { reply: true, ident: 1, seq: 2, data_len: 64 }), 8 + 64, 9180)[0];
+        let pdu = emit_pdu(&p).expect("emit");
+        check_arrival(&eop_cell(cells), &pdu, &p).expect("a whole ping checks");
+        let Payload::Ip { ip, l4: L4::Echo(e) } = p else { unreachable!() };
+        let longer = Payload::Ip { ip, l4: L4::Echo(IcmpEchoRepr { data_len: 72, ..e }) };
+        assert!(check_arrival(&eop_cell(cells), &pdu, &longer).unwrap_err().contains("ICMP echo"), "an unfragmented ping's data length is checked");
+        let aal = Aal5Repr::parse(&pdu).expect("aal5");
+        let mut sdu = aal.payload.clone();
+        let last = sdu.len() - 1;
+        sdu[last] ^= 1;
+        let bad = Aal5Repr { uu: 0, cpi: 0, payload: sdu }.emit().expect("emit");
+        let e = check_arrival(&eop_cell(cells), &bad, &p).unwrap_err();
+        assert!(e.contains("ICMP"), "{e}");
     }
 
     #[test]

@@ -34,14 +34,12 @@ pub struct Pdu {
     pub born: SimTime,
     /// VC label its cells carry.
     pub vc: u32,
-    /// Its PDU number (`Cell::seq` of every cell).
+    /// Its PDU number (`Cell::seq` of every cell): [`Segmenter::push`] numbers the PDUs
+    /// it is given 0, 1, 2, ... (wrapping), replacing what the caller put here.
     pub seq: u32,
     /// Its length in cells (`Cell::pdu_cells`).
     pub cells: u16,
-    /// Flags set on every cell besides the end-of-PDU mark (the host: the IP
-    /// last-fragment mark).
-    pub flags: u8,
-    /// What the PDU's last cell carries (a TCP segment's headers); the composite
+    /// What the PDU's last cell carries (an IP packet's headers); the composite
     /// inserts it into the run's store as it emits that cell.
     pub last_payload: Option<Payload>,
     /// Which adapter queue its cells enter (the host: the index of a pacer); `None`:
@@ -50,14 +48,10 @@ pub struct Pdu {
 }
 
 impl Pdu {
-    /// Its cells, of flow `flow`: the last one marked end-of-PDU, each with `flags`.
-    /// The payload is not attached (see [`Pdu::last_payload`]).
+    /// Its cells, of flow `flow`: the last one marked end-of-PDU. The payload is not
+    /// attached (see [`Pdu::last_payload`]).
     pub fn cells(&self, flow: u32) -> impl Iterator<Item = Cell> {
-        let flags = self.flags;
-        segment_cells(self.born, flow, self.vc, self.seq, self.cells).map(move |mut c| {
-            c.flags |= flags;
-            c
-        })
+        segment_cells(self.born, flow, self.vc, self.seq, self.cells)
     }
 }
 
@@ -70,12 +64,14 @@ pub struct Segmenter {
     queue: VecDeque<(SimTime, Pdu)>,
     timer: Timer,
     generated: u64,
+    /// The number the next PDU pushed gets.
+    next_seq: u32,
 }
 
 impl Segmenter {
     /// A segmenter whose cells are of flow `flow`, taking `delay` per PDU.
     pub fn new(flow: u32, delay: SimDuration) -> Segmenter {
-        Segmenter { flow, delay, queue: VecDeque::new(), timer: Timer::default(), generated: 0 }
+        Segmenter { flow, delay, queue: VecDeque::new(), timer: Timer::default(), generated: 0, next_seq: 0 }
     }
 
     /// The flow of the cells it makes.
@@ -83,10 +79,12 @@ impl Segmenter {
         self.flow
     }
 
-    /// Queues `pdu`, handed over at `now`: it is due at `now + delay`. Returns that
-    /// instant when the queue was empty (a timer is to be set), else `None` (one is
-    /// already pending for an earlier PDU).
-    pub fn push(&mut self, now: SimTime, pdu: Pdu) -> Option<SimTime> {
+    /// Queues `pdu`, handed over at `now`, under the next PDU number: it is due at
+    /// `now + delay`. Returns that instant when the queue was empty (a timer is to be
+    /// set), else `None` (one is already pending for an earlier PDU).
+    pub fn push(&mut self, now: SimTime, mut pdu: Pdu) -> Option<SimTime> {
+        pdu.seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
         let at = now.plus(self.delay);
         let was_empty = self.queue.is_empty();
         self.queue.push_back((at, pdu));
@@ -270,7 +268,7 @@ mod tests {
     use crate::cell::FLAG_EOP;
 
     fn pdu(seq: u32, cells: u16) -> Pdu {
-        Pdu { born: SimTime(0), vc: 7, seq, cells, flags: 0, last_payload: None, pacer: None }
+        Pdu { born: SimTime(0), vc: 7, seq, cells, last_payload: None, pacer: None }
     }
 
     #[test]
@@ -282,12 +280,13 @@ mod tests {
         assert_eq!(s.push(SimTime(50), pdu(3, 3)), None);
         assert_eq!(s.pop(SimTime(99)), None);
         assert_eq!(s.next_due(), Some(SimTime(100)));
-        assert_eq!(s.pop(SimTime(100)).map(|p| p.seq), Some(1));
-        assert_eq!(s.pop(SimTime(100)).map(|p| p.seq), Some(2));
+        // The segmenter numbers the PDUs in the order it gets them.
+        assert_eq!(s.pop(SimTime(100)).map(|p| (p.seq, p.cells)), Some((0, 2)));
+        assert_eq!(s.pop(SimTime(100)).map(|p| (p.seq, p.cells)), Some((1, 1)));
         assert_eq!(s.pop(SimTime(100)), None);
         assert_eq!(s.next_due(), Some(SimTime(150)));
         assert_eq!(s.generated(), 3);
-        assert_eq!(s.pop(SimTime(200)).map(|p| p.seq), Some(3));
+        assert_eq!(s.pop(SimTime(200)).map(|p| (p.seq, p.cells)), Some((2, 3)));
         assert!(s.is_empty());
         assert_eq!(s.push(SimTime(300), pdu(4, 1)), Some(SimTime(400)));
         let mut l = Ledger::default();
@@ -296,11 +295,10 @@ mod tests {
     }
 
     #[test]
-    fn a_pdu_leaves_as_its_cells_with_its_flags() {
-        let p = Pdu { flags: 0x10, ..pdu(9, 3) };
-        let cells: Vec<Cell> = p.cells(4).collect();
+    fn a_pdu_leaves_as_its_cells() {
+        let cells: Vec<Cell> = pdu(9, 3).cells(4).collect();
         assert_eq!(cells.len(), 3);
-        assert!(cells.iter().all(|c| c.flow == 4 && c.vc == 7 && c.seq == 9 && c.pdu_cells == 3 && c.flags & 0x10 != 0));
+        assert!(cells.iter().all(|c| c.flow == 4 && c.vc == 7 && c.seq == 9 && c.pdu_cells == 3 && c.payload.is_none()));
         assert_eq!(cells.iter().map(|c| c.flags & FLAG_EOP != 0).collect::<Vec<_>>(), vec![false, false, true]);
     }
 

@@ -60,8 +60,8 @@ pub struct AppConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Send {
     pub kind: Kind,
-    /// The datagram id (ping: the request's sequence number); `None`: the next IP
-    /// identification of the host ([`super::ip::Ident`]).
+    /// Ping: the request's number (0, 1, ...; its ICMP sequence number is this modulo
+    /// 2^16); `None` for UDP.
     pub id: Option<u32>,
     /// Octets of application data (the ICMP or UDP header is added by IP).
     pub data: usize,
@@ -138,15 +138,18 @@ impl App {
         }
     }
 
-    /// A whole datagram `kind`/`id` arrived at `now`: books echo replies (RTT, if in
-    /// time) and UDP datagrams; returns the kind of the answer to send, mirroring the
-    /// datagram's fragments with the same id (an echo reply to an echo request when
-    /// replies are on).
-    pub fn on_datagram(&mut self, now: SimTime, kind: Kind, id: u32) -> Option<Kind> {
+    /// A whole datagram of `kind` arrived at `now` (an echo message's ICMP sequence
+    /// number `seq`): books echo replies (RTT, if in time) and UDP datagrams; returns
+    /// the kind of the answer to send (an echo reply to an echo request when replies
+    /// are on). A reply's sequence number is 16 bits: as ping(8) does, it matches the
+    /// latest request sent with that number modulo 2^16.
+    pub fn on_datagram(&mut self, now: SimTime, kind: Kind, seq: u16) -> Option<Kind> {
         match kind {
             Kind::EchoRequest if self.cfg.reply => return Some(Kind::EchoReply),
             Kind::EchoReply => {
-                if let Some(&t0) = self.sent_at.get(id as usize) {
+                let sent = self.sent_at.len();
+                let back = sent.wrapping_sub(1).wrapping_sub(seq as usize) & 0xffff;
+                if let Some(&t0) = sent.checked_sub(1 + back).and_then(|k| self.sent_at.get(k)) {
                     let rtt = now.since(t0);
                     if rtt <= self.cfg.timeout {
                         self.ping_rx += 1;
@@ -248,6 +251,7 @@ mod tests {
         assert_eq!(a.on_datagram(SimTime(400), Kind::EchoReply, 0), None);
         assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 1), None);
         assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 9), None);
+        assert_eq!(a.ping_stats().1, 1, "a reply to a request never sent counts nothing");
         let (tx, rx, rtt) = a.ping_stats();
         assert_eq!((tx, rx, rtt.count(), rtt.mean()), (3, 1, 1, 300.0));
         let mut out = Report::default();
@@ -255,6 +259,22 @@ mod tests {
         let loss = out.rows.iter().find(|r| r.probe == "ping_loss").map(|r| r.value);
         assert_eq!(loss, Some(1.0 - 1.0 / 3.0));
         assert!(out.rows.iter().all(|r| r.probe != "udp_tx"));
+    }
+
+    #[test]
+    fn replies_match_the_latest_request_with_their_16_bit_sequence_number() {
+        let mut a = App::new(AppConfig { count: 70_000, interval: SimDuration(10), timeout: SimDuration(1_000_000), ..cfg(AppKind::Ping) }, rng());
+        let mut t = SimTime(100);
+        for _ in 0..65_540 {
+            t = a.tick(t).next.unwrap_or(t);
+        }
+        // Requests k = 0..=65539 left at 100 + 10 k. Sequence number 2 is request
+        // 65538 (sent at 655,480), not request 2; 65,535 is request 65535 (655,450).
+        a.on_datagram(SimTime(655_487), Kind::EchoReply, 2);
+        a.on_datagram(SimTime(655_497), Kind::EchoReply, 65_535);
+        let (_, rx, rtt) = a.ping_stats();
+        assert_eq!((rx, rtt.min()), (2, 7.0));
+        assert_eq!(rtt.max(), 47.0);
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! `pace` puts a pacer on the outgoing VC in the adapter; `bytes` limits the transfer.
 
 use atmsim_wire::ipv4::{Ipv4Repr, PROTOCOL_TCP};
-use crate::payload::Payload;
+use crate::payload::{Payload, L4};
+use super::ip::{RECEIVER, SENDER, TTCP_PORT};
 use crate::timer::Timer;
 use super::tcp::Segment;
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
@@ -155,20 +156,17 @@ impl Conn {
 
     /// The IPv4 and TCP headers of `seg` sent by this endpoint in IP datagram
     /// `ident`. Hosts have no IP addresses of their own yet: the data sender is
-    /// 10.0.0.1 and the receiver 10.0.0.2, the receiver listens on port 5001 (ttcp's)
-    /// and the sender's port is 1024 + the data VCI, so each connection's headers are
+    /// [`SENDER`] and the receiver [`RECEIVER`], the receiver listens on port 5001
+    /// (ttcp's) and the sender's port is 1024 + the data VCI, so each connection's headers are
     /// distinct and a reply's mirror its request's.
     pub fn headers(&self, seg: &Segment, ident: u16) -> Payload {
-        const SENDER: [u8; 4] = [10, 0, 0, 1];
-        const RECEIVER: [u8; 4] = [10, 0, 0, 2];
-        const TTCP_PORT: u16 = 5001;
         let (src, dst, sport, dport) = match &self.ep {
             Endpoint::Send(_) => (SENDER, RECEIVER, 1024 + (self.out_vc & 0x7fff) as u16, TTCP_PORT),
             Endpoint::Recv(_) => (RECEIVER, SENDER, TTCP_PORT, 1024 + (self.in_vc & 0x7fff) as u16),
         };
         let tcp = seg.to_repr(sport, dport);
         let ip = Ipv4Repr { src, dst, protocol: PROTOCOL_TCP, payload_len: tcp.buffer_len(), ttl: 64, ident, dont_frag: true, more_frags: false, frag_offset: 0, tos: 0 };
-        Payload::Tcp { ip, tcp }
+        Payload::Ip { ip, l4: L4::Tcp(tcp) }
     }
 
     /// The sequence number near which this endpoint expects incoming numbers.
@@ -497,7 +495,7 @@ mod tests {
         assert_eq!(rx.bytes(), 1000);
         assert_eq!(a.len(), 2, "the window opened to two segments");
         // The headers of a segment name the connection's ports.
-        let Payload::Tcp { tcp, ip } = tx.headers(&a[0], 7) else { panic!("TCP headers") };
+        let Payload::Ip { ip, l4: L4::Tcp(tcp) } = tx.headers(&a[0], 7) else { panic!("TCP headers") };
         assert_eq!((tcp.src_port, tcp.dst_port, ip.ident), (1124, 5001, 7));
     }
 }

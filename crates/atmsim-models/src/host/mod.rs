@@ -29,12 +29,13 @@
 //! `floor((MTU − 20) / 8) · 8` octets of data each (RFC 791); each IP packet plus
 //! 8 octets of LLC/SNAP is one AAL5 PDU of `ceil((len + 8 trailer) / 48)` cells.
 //!
-//! What a receiver must learn from bytes it never sees is carried in the cells:
-//! `Cell::seq` = `kind << 30 | datagram id << 6 | fragment index`, the
-//! last-fragment mark (IP "more fragments" = 0) in the flags, and the PDU's cell count.
-//! An echo reply mirrors the request's fragments cell for cell (same sizes), as ICMP
-//! echo returns the data it got. A TCP segment's IPv4 and TCP headers ride as a
-//! payload on its PDU's last cell: inserted at segmentation, taken on arrival.
+//! What a receiver must learn from bytes it never sees travels as a payload on the
+//! last cell of each PDU: the IP packet's IPv4 header (addresses, protocol,
+//! identification, fragment offset, more-fragments) and, on a datagram's first
+//! fragment, its transport header (ICMP echo, UDP or TCP) — inserted at segmentation,
+//! taken on arrival. `Cell::seq` is only the segmenter's PDU number. An echo reply
+//! mirrors the request's fragments cell for cell (same offsets and sizes), as ICMP
+//! echo returns the data it got.
 
 pub mod app;
 pub mod conn;
@@ -50,7 +51,6 @@ use rand::Rng;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime, Stream};
 
-use crate::aal::aal5;
 use crate::aal::sar::{Pdu, Segmenter, VcReassembly};
 use crate::cell::Cell;
 use crate::control::pacer::Pacer;
@@ -64,7 +64,11 @@ use atmsim_kernel::SeriesKind;
 use atmsim_kernel::units::Size;
 use conn::{Conn, TcpParams};
 use cpu::Cpu;
-use ip::{decode_seq, encode_seq, Ident, IpReassembly, Kind, FLAG_LAST_FRAGMENT, ICMP_HEADER, LLC_SNAP, UDP_HEADER};
+use ip::{Ident, IpReassembly, Kind, Piece, ICMP_HEADER, RECEIVER, SENDER, TTCP_PORT, TTL, UDP_HEADER};
+use crate::payload::L4;
+use atmsim_wire::icmp::IcmpEchoRepr;
+use atmsim_wire::ipv4::Ipv4Repr;
+use atmsim_wire::udp::UdpRepr;
 use tcp::Segment;
 
 pub const PARAMS: [ParamSpec; 18] = [
@@ -95,7 +99,7 @@ pub const SERIES: [SeriesDecl; 2] = [
     SeriesDecl { name: "udp_rx", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "UDP datagrams received whole per second over each interval" },
 ];
 
-pub const PROBES: [ProbeSpec; 9] = [
+pub const PROBES: [ProbeSpec; 10] = [
     ProbeSpec { name: "ping_tx", unit: "1", kind: ProbeKind::Counter, help: "echo requests sent (count)" },
     ProbeSpec { name: "ping_rx", unit: "1", kind: ProbeKind::Counter, help: "echo replies received in time (count)" },
     ProbeSpec { name: "ping_loss", unit: "1", kind: ProbeKind::Gauge, help: "1 − replies / requests, as ping reports it (value)" },
@@ -104,6 +108,7 @@ pub const PROBES: [ProbeSpec; 9] = [
     ProbeSpec { name: "udp_rx", unit: "1", kind: ProbeKind::Counter, help: "UDP datagrams received whole (count; rate)" },
     ProbeSpec { name: "aal5_rx_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs reassembled whole (count)" },
     ProbeSpec { name: "aal5_drop_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs discarded (count; statistics length, crc, timeout by cause)" },
+    ProbeSpec { name: "non_ip_pdus", unit: "1", kind: ProbeKind::Counter, help: "whole AAL5 PDUs that carried no IP packet (cells of a plain cell source sent to the host), discarded (count)" },
     ProbeSpec { name: "ip_drop_datagrams", unit: "1", kind: ProbeKind::Counter, help: "IP datagrams never completed because a fragment was lost (count at the end of the run, including pending ones)" },
 ];
 
@@ -137,7 +142,7 @@ pub struct Host {
     mtu: usize,
     /// Ping, echo replies, UDP blaster.
     app: App,
-    /// The IP identification counter (UDP datagrams and TCP segments share it).
+    /// The IP identification counter (every datagram the host sends takes one).
     ident: Ident,
     /// IP fragment reassembly.
     ip: IpReassembly,
@@ -151,6 +156,8 @@ pub struct Host {
     /// Segments a connection just produced (scratch, always empty between handlers).
     segs: Vec<Segment>,
     tcp_strays: u64,
+    /// Whole PDUs that carried no IP headers (cells from a plain source), discarded.
+    non_ip: u64,
     timer_phase: SimDuration,
     slow_tick: SimDuration,
     fast_tick: SimDuration,
@@ -333,6 +340,7 @@ impl Host {
             conns,
             segs: Vec::new(),
             tcp_strays: 0,
+            non_ip: 0,
             timer_phase,
             slow_tick: tcp_cfg.slow_tick,
             fast_tick: tcp_cfg.fast_tick,
@@ -361,33 +369,46 @@ impl Host {
         }
         let tick = self.app.tick(now);
         if let Some(s) = tick.send {
-            let id = s.id.unwrap_or_else(|| self.ident.take());
+            // Echo requests and UDP datagrams go from the starting end to its peer.
+            let port = 1024 + (self.vc & 0x7fff) as u16;
+            let l4 = match s.kind {
+                Kind::Udp => L4::Udp(UdpRepr { src_port: port, dst_port: TTCP_PORT, payload_len: s.data }),
+                _ => L4::Echo(IcmpEchoRepr { reply: s.kind == Kind::EchoReply, ident: port, seq: s.id.unwrap_or(0) as u16, data_len: s.data }),
+            };
             let header = if s.kind == Kind::Udp { UDP_HEADER } else { ICMP_HEADER };
-            let cells = ip::fragment_cells(header + s.data, self.mtu);
-            self.send_pdus(s.kind, id, now, &cells, ctx);
+            let pieces = ip::pieces(header + s.data, self.mtu);
+            self.send_datagram(SENDER, RECEIVER, l4, &pieces, now, ctx);
         }
         if let Some(at) = tick.next {
             self.app.arm(at, TAG_APP, ctx);
         }
     }
 
-    /// Queues the PDUs of one datagram (given per fragment as cell counts) for SAR.
-    fn send_pdus(&mut self, kind: Kind, id: u32, born: SimTime, frag_cells: &[u16], ctx: &mut Cx<'_>) {
-        let n = frag_cells.len();
-        for (i, &cells) in frag_cells.iter().enumerate() {
-            let flags = if i + 1 == n { FLAG_LAST_FRAGMENT } else { 0 };
-            let pdu = Pdu { born, vc: self.vc, seq: encode_seq(kind, id, i as u8), cells, flags, last_payload: None, pacer: None };
+    /// Queues for SAR the PDUs of one datagram from `src` to `dst` carrying `l4`, cut
+    /// at `pieces` (each IP packet's headers ride on its PDU's last cell), under the
+    /// host's next IP identification.
+    fn send_datagram(&mut self, src: [u8; 4], dst: [u8; 4], l4: L4, pieces: &[Piece], born: SimTime, ctx: &mut Cx<'_>) {
+        let Some(protocol) = ip::protocol(&l4) else { return };
+        let head = Ipv4Repr { src, dst, protocol, payload_len: 0, ttl: TTL, ident: self.ident.take(), dont_frag: false, more_frags: false, frag_offset: 0, tos: 0 };
+        for (ip, l4, cells) in ip::fragment(&head, l4, pieces) {
+            let pdu = Pdu { born, vc: self.vc, seq: 0, cells, last_payload: Some(Payload::Ip { ip, l4 }), pacer: None };
             self.sar.enqueue(pdu, TAG_SAR, ctx);
         }
     }
 
     /// A fragment arrived whole: IP reassembles; a whole datagram goes to the
     /// application, which may answer (an echo reply mirrors the request's fragments).
-    fn ip_input(&mut self, flow: u32, seq: u32, last: bool, cells: u16, born: SimTime, ctx: &mut Cx<'_>) {
+    fn ip_input(&mut self, flow: u32, ip: &Ipv4Repr, l4: L4, cells: u16, born: SimTime, ctx: &mut Cx<'_>) {
         let now = ctx.now;
-        let Some(d) = self.ip.input(now, flow, seq, last, cells, born) else { return };
-        if let Some(answer) = self.app.on_datagram(now, d.kind, d.id) {
-            self.send_pdus(answer, d.id, now, &d.cells, ctx);
+        let Some(d) = self.ip.input(now, flow, ip, l4, cells, born) else { return };
+        let Some(kind) = Kind::of(&d.l4) else { return };
+        let seq = match d.l4 {
+            L4::Echo(e) => e.seq,
+            _ => 0,
+        };
+        if let (Some(Kind::EchoReply), L4::Echo(e)) = (self.app.on_datagram(now, kind, seq), d.l4) {
+            let reply = L4::Echo(IcmpEchoRepr { reply: true, ..e });
+            self.send_datagram(d.ip.dst, d.ip.src, reply, &d.pieces, now, ctx);
         }
     }
 
@@ -429,16 +450,12 @@ impl Host {
 
     /// A whole TCP segment arrived on `cell.vc` (`cell` is its last cell): queue it for
     /// the CPU of the connection receiving on that VC.
-    fn tcp_input(&mut self, cell: &Cell, headers: Option<Payload>, ctx: &mut Cx<'_>) {
+    fn tcp_input(&mut self, cell: &Cell, tcp: &atmsim_wire::tcp::TcpRepr, ctx: &mut Cx<'_>) {
         let Some(i) = self.conns.iter().position(|c| c.in_vc == cell.vc) else {
             self.tcp_strays += 1;
             return;
         };
-        let Some(Payload::Tcp { tcp, .. }) = headers else {
-            ctx.fail(format!("a TCP segment arrived on {} without its TCP header", crate::cell::vc_name(cell.vc)));
-            return;
-        };
-        let seg = Segment::from_repr(&tcp, self.conns[i].near());
+        let seg = Segment::from_repr(tcp, self.conns[i].near());
         self.cpu.push(Job { conn: i as u16, rx: true, seg });
         self.cpu.kick(TAG_CPU, ctx);
     }
@@ -475,9 +492,9 @@ impl Host {
     fn send_segment(&mut self, i: usize, seg: &Segment, ctx: &mut Cx<'_>) {
         let id = self.ident.take();
         let c = &self.conns[i];
-        let cells = aal5::cells_for(seg.ip_len() + LLC_SNAP) as u16;
-        let headers = c.headers(seg, id as u16);
-        let pdu = Pdu { born: ctx.now, vc: c.out_vc, seq: encode_seq(Kind::Tcp, id, 0), cells, flags: FLAG_LAST_FRAGMENT, last_payload: Some(headers), pacer: c.pacer.map(|p| p as u16) };
+        let cells = ip::pdu_cells(seg.ip_len());
+        let headers = c.headers(seg, id);
+        let pdu = Pdu { born: ctx.now, vc: c.out_vc, seq: 0, cells, last_payload: Some(headers), pacer: c.pacer.map(|p| p as u16) };
         self.sar.enqueue(pdu, TAG_SAR, ctx);
     }
 
@@ -523,20 +540,23 @@ impl crate::kind::Kind for Host {
             (None, Vec::new())
         };
         let Some(whole) = self.aal.on_cell(&cell, now) else { return };
-        if decode_seq(whole.pdu).0 == Kind::Tcp {
-            if let (true, Some(p)) = (ctx.store().check.on, &headers) {
-                match wirecheck::check_arrival(&cell, &wire, p) {
-                    Ok(()) => ctx.store().check.checked += 1,
-                    Err(e) => {
-                        ctx.fail(e);
-                        return;
-                    }
+        let Some(Payload::Ip { ip, l4 }) = headers else {
+            self.non_ip += 1;
+            return;
+        };
+        if ctx.store().check.on {
+            match wirecheck::check_arrival(&cell, &wire, &Payload::Ip { ip, l4 }) {
+                Ok(()) => ctx.store().check.checked += 1,
+                Err(e) => {
+                    ctx.fail(e);
+                    return;
                 }
             }
-            self.tcp_input(&cell, headers, ctx);
-            return;
         }
-        self.ip_input(cell.flow, whole.pdu, cell.flags & FLAG_LAST_FRAGMENT != 0, whole.cells as u16, whole.born, ctx);
+        match l4 {
+            L4::Tcp(tcp) => self.tcp_input(&cell, &tcp, ctx),
+            _ => self.ip_input(cell.flow, &ip, l4, whole.cells as u16, whole.born, ctx),
+        }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         match tag {
@@ -600,6 +620,7 @@ impl crate::kind::Kind for Host {
         self.app.report(secs, path, out);
         self.aal.report(path, out);
         self.ip.report(path, out);
+        out.push(path, "non_ip_pdus", "count", self.non_ip as f64, "1");
         if !self.conns.is_empty() {
             // CPU time is booked when a segment starts; count only what has elapsed.
             out.push(path, "cpu_util", "value", self.cpu.utilization(secs), "1");

@@ -103,8 +103,10 @@ fn check_wire_passes_on_every_shipped_scenario_and_changes_no_trace() {
             checked.push(rel);
         }
     }
-    // Every TCP scenario carries payloads: lazarou96 (11), evans96 (2), tcp_pftk, tcp_window.
-    assert!(checked.len() >= 15, "only {} scenarios had PDUs checked: {checked:?}", checked.len());
+    // Every scenario with a host carries payloads (IP headers on every PDU): domingo95
+    // (6, ping and UDP), lazarou96 (11), evans96 (2), tcp_pftk, tcp_window,
+    // ping_through_switch, epd_udp, indep_loss.
+    assert!(checked.len() >= 24, "only {} scenarios had PDUs checked: {checked:?}", checked.len());
 }
 
 #[test]
