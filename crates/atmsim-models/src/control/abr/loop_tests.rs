@@ -7,7 +7,7 @@ use atmsim_kernel::{SimDuration, SimTime};
 
 use super::dest::AbrDest;
 use super::erica::{Averaging, Erica, EricaParams};
-use super::params::AbrParams;
+use super::params::{AbrParams, Decrease};
 use super::source::{AbrSource, Send};
 use crate::cell::{Cell, FLAG_EFCI};
 use crate::control::buffer_policy::BufferPolicy;
@@ -28,10 +28,13 @@ struct Run {
     max_queue: f64,
 }
 
-/// `n` greedy sources (tm40, PCR = the line, ICR 1,000 cells/s) through one port for
-/// `secs` seconds.
-fn run(n: usize, mut port: Port, secs: f64) -> Run {
-    let p = AbrParams { icr: 1_000.0, ..AbrParams::tm40(LINK) };
+/// tm40 with PCR = the line and ICR 1,000 cells/s.
+fn tm40() -> AbrParams {
+    AbrParams { icr: 1_000.0, ..AbrParams::tm40(LINK) }
+}
+
+/// `n` greedy sources with parameters `p` through one port for `secs` seconds.
+fn run(n: usize, p: AbrParams, mut port: Port, secs: f64) -> Run {
     let mut src: Vec<AbrSource> = (0..n).map(|_| AbrSource::new(p)).collect();
     let mut dst: Vec<AbrDest> = (0..n).map(|_| AbrDest::new(false)).collect();
     let mut q = 0.0f64;
@@ -87,7 +90,7 @@ fn run(n: usize, mut port: Port, secs: f64) -> Run {
 #[test]
 fn erica_shares_a_bottleneck_fairly_between_two_greedy_sources() {
     let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(1_000_000_000)), delta: 0.1, queue_control: None });
-    let r = run(2, Port::Erica(e), 2.0);
+    let r = run(2, tm40(), Port::Erica(e), 2.0);
     // Max-min: each gets half of the 90% target, 45,000 cells/s.
     for acr in &r.mean_acr {
         assert!((acr / 45_000.0 - 1.0).abs() < 0.05, "ACR {acr} cells/s, fair share 45,000");
@@ -97,7 +100,7 @@ fn erica_shares_a_bottleneck_fairly_between_two_greedy_sources() {
 #[test]
 fn erica_shares_among_three() {
     let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Cells(100), delta: 0.1, queue_control: None });
-    let r = run(3, Port::Erica(e), 2.0);
+    let r = run(3, tm40(), Port::Erica(e), 2.0);
     for acr in &r.mean_acr {
         assert!((acr / 30_000.0 - 1.0).abs() < 0.05, "ACR {acr} cells/s, fair share 30,000");
     }
@@ -105,11 +108,26 @@ fn erica_shares_among_three() {
 
 #[test]
 fn efci_marking_drives_the_sources_back_below_the_line() {
-    let r = run(2, Port::Efci(BufferPolicy::new(None, false, Some(50))), 2.0);
+    let r = run(2, tm40(), Port::Efci(BufferPolicy::new(None, false, Some(50))), 2.0);
     // Without marking both would climb to PCR (200% of the line) and the queue grow
     // without bound; with it the sum stays near the line and the queue bounded.
     let total: f64 = r.mean_acr.iter().sum();
     assert!(total < 1.2 * LINK, "sum of ACRs {total} cells/s, line {LINK}");
     assert!(total > 0.5 * LINK, "sum of ACRs {total} cells/s, line {LINK}");
     assert!(r.max_queue < 5_000.0, "queue reached {} cells", r.max_queue);
+}
+
+#[test]
+fn both_decrease_readings_keep_an_efci_loop_stable() {
+    // The eprca95 set's rate factors (RIF 1/256, RDF 1/16) on this loop's line.
+    let base = AbrParams { pcr: LINK, icr: 1_000.0, mcr: 0.0, ..AbrParams::eprca95() };
+    for decrease in [Decrease::PerRm, Decrease::PerCell] {
+        let r = run(2, AbrParams { decrease, ..base }, Port::Efci(BufferPolicy::new(None, false, Some(50))), 2.0);
+        let total: f64 = r.mean_acr.iter().sum();
+        assert!(total > 0.5 * LINK && total < 1.2 * LINK, "{decrease:?}: sum of ACRs {total} cells/s, line {LINK}");
+        assert!(r.max_queue < 5_000.0, "{decrease:?}: queue reached {} cells", r.max_queue);
+        if std::env::var_os("ATMSIM_ABR_REPORT").is_some() {
+            eprintln!("{decrease:?}: ACRs {:?} sum {total:.0} max queue {:.0}", r.mean_acr, r.max_queue);
+        }
+    }
 }
