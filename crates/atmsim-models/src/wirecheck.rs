@@ -8,12 +8,17 @@
 //! receiver, and the PDU is parsed back layer by layer and compared with the payload
 //! the cell carried and with the metadata's PDU length. Any mismatch fails the run with
 //! a message naming the VC, the PDU and the layer. Runs without the option pay nothing.
+//!
+//! RM cells are single cells, not AAL5 PDUs: [`check_rm_cell`] emits the whole
+//! 53-octet cell (header with PTI = 110 and its HEC, the 48-octet RM payload with its
+//! CRC-10) and parses both back (for the ABR components, which are not written yet).
 
 use atmsim_wire::aal5::Aal5Repr;
 use atmsim_wire::cell::{HeaderRepr, HecOutcome, HecReceiver, Interface};
 use atmsim_wire::icmp::{self, IcmpEchoRepr};
 use atmsim_wire::ipv4::{self, Ipv4Repr};
 use atmsim_wire::llc::{SnapRepr, ETHERTYPE_IPV4};
+use atmsim_wire::rm::{RmRepr, PTI_RM, RM_PAYLOAD_LEN};
 use atmsim_wire::tcp::{self, TcpRepr};
 use atmsim_wire::udp::{self, UdpRepr};
 
@@ -166,6 +171,52 @@ pub fn check_arrival(cell: &Cell, pdu: &[u8], p: &Payload) -> Result<(), String>
     check_pdu(pdu, p).map_err(|e| format!("{}: {e}", at()))
 }
 
+/// The 53 octets of the RM cell `cell` carrying `rm`: its header from the metadata (PTI
+/// = 110, CLP from the flags, UNI or NNI as for data cells) with the HEC, then the RM
+/// payload with its CRC-10.
+pub fn emit_rm_cell(cell: &Cell, rm: &RmRepr) -> Result<[u8; 53], String> {
+    let h = rm_header(cell);
+    let mut b = [0u8; 53];
+    h.emit(&mut b[..5]).map_err(|e| format!("cell header: {e}"))?;
+    rm.emit(&mut b[5..]).map_err(|e| format!("RM payload: {e}"))?;
+    Ok(b)
+}
+
+fn rm_header(cell: &Cell) -> HeaderRepr {
+    let vpi = (cell.vc >> 16) as u16;
+    let interface = if vpi < 256 { Interface::Uni } else { Interface::Nni };
+    HeaderRepr { interface, gfc: 0, vpi, vci: (cell.vc & 0xffff) as u16, pti: PTI_RM, clp: cell.flags & FLAG_CLP != 0 }
+}
+
+/// Parses the 53 octets of an RM cell back — the header through the I.432 receiver,
+/// the payload with its CRC-10 — and compares them with the metadata and `rm`.
+pub fn check_rm_bytes(cell: &Cell, bytes: &[u8; 53], rm: &RmRepr) -> Result<(), String> {
+    let at = || format!("--check-wire: {} RM cell (flow {})", vc_name(cell.vc), cell.flow);
+    let want = rm_header(cell);
+    let mut hb = [0u8; 5];
+    hb.copy_from_slice(&bytes[..5]);
+    match HecReceiver::new().receive(hb) {
+        HecOutcome::Valid(h) => {
+            let back = HeaderRepr::parse(&h, want.interface).map_err(|e| format!("{}: cell header: {e}", at()))?;
+            if back != want {
+                return Err(format!("{}: cell header {back:?} differs from the metadata's {want:?}", at()));
+            }
+        }
+        other => return Err(format!("{}: cell header: the HEC receiver answered {other:?}", at())),
+    }
+    let got = RmRepr::parse(&bytes[5..5 + RM_PAYLOAD_LEN]).map_err(|e| format!("{}: RM payload: {e}", at()))?;
+    if got != *rm {
+        return Err(format!("{}: RM payload {got:?} differs from the cell's {rm:?}", at()));
+    }
+    Ok(())
+}
+
+/// The RM cell round trip of the checking mode: emit, then parse back and compare.
+pub fn check_rm_cell(cell: &Cell, rm: &RmRepr) -> Result<(), String> {
+    let b = emit_rm_cell(cell, rm).map_err(|e| format!("--check-wire: {} RM cell (flow {}): {e}", vc_name(cell.vc), cell.flow))?;
+    check_rm_bytes(cell, &b, rm)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,5 +337,43 @@ mod tests {
         check_header(&c).expect("largest NNI label");
         c.vc = (4096 << 16) | 1;
         assert!(check_header(&c).is_err(), "a VPI over 4095 fits no header");
+    }
+
+    fn source_rm() -> RmRepr {
+        use crate::control::abr::params::AbrParams;
+        use crate::control::abr::source::{AbrSource, Send};
+        let mut s = AbrSource::new(AbrParams::eprca95());
+        match s.send(atmsim_kernel::SimTime(0), true, false) {
+            Some(Send::ForwardRm(rm)) => rm,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_abr_sources_rm_cell_round_trips_with_hec_and_crc10() {
+        let rm = source_rm();
+        let mut cell = Cell::plain(atmsim_kernel::SimTime(0), 2, (1 << 16) | 100, 0);
+        check_rm_cell(&cell, &rm).expect("forward RM cell");
+        cell.flags = FLAG_CLP;
+        let back = RmRepr { backward: true, ci: true, ..rm };
+        check_rm_cell(&cell, &back).expect("backward RM cell, CLP 1 (out of rate)");
+        let b = emit_rm_cell(&cell, &back).unwrap();
+        // PTI 110 in the header's fourth octet (bits 3..1), CLP bit 0.
+        assert_eq!(b[3] & 0x0f, 0b1101);
+        // The payload's first octets: protocol 1, DIR and CI set.
+        assert_eq!((b[5], b[6]), (1, 0b1010_0000));
+    }
+
+    #[test]
+    fn a_flipped_payload_bit_fails_the_crc10_and_a_wrong_field_the_comparison() {
+        let rm = source_rm();
+        let cell = Cell::plain(atmsim_kernel::SimTime(0), 2, (1 << 16) | 100, 0);
+        let mut b = emit_rm_cell(&cell, &rm).unwrap();
+        b[5 + 20] ^= 0x04;
+        let e = check_rm_bytes(&cell, &b, &rm).unwrap_err();
+        assert!(e.contains("RM payload") && e.contains("vc1.100"), "{e}");
+        let b = emit_rm_cell(&cell, &rm).unwrap();
+        let e = check_rm_bytes(&cell, &b, &RmRepr { ci: true, ..rm }).unwrap_err();
+        assert!(e.contains("differs"), "{e}");
     }
 }

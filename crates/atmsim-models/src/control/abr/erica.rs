@@ -1,0 +1,354 @@
+//! ERICA explicit-rate switch for one output port, with ERICA+ queue control as an
+//! option, as a sans-IO state machine (Jain, Kalyanaraman, Goyal, Fahmy, Viswanathan,
+//! "ERICA switch algorithm: a complete description", ATM Forum 96-1172, 1996; queue
+//! control functions: Vandalore, Jain, Goyal, Fahmy, "Design and analysis of queue
+//! control functions for explicit rate switch schemes", 1998).
+//!
+//! ```text
+//!   every ABR cell arriving (VC) ──> on_cell ──────> counts; ends the averaging interval
+//!   forward RM cell (CCR) ─────────> on_forward_rm ─> CCR[VC]
+//!   backward RM cell ──────────────> on_backward_rm > ER = min(ER, computed ER)
+//! ```
+//!
+//! At the end of each averaging interval (a number of cells or a time, whichever is
+//! configured): ABR capacity = target utilisation · f · link rate (f = 1 without
+//! queue control), input rate = ABR cells arrived / interval length, overload z =
+//! input rate / ABR capacity, active VCs N = the VCs that sent a cell in the interval,
+//! fair share = ABR capacity / N; MaxAllocPrevious takes MaxAllocCurrent and
+//! MaxAllocCurrent restarts at the fair share.
+//!
+//! On a backward RM cell of VC i: VCShare = CCR[i]/z; ER = max(fair share, VCShare)
+//! when z > 1 + δ, else max(fair share, VCShare, MaxAllocPrevious); MaxAllocCurrent =
+//! max(MaxAllocCurrent, ER); if ER > fair share and CCR[i] < fair share, ER = fair
+//! share; the cell's ER becomes min(ER in cell, ER, ABR capacity).
+//!
+//! ERICA+ queue control: with the queueing delay Tq = queue length / link rate and
+//! the target delay T0, f = a·T0/((a − 1)·Tq + T0) for Tq ≤ T0 (above 1: an empty
+//! queue lets the sources fill the link) and f = max(QDLF, b·T0/((b − 1)·Tq + T0))
+//! above (below 1: part of the link drains the queue); both branches equal 1 at T0.
+//!
+//! Before the first interval ends, nothing is measured and backward RM cells pass
+//! unchanged.
+
+use std::collections::{BTreeSet, HashMap};
+
+use atmsim_kernel::{SimDuration, SimTime};
+use atmsim_wire::rm::{RmRate, RmRepr};
+
+use crate::params::ParamIssue;
+
+/// How long an averaging interval is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Averaging {
+    /// This many ABR cells arrived at the port.
+    Cells(u64),
+    /// This much time passed (checked when a cell or backward RM cell comes).
+    Time(SimDuration),
+}
+
+/// ERICA+'s queue control function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueControl {
+    /// Target queueing delay T0.
+    pub target_delay: SimDuration,
+    /// Curve below T0 (f(0) = a).
+    pub a: f64,
+    /// Curve above T0.
+    pub b: f64,
+    /// Queue drain limit factor: f never falls below it.
+    pub qdlf: f64,
+}
+
+impl QueueControl {
+    /// f for a queueing delay of `tq` seconds.
+    pub fn fraction(&self, tq: f64) -> f64 {
+        let t0 = self.target_delay.as_secs_f64();
+        if tq <= t0 {
+            self.a * t0 / ((self.a - 1.0) * tq + t0)
+        } else {
+            (self.b * t0 / ((self.b - 1.0) * tq + t0)).max(self.qdlf)
+        }
+    }
+}
+
+/// ERICA's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EricaParams {
+    /// The port's line rate (cells/s).
+    pub link_rate: f64,
+    /// Target utilisation: the share of the line ABR may fill.
+    pub target_utilisation: f64,
+    pub averaging: Averaging,
+    /// Overload margin δ: MaxAllocPrevious is used only while z ≤ 1 + δ.
+    pub delta: f64,
+    /// ERICA+ (None: plain ERICA).
+    pub queue_control: Option<QueueControl>,
+}
+
+impl EricaParams {
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if !(self.target_utilisation > 0.0 && self.target_utilisation <= 1.0) {
+            return Err(ParamIssue::new("target_utilisation", format!("target_utilisation must be in (0, 1]; got {}", self.target_utilisation)));
+        }
+        match self.averaging {
+            Averaging::Cells(0) => return Err(ParamIssue::new("averaging_cells", "the averaging interval must be at least 1 cell")),
+            Averaging::Time(SimDuration::ZERO) => return Err(ParamIssue::new("averaging_time", "the averaging interval must be longer than 0 s")),
+            _ => {}
+        }
+        if self.delta.is_nan() || self.delta < 0.0 {
+            return Err(ParamIssue::new("delta", format!("delta must be at least 0; got {}", self.delta)));
+        }
+        if let Some(q) = self.queue_control {
+            if q.target_delay == SimDuration::ZERO {
+                return Err(ParamIssue::new("target_delay", "target_delay must be longer than 0 s"));
+            }
+            if q.a.is_nan() || q.b.is_nan() || q.a < 1.0 || q.b < 1.0 {
+                return Err(ParamIssue::new("queue_a", format!("queue_a and queue_b must be at least 1; got {} and {}", q.a, q.b)));
+            }
+            if !(q.qdlf > 0.0 && q.qdlf <= 1.0) {
+                return Err(ParamIssue::new("qdlf", format!("qdlf must be in (0, 1]; got {}", q.qdlf)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the last averaging interval measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measure {
+    /// ABR capacity (cells/s).
+    pub capacity: f64,
+    /// Overload factor z.
+    pub z: f64,
+    /// Active VCs.
+    pub active: usize,
+    /// Fair share (cells/s).
+    pub fair_share: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Erica {
+    p: EricaParams,
+    start: SimTime,
+    cells: u64,
+    active: BTreeSet<u32>,
+    /// CCR of each VC's last forward RM cell (cells/s); looked up, never iterated.
+    ccr: HashMap<u32, f64>,
+    measure: Option<Measure>,
+    max_alloc_prev: f64,
+    max_alloc_cur: f64,
+    /// Intervals ended.
+    pub intervals: u64,
+}
+
+impl Erica {
+    pub fn new(p: EricaParams) -> Erica {
+        Erica { p, start: SimTime::ZERO, cells: 0, active: BTreeSet::new(), ccr: HashMap::new(), measure: None, max_alloc_prev: 0.0, max_alloc_cur: 0.0, intervals: 0 }
+    }
+
+    pub fn measure(&self) -> Option<Measure> {
+        self.measure
+    }
+
+    /// Ends the interval at `now` if it is due; `queue_len` is the port's buffer (cells).
+    fn end_interval_if_due(&mut self, now: SimTime, queue_len: u64) {
+        let due = match self.p.averaging {
+            Averaging::Cells(n) => self.cells >= n,
+            Averaging::Time(d) => now.since(self.start) >= d,
+        };
+        let span_ps = now.since(self.start).ps();
+        if !due || span_ps == 0 {
+            return;
+        }
+        let f = self.p.queue_control.map_or(1.0, |q| q.fraction(queue_len as f64 / self.p.link_rate));
+        let capacity = self.p.target_utilisation * f * self.p.link_rate;
+        let active = self.active.len().max(1);
+        let fair_share = capacity / active as f64;
+        // Cells per second as a quotient of integers (exact when it is one).
+        let input = self.cells as f64 * 1e12 / span_ps as f64;
+        self.measure = Some(Measure { capacity, z: input / capacity, active, fair_share });
+        self.max_alloc_prev = self.max_alloc_cur;
+        self.max_alloc_cur = fair_share;
+        self.start = now;
+        self.cells = 0;
+        self.active.clear();
+        self.intervals += 1;
+    }
+
+    /// An ABR cell (data or forward RM) of `vc` arrives at the port at `now`, which
+    /// then holds `queue_len` cells.
+    pub fn on_cell(&mut self, now: SimTime, vc: u32, queue_len: u64) {
+        self.cells += 1;
+        self.active.insert(vc);
+        self.end_interval_if_due(now, queue_len);
+    }
+
+    /// A forward RM cell of `vc` (after [`Erica::on_cell`] for it).
+    pub fn on_forward_rm(&mut self, vc: u32, rm: &RmRepr) {
+        self.ccr.insert(vc, rm.ccr.cells_per_s());
+    }
+
+    /// A backward RM cell of `vc`, whose forward cells cross this port.
+    pub fn on_backward_rm(&mut self, now: SimTime, vc: u32, rm: &mut RmRepr, queue_len: u64) {
+        self.end_interval_if_due(now, queue_len);
+        let Some(m) = self.measure else { return };
+        let ccr = self.ccr.get(&vc).copied().unwrap_or(0.0);
+        let vc_share = if m.z > 0.0 { ccr / m.z } else { f64::INFINITY };
+        let mut er = if m.z > 1.0 + self.p.delta { m.fair_share.max(vc_share) } else { m.fair_share.max(vc_share).max(self.max_alloc_prev) };
+        self.max_alloc_cur = self.max_alloc_cur.max(er.min(m.capacity));
+        if er > m.fair_share && ccr < m.fair_share {
+            er = m.fair_share;
+        }
+        let er = RmRate::from_cells_per_s(er.min(m.capacity));
+        rm.er = rm.er.min(er);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000_000;
+
+    fn p() -> EricaParams {
+        EricaParams { link_rate: 1000.0, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(100 * MS)), delta: 0.1, queue_control: None }
+    }
+
+    fn brm(er: f64) -> RmRepr {
+        RmRepr { protocol_id: 1, backward: true, bn: false, ci: false, ni: false, ra: false, er: RmRate::from_cells_per_s(er), ccr: RmRate(0), mcr: RmRate(0), ql: 0, sn: 0 }
+    }
+
+    fn frm(ccr: f64) -> RmRepr {
+        RmRepr { backward: false, ccr: RmRate::from_cells_per_s(ccr), ..brm(4096.0) }
+    }
+
+    /// `n` cells spread over 100 ms from `t0_ms`, alternating over `vcs`.
+    fn load(e: &mut Erica, t0_ms: u64, n: u64, vcs: &[u32]) {
+        for k in 0..n {
+            let t = SimTime(t0_ms * MS + k * 100 * MS / n);
+            e.on_cell(t, vcs[(k % vcs.len() as u64) as usize], 0);
+        }
+    }
+
+    #[test]
+    fn nothing_measured_leaves_er() {
+        let mut e = Erica::new(p());
+        let mut b = brm(4096.0);
+        e.on_backward_rm(SimTime(MS), 1, &mut b, 0);
+        assert_eq!(b.er.cells_per_s(), 4096.0);
+    }
+
+    #[test]
+    fn interval_measures_overload_and_fair_share() {
+        let mut e = Erica::new(p());
+        // 180 cells in 100 ms from two VCs: 1800 cells/s against 900 of capacity.
+        load(&mut e, 0, 180, &[1, 2]);
+        e.on_cell(SimTime(100 * MS), 1, 0);
+        let m = e.measure().unwrap();
+        assert_eq!(m.capacity, 900.0);
+        assert_eq!(m.active, 2);
+        assert_eq!(m.fair_share, 450.0);
+        assert_eq!(m.z, 1810.0 / 900.0);
+    }
+
+    #[test]
+    fn overload_gives_max_of_fair_share_and_vc_share() {
+        let mut e = Erica::new(p());
+        e.on_forward_rm(1, &frm(1536.0));
+        e.on_forward_rm(2, &frm(256.0));
+        // 179 + 1 cells in 100 ms: z = 2 exactly.
+        load(&mut e, 0, 179, &[1, 2]);
+        e.on_cell(SimTime(100 * MS), 2, 0);
+        assert_eq!(e.measure().unwrap().z, 2.0);
+        let mut b1 = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 1, &mut b1, 0);
+        // VCShare 768 > fair share 450; CCR 1536 ≥ 450.
+        assert_eq!(b1.er.cells_per_s(), 768.0);
+        let mut b2 = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 2, &mut b2, 0);
+        // VCShare 128 < fair share 450 (RM format: 450 = 256·(1 + 388/512) → 449.5).
+        assert_eq!(b2.er, RmRate::from_cells_per_s(450.0));
+        // An ER already lower in the cell stays.
+        let mut b3 = brm(64.0);
+        e.on_backward_rm(SimTime(100 * MS), 1, &mut b3, 0);
+        assert_eq!(b3.er.cells_per_s(), 64.0);
+    }
+
+    #[test]
+    fn underload_uses_max_alloc_previous_and_caps_at_capacity() {
+        let mut e = Erica::new(p());
+        e.on_forward_rm(1, &frm(400.0));
+        e.on_forward_rm(2, &frm(10.0));
+        // Interval 1: 45 cells over 100 ms from two VCs → z = 0.5, fair share 450.
+        load(&mut e, 0, 44, &[1, 2]);
+        e.on_cell(SimTime(100 * MS), 2, 0);
+        let m = e.measure().unwrap();
+        assert_eq!((m.z, m.fair_share), (0.5, 450.0));
+        // VC 1: VCShare 800; ER 800 > 450 but CCR 400 < 450 → fair share.
+        let mut b1 = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 1, &mut b1, 0);
+        assert_eq!(b1.er, RmRate::from_cells_per_s(450.0));
+        // VC 3 ran at 500 (≥ fair share): VCShare 1000, capped at capacity 900.
+        e.on_forward_rm(3, &frm(500.0));
+        let mut b3 = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 3, &mut b3, 0);
+        assert_eq!(b3.er, RmRate::from_cells_per_s(900.0));
+        // Interval 2: MaxAllocPrevious = 900 (the largest ER given, capped), so a VC at
+        // CCR 460 ≥ fair share (VCShare 460) is offered 900.
+        // Interval 2: 90 cells, z = 1 (not above 1 + δ).
+        load(&mut e, 100, 89, &[1, 2]);
+        e.on_cell(SimTime(200 * MS), 2, 0);
+        assert_eq!(e.measure().unwrap().z, 1.0);
+        e.on_forward_rm(4, &frm(460.0));
+        let mut b4 = brm(4096.0);
+        e.on_backward_rm(SimTime(200 * MS), 4, &mut b4, 0);
+        assert_eq!(b4.er, RmRate::from_cells_per_s(900.0));
+    }
+
+    #[test]
+    fn averaging_in_cells() {
+        let mut e = Erica::new(EricaParams { averaging: Averaging::Cells(10), ..p() });
+        for k in 0..9 {
+            e.on_cell(SimTime((k + 1) * MS), 1, 0);
+        }
+        assert_eq!(e.intervals, 0);
+        e.on_cell(SimTime(10 * MS), 1, 0);
+        assert_eq!(e.intervals, 1);
+        // 10 cells in 10 ms = 1000 cells/s over 900.
+        assert!((e.measure().unwrap().z - 1000.0 / 900.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn erica_plus_fraction_is_a_above_one_below_and_qdlf_at_most() {
+        let q = QueueControl { target_delay: SimDuration(MS), a: 1.15, b: 1.05, qdlf: 0.5 };
+        assert!((q.fraction(0.0) - 1.15).abs() < 1e-12);
+        assert!((q.fraction(0.001) - 1.0).abs() < 1e-12);
+        // Tq = 2·T0: 1.05/(0.05·2 + 1) = 1.05/1.1.
+        assert!((q.fraction(0.002) - 1.05 / 1.1).abs() < 1e-12);
+        // Tq = T0/2: 1.15/(0.15·0.5 + 1).
+        assert!((q.fraction(0.0005) - 1.15 / 1.075).abs() < 1e-12);
+        assert_eq!(q.fraction(1.0), 0.5);
+    }
+
+    #[test]
+    fn erica_plus_capacity_follows_the_queue() {
+        let q = QueueControl { target_delay: SimDuration(10 * MS), a: 1.15, b: 1.05, qdlf: 0.5 };
+        let mut e = Erica::new(EricaParams { queue_control: Some(q), target_utilisation: 1.0, ..p() });
+        load(&mut e, 0, 99, &[1]);
+        // 1000 cells queued at 1000 cells/s: Tq = 1 s ≫ T0 → f = QDLF.
+        e.on_cell(SimTime(100 * MS), 1, 1000);
+        assert_eq!(e.measure().unwrap().capacity, 500.0);
+        load(&mut e, 100, 99, &[1]);
+        e.on_cell(SimTime(200 * MS), 1, 0);
+        assert!((e.measure().unwrap().capacity - 1150.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn validate_names_the_bad_key() {
+        assert_eq!(EricaParams { target_utilisation: 0.0, ..p() }.validate().unwrap_err().key, "target_utilisation");
+        assert_eq!(EricaParams { averaging: Averaging::Cells(0), ..p() }.validate().unwrap_err().key, "averaging_cells");
+        let q = QueueControl { target_delay: SimDuration(MS), a: 1.15, b: 1.05, qdlf: 0.0 };
+        assert_eq!(EricaParams { queue_control: Some(q), ..p() }.validate().unwrap_err().key, "qdlf");
+        assert_eq!(p().validate(), Ok(()));
+    }
+}
