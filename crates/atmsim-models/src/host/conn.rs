@@ -1,16 +1,23 @@
 //! A host's TCP connections: their declaration in a scenario, their parameters and the
 //! per-connection probes. The protocol itself is in [`super::tcp`].
 //!
-//! A connection is one `ttcp` transfer over a pair of PVCs:
+//! A connection is one `ttcp` transfer over a pair of PVCs, or a bulk transfer each way
+//! over one connection:
 //!
 //! ```text
 //! tcp = ["send 0/101 ack 0/201 window 128 KiB pace 70 Mb/s",   # ttcp -t: data out on 0/101, ACKs in on 0/201
-//!        "recv 0/301 ack 0/401"]                               # ttcp -r: data in on 0/301, ACKs out on 0/401
+//!        "recv 0/301 ack 0/401",                               # ttcp -r: data in on 0/301, ACKs out on 0/401
+//!        "duplex 0/501 ack 0/601"]                             # data out on 0/501, data in on 0/601; ACKs ride on data
 //! ```
 //!
 //! Labels are the ones this host sees (switches may translate them on the way).
 //! `window` sets both socket buffers (ttcp -b) and overrides the host's `window`;
 //! `pace` puts a pacer on the outgoing VC in the adapter; `bytes` limits the transfer.
+//! A `duplex` connection is one TCP connection whose two ends both send: each end's
+//! data segments carry its acknowledgement of the other's data (4.3BSD piggybacking:
+//! a segment sent clears a delayed ACK), and ACK-only segments go out only when no data
+//! does. Its sending half reports under `tcp/<out VC>`, its receiving half under
+//! `tcp/<in VC>`; duplex connections start established (no handshake).
 
 use atmsim_wire::ipv4::{Ipv4Repr, PROTOCOL_TCP};
 use crate::payload::{Payload, L4};
@@ -20,7 +27,7 @@ use super::tcp::Segment;
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
 use atmsim_kernel::{Rate, SimDuration, SimTime};
 
-use super::tcp::{Config, Receiver, Sender, Timers, HEADERS, MAX_WINDOW};
+use super::tcp::{Config, Receiver, Sender, Timers, F_ACK, F_DATA, F_SYN, HEADERS, MAX_WINDOW};
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
 use crate::cell::{parse_vc_label, vc_name};
@@ -31,7 +38,7 @@ pub const MACHINES: [(&str, u64); 4] = [("dec3000", 250), ("sgi", 550), ("sparc1
 pub const MACHINE_NAMES: [&str; 4] = ["dec3000", "sgi", "sparc10", "sparc5"];
 
 pub const PARAMS: [ParamSpec; 22] = [
-    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" or \"recv VC ack VC [window SIZE]\"", source: "ttcp -t / ttcp -r (lazarou96 4.2)" },
+    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("64 KiB"), required: false, help: "socket send and receive buffers (the TCP window) of every connection without its own", source: "ttcp -b; lazarou96 uses 32 KB to 256 KB" },
@@ -74,6 +81,20 @@ pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
 pub enum Endpoint {
     Send(Sender),
     Recv(Receiver),
+    /// Both: one connection carrying data each way.
+    Duplex(Box<(Sender, Receiver)>),
+}
+
+/// Counters of one half of a connection, kept at the last statistics reset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Octets acknowledged (sending half) or delivered in order (receiving half).
+    pub bytes: u64,
+    /// Segments sent (sending half) or data segments received (receiving half).
+    pub segments: u64,
+    /// Retransmissions, timeouts, fast retransmits (sending half); ACKs, out-of-order
+    /// and duplicate segments (receiving half).
+    pub other: [u64; 3],
 }
 
 /// One connection at this host.
@@ -89,10 +110,9 @@ pub struct Conn {
     pub pace: Option<Rate>,
     /// The connection's fine timer (one kernel event for its earliest deadline).
     pub timer: Timer,
-    /// Octets counted at the last statistics reset.
-    pub base_bytes: u64,
-    pub base_segments: u64,
-    pub base_retx: [u64; 3],
+    /// The sending and receiving halves' counters at the last statistics reset.
+    pub base_tx: Counts,
+    pub base_rx: Counts,
 }
 
 /// What a connection samples as time series (`<host>/tcp/vc<N>`).
@@ -106,52 +126,71 @@ pub const SERIES: [SeriesDecl; 6] = [
 ];
 
 impl Conn {
-    /// Quantity `q` of [`SERIES`].
+    /// The sending half, if this end sends data.
+    pub fn sender(&self) -> Option<&Sender> {
+        match &self.ep {
+            Endpoint::Send(s) => Some(s),
+            Endpoint::Duplex(d) => Some(&d.0),
+            Endpoint::Recv(_) => None,
+        }
+    }
+
+    /// The receiving half, if this end receives data.
+    pub fn receiver(&self) -> Option<&Receiver> {
+        match &self.ep {
+            Endpoint::Recv(r) => Some(r),
+            Endpoint::Duplex(d) => Some(&d.1),
+            Endpoint::Send(_) => None,
+        }
+    }
+
+    /// Quantity `q` of [`SERIES`] (a duplex connection's are its sending half's).
     pub fn sample(&self, q: usize) -> f64 {
-        match (&self.ep, q) {
-            (_, 4) => self.bytes() as f64,
-            (Endpoint::Send(s), 0) => s.cwnd as f64,
-            (Endpoint::Send(s), 1) => s.ssthresh as f64,
-            (Endpoint::Send(s), 2) => s.rtt_rto().0,
-            (Endpoint::Send(s), 3) => s.rtt_rto().1,
-            (Endpoint::Send(_), 5) => self.retx()[0] as f64,
+        match (self.sender(), q) {
+            (Some(s), 0) => s.cwnd as f64,
+            (Some(s), 1) => s.ssthresh as f64,
+            (Some(s), 2) => s.rtt_rto().0,
+            (Some(s), 3) => s.rtt_rto().1,
+            (Some(s), 4) => s.acked_bytes() as f64,
+            (Some(s), 5) => s.stats.retransmitted as f64,
+            (None, 4) => self.receiver().map_or(f64::NAN, |r| r.delivered() as f64),
             _ => f64::NAN,
         }
     }
 
+    /// The name its series and (sending half's) rows go under: `tcp/<out VC>` for a
+    /// sender or duplex connection, `tcp/<in VC>` for a receiver.
     pub fn name(&self) -> String {
         match self.ep {
-            Endpoint::Send(_) => format!("tcp/{}", vc_name(self.out_vc)),
+            Endpoint::Send(_) | Endpoint::Duplex(_) => format!("tcp/{}", vc_name(self.out_vc)),
             Endpoint::Recv(_) => format!("tcp/{}", vc_name(self.in_vc)),
         }
     }
 
-    /// Octets acknowledged (sender) or delivered (receiver).
+    /// The sending half's counters now.
+    pub fn tx_counts(&self) -> Option<Counts> {
+        self.sender().map(|s| Counts { bytes: s.acked_bytes(), segments: s.stats.segments, other: [s.stats.retransmitted, s.stats.timeouts, s.stats.fast_retransmits] })
+    }
+
+    /// The receiving half's counters now.
+    pub fn rx_counts(&self) -> Option<Counts> {
+        self.receiver().map(|r| Counts { bytes: r.delivered(), segments: r.stats.segments, other: [r.stats.acks, r.stats.out_of_order, r.stats.duplicates] })
+    }
+
+    /// Octets acknowledged (a sender; a duplex connection's sending half) or delivered
+    /// (a receiver), the whole run.
     pub fn bytes(&self) -> u64 {
-        match &self.ep {
-            Endpoint::Send(s) => s.acked_bytes(),
-            Endpoint::Recv(r) => r.delivered(),
-        }
+        self.tx_counts().or(self.rx_counts()).map_or(0, |c| c.bytes)
     }
 
-    pub fn segments(&self) -> u64 {
-        match &self.ep {
-            Endpoint::Send(s) => s.stats.segments,
-            Endpoint::Recv(r) => r.stats.segments,
-        }
-    }
-
-    pub fn retx(&self) -> [u64; 3] {
-        match &self.ep {
-            Endpoint::Send(s) => [s.stats.retransmitted, s.stats.timeouts, s.stats.fast_retransmits],
-            Endpoint::Recv(r) => [r.stats.acks, r.stats.out_of_order, r.stats.duplicates],
-        }
+    /// Octets delivered in order since the last reset (0 for a sender).
+    pub fn delivered_since_reset(&self) -> u64 {
+        self.rx_counts().map_or(0, |c| c.bytes - self.base_rx.bytes)
     }
 
     pub fn reset_stats(&mut self) {
-        self.base_bytes = self.bytes();
-        self.base_segments = self.segments();
-        self.base_retx = self.retx();
+        self.base_tx = self.tx_counts().unwrap_or_default();
+        self.base_rx = self.rx_counts().unwrap_or_default();
     }
 
     /// The IPv4 and TCP headers of `seg` sent by this endpoint in IP datagram
@@ -163,33 +202,57 @@ impl Conn {
         let (src, dst, sport, dport) = match &self.ep {
             Endpoint::Send(_) => (SENDER, RECEIVER, 1024 + (self.out_vc & 0x7fff) as u16, TTCP_PORT),
             Endpoint::Recv(_) => (RECEIVER, SENDER, TTCP_PORT, 1024 + (self.in_vc & 0x7fff) as u16),
+            // Both ends send: the one whose outgoing label is the smaller is 10.0.0.1.
+            Endpoint::Duplex(_) => {
+                let (a, b) = (1024 + (self.out_vc & 0x7fff) as u16, 1024 + (self.in_vc & 0x7fff) as u16);
+                if self.out_vc < self.in_vc {
+                    (SENDER, RECEIVER, a, b)
+                } else {
+                    (RECEIVER, SENDER, a, b)
+                }
+            }
         };
         let tcp = seg.to_repr(sport, dport);
         let ip = Ipv4Repr { src, dst, protocol: PROTOCOL_TCP, payload_len: tcp.buffer_len(), ttl: 64, ident, dont_frag: true, more_frags: false, frag_offset: 0, tos: 0 };
         Payload::Ip { ip, l4: L4::Tcp(tcp) }
     }
 
-    /// The sequence number near which this endpoint expects incoming numbers.
-    pub fn near(&self) -> u64 {
-        match &self.ep {
-            Endpoint::Send(s) => s.snd_una,
-            Endpoint::Recv(r) => r.rcv_nxt,
-        }
+    /// The numbers near which incoming sequence numbers (the receiving half's
+    /// `rcv_nxt`) and acknowledgement numbers (the sending half's `snd_una`) fall.
+    pub fn near(&self) -> (u64, u64) {
+        (self.receiver().map_or(0, |r| r.rcv_nxt), self.sender().map_or(0, |s| s.snd_una))
     }
 
     /// Starts the connection at `now`: a sender's first segments (SYN or data) into
     /// `out`; a receiver waits.
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if let Endpoint::Send(s) = &mut self.ep {
-            s.start(now, out);
+        match &mut self.ep {
+            Endpoint::Send(s) => s.start(now, out),
+            Endpoint::Duplex(d) => {
+                let at = out.len();
+                d.0.start(now, out);
+                piggyback(&mut d.1, out, at);
+            }
+            Endpoint::Recv(_) => {}
         }
     }
 
     /// A segment for this endpoint was processed at `now`: what it answers into `out`.
+    /// A duplex connection's receiving half takes the data, its sending half the ACK.
     pub fn input(&mut self, seg: &Segment, now: SimTime, out: &mut Vec<Segment>) {
         match &mut self.ep {
             Endpoint::Send(s) => s.input(seg, now, out),
             Endpoint::Recv(r) => r.input(seg, now, out),
+            Endpoint::Duplex(d) => {
+                let at = out.len();
+                if seg.flags & F_DATA != 0 {
+                    d.1.input(seg, now, out);
+                }
+                if seg.flags & F_ACK != 0 {
+                    d.0.input(seg, now, out);
+                }
+                piggyback(&mut d.1, out, at);
+            }
         }
     }
 
@@ -199,6 +262,15 @@ impl Conn {
         match &mut self.ep {
             Endpoint::Send(s) if slow => s.slow_tick(now, out),
             Endpoint::Recv(r) if !slow => r.fast_tick(out),
+            Endpoint::Duplex(d) => {
+                let at = out.len();
+                if slow {
+                    d.0.slow_tick(now, out);
+                } else {
+                    d.1.fast_tick(out);
+                }
+                piggyback(&mut d.1, out, at);
+            }
             _ => {}
         }
     }
@@ -211,12 +283,18 @@ impl Conn {
         match &mut self.ep {
             Endpoint::Send(s) => s.on_deadline(now, out),
             Endpoint::Recv(r) => r.on_deadline(now, out),
+            Endpoint::Duplex(d) => {
+                let at = out.len();
+                d.0.on_deadline(now, out);
+                d.1.on_deadline(now, out);
+                piggyback(&mut d.1, out, at);
+            }
         }
     }
 
-    /// Whether this endpoint is a receiver (ttcp -r).
+    /// Whether this endpoint receives data (ttcp -r, or a duplex connection).
     pub fn is_receiver(&self) -> bool {
-        matches!(self.ep, Endpoint::Recv(_))
+        self.receiver().is_some()
     }
 
     /// The fine-timer deadline, if any.
@@ -224,31 +302,74 @@ impl Conn {
         match &self.ep {
             Endpoint::Send(s) => s.deadline(),
             Endpoint::Recv(r) => r.deadline(),
+            Endpoint::Duplex(d) => match (d.0.deadline(), d.1.deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         }
     }
 
+    /// Rows of the sending half under [`Conn::name`], of the receiving half under
+    /// `tcp/<in VC>`.
     pub fn report(&self, secs: f64, path: &str, out: &mut atmsim_kernel::Report) {
-        let p = format!("{path}/{}", self.name());
-        let bytes = self.bytes() - self.base_bytes;
-        out.push(&p, "tcp_throughput", "value", if secs > 0.0 { bytes as f64 * 8.0 / secs } else { f64::NAN }, "b/s");
-        out.push(&p, "tcp_throughput", "count", bytes as f64, "B");
-        out.push(&p, "tcp_segments", "count", (self.segments() - self.base_segments) as f64, "1");
-        let r = self.retx();
-        let d = |i: usize| (r[i] - self.base_retx[i]) as f64;
-        match &self.ep {
-            Endpoint::Send(s) => {
-                out.push(&p, "tcp_retransmits", "count", d(0), "1");
-                out.push(&p, "tcp_timeouts", "count", d(1), "1");
-                out.push(&p, "tcp_fast_retransmits", "count", d(2), "1");
-                let (srtt, rto) = s.rtt_rto();
-                out.push(&p, "tcp_rtt", "srtt", srtt, "s");
-                out.push(&p, "tcp_rtt", "rto", rto, "s");
+        let rate = |bytes: u64| if secs > 0.0 { bytes as f64 * 8.0 / secs } else { f64::NAN };
+        if let (Some(s), Some(c)) = (self.sender(), self.tx_counts()) {
+            let p = format!("{path}/tcp/{}", vc_name(self.out_vc));
+            let b = self.base_tx;
+            out.push(&p, "tcp_throughput", "value", rate(c.bytes - b.bytes), "b/s");
+            out.push(&p, "tcp_throughput", "count", (c.bytes - b.bytes) as f64, "B");
+            out.push(&p, "tcp_segments", "count", (c.segments - b.segments) as f64, "1");
+            out.push(&p, "tcp_retransmits", "count", (c.other[0] - b.other[0]) as f64, "1");
+            out.push(&p, "tcp_timeouts", "count", (c.other[1] - b.other[1]) as f64, "1");
+            out.push(&p, "tcp_fast_retransmits", "count", (c.other[2] - b.other[2]) as f64, "1");
+            let (srtt, rto) = s.rtt_rto();
+            out.push(&p, "tcp_rtt", "srtt", srtt, "s");
+            out.push(&p, "tcp_rtt", "rto", rto, "s");
+        }
+        if let Some(c) = self.rx_counts() {
+            let p = format!("{path}/tcp/{}", vc_name(self.in_vc));
+            let b = self.base_rx;
+            if !matches!(self.ep, Endpoint::Duplex(_)) {
+                out.push(&p, "tcp_throughput", "value", rate(c.bytes - b.bytes), "b/s");
+                out.push(&p, "tcp_throughput", "count", (c.bytes - b.bytes) as f64, "B");
+                out.push(&p, "tcp_segments", "count", (c.segments - b.segments) as f64, "1");
+            } else {
+                out.push(&p, "tcp_throughput", "rx", rate(c.bytes - b.bytes), "b/s");
+                out.push(&p, "tcp_throughput", "rx_count", (c.bytes - b.bytes) as f64, "B");
+                out.push(&p, "tcp_segments", "rx", (c.segments - b.segments) as f64, "1");
             }
-            Endpoint::Recv(_) => {
-                out.push(&p, "tcp_acks", "count", d(0), "1");
-                out.push(&p, "tcp_acks", "out_of_order", d(1), "1");
-                out.push(&p, "tcp_acks", "duplicate", d(2), "1");
+            out.push(&p, "tcp_acks", "count", (c.other[0] - b.other[0]) as f64, "1");
+            out.push(&p, "tcp_acks", "out_of_order", (c.other[1] - b.other[1]) as f64, "1");
+            out.push(&p, "tcp_acks", "duplicate", (c.other[2] - b.other[2]) as f64, "1");
+            if let Endpoint::Duplex(d) = &self.ep {
+                out.push(&p, "tcp_acks", "piggybacked", d.1.stats.piggybacked as f64, "1");
             }
+        }
+    }
+}
+
+/// 4.3BSD piggybacking for a duplex connection: every data segment in `out[at..]` (what
+/// one step produced) carries the receiving half's acknowledgement and window, and the
+/// ACK-only segments of the same step are then redundant (a data segment carries the
+/// same or a later acknowledgement) and dropped.
+fn piggyback(rcv: &mut Receiver, out: &mut Vec<Segment>, at: usize) {
+    if !out[at..].iter().any(|s| s.flags & F_DATA != 0) {
+        return;
+    }
+    let mut i = at;
+    while i < out.len() {
+        if out[i].flags & F_DATA != 0 {
+            let (ack, win) = rcv.ack_fields();
+            out[i].flags |= F_ACK;
+            out[i].ack = ack;
+            out[i].win = win;
+            rcv.acked_by_output();
+            i += 1;
+        } else if out[i].flags & (F_ACK | F_SYN) == F_ACK {
+            out.remove(i);
+            rcv.stats.acks -= 1;
+        } else {
+            i += 1;
         }
     }
 }
@@ -399,7 +520,7 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
     for (i, line) in entries.iter().enumerate() {
         let bad = |m: String| ParamIssue::new("tcp", format!("entry {} '{line}': {m}", i + 1));
         let toks: Vec<&str> = line.split_whitespace().collect();
-        const KEYS: [&str; 6] = ["send", "recv", "ack", "window", "pace", "bytes"];
+        const KEYS: [&str; 7] = ["send", "recv", "duplex", "ack", "window", "pace", "bytes"];
         let mut fields: Vec<(&str, String)> = Vec::new();
         for t in toks {
             if KEYS.contains(&t) {
@@ -413,16 +534,20 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
                 }
                 v.push_str(t);
             } else {
-                return Err(bad(format!("starts with '{t}'; expected send or recv")));
+                return Err(bad(format!("starts with '{t}'; expected send, recv or duplex")));
             }
         }
         let get = |k: &str| fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
-        let role_send = match (get("send"), get("recv")) {
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            _ => return Err(bad("give exactly one of send VC or recv VC".into())),
+        let (role, first) = match (get("send"), get("recv"), get("duplex")) {
+            (Some(v), None, None) => ("send", v),
+            (None, Some(v), None) => ("recv", v),
+            (None, None, Some(v)) => ("duplex", v),
+            _ => return Err(bad("give exactly one of send VC, recv VC or duplex VC".into())),
         };
-        let first = get(if role_send { "send" } else { "recv" }).unwrap_or_default();
+        let role_send = role != "recv";
+        if role == "duplex" && base.handshake {
+            return Err(bad("duplex connections start established: set handshake = false".into()));
+        }
         let first = parse_vc_label(first).map_err(bad)?;
         let ack = parse_vc_label(get("ack").ok_or_else(|| bad("missing 'ack VC'".into()))?).map_err(bad)?;
         let mut cfg = base.clone();
@@ -454,8 +579,12 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
         if conns.iter().any(|c| c.out_vc == out_vc) {
             return Err(bad(format!("another connection already sends on {}", vc_name(out_vc))));
         }
-        let ep = if role_send { Endpoint::Send(Sender::new(cfg)) } else { Endpoint::Recv(Receiver::new(cfg)) };
-        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_bytes: 0, base_segments: 0, base_retx: [0; 3] });
+        let ep = match role {
+            "send" => Endpoint::Send(Sender::new(cfg)),
+            "recv" => Endpoint::Recv(Receiver::new(cfg)),
+            _ => Endpoint::Duplex(Box::new((Sender::new(cfg.clone()), Receiver::new(cfg)))),
+        };
+        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default() });
     }
     Ok(conns)
 }
@@ -466,7 +595,7 @@ mod tests {
     use super::*;
 
     fn conn(ep: Endpoint) -> Conn {
-        Conn { ep, out_vc: 100, in_vc: 200, pacer: None, pace: None, timer: Timer::default(), base_bytes: 0, base_segments: 0, base_retx: [0; 3] }
+        Conn { ep, out_vc: 100, in_vc: 200, pacer: None, pace: None, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default() }
     }
 
     #[test]
@@ -497,5 +626,73 @@ mod tests {
         // The headers of a segment name the connection's ports.
         let Payload::Ip { ip, l4: L4::Tcp(tcp) } = tx.headers(&a[0], 7) else { panic!("TCP headers") };
         assert_eq!((tcp.src_port, tcp.dst_port, ip.ident), (1124, 5001, 7));
+    }
+
+    #[test]
+    fn a_duplex_connection_piggybacks_its_acks_on_data_as_4_3bsd_does() {
+        let cfg = Config::bsd(1000, 8000);
+        let duplex = || conn(Endpoint::Duplex(Box::new((Sender::new(cfg.clone()), Receiver::new(cfg.clone())))));
+        let (mut a, mut b) = (duplex(), duplex());
+        assert!(a.is_receiver() && a.sender().is_some());
+        let (mut to_b, mut to_a) = (Vec::new(), Vec::new());
+        a.start(SimTime(0), &mut to_b);
+        b.start(SimTime(0), &mut to_a);
+        // Slow start: one data segment each way, nothing to acknowledge yet (ACK 0 of
+        // nothing received: rcv_nxt is the peer's first sequence number).
+        assert_eq!((to_b.len(), to_a.len()), (1, 1));
+        assert_eq!(to_b[0].flags, F_DATA | F_ACK);
+        let first = to_b[0].ack;
+        // Each end gets the other's segment: its ACK part acknowledges nothing new (no
+        // duplicate ACK either: it carries data), its data is delayed-ACKed.
+        let (sa, sb) = (to_a.remove(0), to_b.remove(0));
+        a.input(&sa, SimTime(1), &mut to_b);
+        b.input(&sb, SimTime(1), &mut to_a);
+        assert!(to_b.is_empty() && to_a.is_empty(), "one segment in: the ACK is delayed");
+        // A's fast tick would release the delayed ACK as an ACK-only segment...
+        let mut lone = Vec::new();
+        let mut a2 = a.clone();
+        a2.tick(false, SimTime(2), &mut lone);
+        assert_eq!(lone.len(), 1);
+        assert_eq!((lone[0].flags, lone[0].ack), (F_ACK, first + 1000));
+        // ... but if A sends data first, the data carries the ACK and none is owed.
+        let Endpoint::Duplex(d) = &mut a.ep else { unreachable!() };
+        d.0.snd_wnd = 8000;
+        d.0.cwnd = 2000;
+        let mut out = Vec::new();
+        a.on_timer(SimTime(2), &mut out); // nothing due: no output
+        assert!(out.is_empty());
+        let Endpoint::Duplex(d) = &mut a.ep else { unreachable!() };
+        let at = out.len();
+        d.0.output(SimTime(2), &mut out);
+        piggyback(&mut d.1, &mut out, at);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].flags, out[0].seq, out[0].ack), (F_DATA | F_ACK, first + 1000, first + 1000));
+        a.tick(false, SimTime(3), &mut out);
+        assert_eq!(out.len(), 1, "the delayed ACK went with the data");
+        let rx = a.rx_counts().unwrap_or_default();
+        let Endpoint::Duplex(d) = &a.ep else { unreachable!() };
+        assert_eq!((rx.other[0], d.1.stats.piggybacked), (0, 2), "no ACK-only segment; two ACKs rode on data");
+        // B takes the piggybacked segment: its data goes to the receiving half, its
+        // ACK to the sending half (B's first segment is acknowledged).
+        b.input(&out[0], SimTime(4), &mut to_a);
+        assert_eq!(b.sender().map(|s| s.snd_una), Some(first + 1000));
+        assert_eq!(b.receiver().map(|r| r.rcv_nxt), Some(first + 2000));
+        assert_eq!((a.bytes(), b.bytes()), (0, 1000), "sending halves: octets acknowledged");
+        assert_eq!((a.delivered_since_reset(), b.delivered_since_reset()), (1000, 2000));
+        // B's window opened: its new data carries the ACK of A's two segments.
+        assert!(!to_a.is_empty() && to_a.iter().all(|s| s.flags == F_DATA | F_ACK && s.ack == first + 2000));
+    }
+
+    #[test]
+    fn duplex_entries_parse_and_refuse_a_handshake() {
+        let base = Config::bsd(1000, 8000);
+        let c = parse(&["duplex 0/101 ack 0/201 window 16 KiB".to_string()], &base).expect("a duplex entry");
+        assert!(matches!(c[0].ep, Endpoint::Duplex(_)));
+        assert_eq!((c[0].out_vc, c[0].in_vc, c[0].name()), (101, 201, "tcp/vc101".to_string()));
+        let e = parse(&["duplex 0/101 recv 0/201".to_string()], &base).map(drop).unwrap_err();
+        assert!(e.msg.contains("exactly one of send VC, recv VC or duplex VC"), "{e:?}");
+        let hs = Config { handshake: true, ..base };
+        let e = parse(&["duplex 0/101 ack 0/201".to_string()], &hs).map(drop).unwrap_err();
+        assert!(e.msg.contains("set handshake = false"), "{e:?}");
     }
 }

@@ -455,7 +455,8 @@ impl Host {
             self.tcp_strays += 1;
             return;
         };
-        let seg = Segment::from_repr(tcp, self.conns[i].near());
+        let (near_seq, near_ack) = self.conns[i].near();
+        let seg = Segment::from_repr(tcp, near_seq, near_ack);
         self.cpu.push(Job { conn: i as u16, rx: true, seg });
         self.cpu.kick(TAG_CPU, ctx);
     }
@@ -629,7 +630,7 @@ impl crate::kind::Kind for Host {
                 c.report(secs, path, out);
             }
             // What all of this host's ttcp -r receivers got together (one run, one number).
-            let rx: u64 = self.conns.iter().filter(|c| c.is_receiver()).map(|c| c.bytes() - c.base_bytes).sum();
+            let rx: u64 = self.conns.iter().map(|c| c.delivered_since_reset()).sum();
             if self.conns.iter().any(|c| c.is_receiver()) {
                 out.push(path, "tcp_throughput", "rx_total", if secs > 0.0 { rx as f64 * 8.0 / secs } else { f64::NAN }, "b/s");
             }

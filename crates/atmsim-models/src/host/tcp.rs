@@ -104,10 +104,11 @@ impl Segment {
             payload_len: self.len as usize,
         }
     }
-    /// Rebuilds a segment from its TCP header, unwrapping 32-bit numbers near `near`:
-    /// the sequence number and length of a data segment (PSH), the acknowledgement
-    /// number and window of an ACK.
-    pub fn from_repr(h: &TcpRepr, near: u64) -> Segment {
+    /// Rebuilds a segment from its TCP header, unwrapping 32-bit numbers: the sequence
+    /// number and length of a data segment (PSH) near `near_seq` (the receiver's
+    /// `rcv_nxt`), the acknowledgement number and window of an ACK near `near_ack` (the
+    /// sender's `snd_una`). A segment may be both (an ACK piggybacked on data).
+    pub fn from_repr(h: &TcpRepr, near_seq: u64, near_ack: u64) -> Segment {
         let mut flags = 0;
         if h.flags.contains(TcpFlags::SYN) {
             flags |= F_SYN;
@@ -122,9 +123,9 @@ impl Segment {
         let ack = flags & F_ACK != 0;
         Segment {
             flags,
-            seq: if data { unwrap_seq(h.seq, near) } else { 0 },
+            seq: if data { unwrap_seq(h.seq, near_seq) } else { 0 },
             len: if data { h.payload_len.min(u32::MAX as usize) as u32 } else { 0 },
-            ack: if ack { unwrap_seq(h.ack, near) } else { 0 },
+            ack: if ack { unwrap_seq(h.ack, near_ack) } else { 0 },
             win: if ack { (h.window as u64) << WIN_SHIFT } else { 0 },
         }
     }
@@ -513,7 +514,9 @@ impl Sender {
         }
         let mss = self.cfg.mss as u64;
         if seg.ack <= self.snd_una {
-            if seg.win == self.snd_wnd {
+            // 4.3BSD counts a duplicate ACK only on a segment without data
+            // (`ti_len == 0 && tiwin == snd_wnd`): an ACK piggybacked on data is not one.
+            if seg.win == self.snd_wnd && seg.flags & F_DATA == 0 {
                 if !self.rexmt_running() || seg.ack != self.snd_una {
                     self.dupacks = 0;
                 } else {
@@ -669,7 +672,10 @@ pub struct ReceiverStats {
     pub segments: u64,
     pub out_of_order: u64,
     pub duplicates: u64,
+    /// ACK-only segments sent.
     pub acks: u64,
+    /// ACKs carried by data segments (duplex connections).
+    pub piggybacked: u64,
 }
 
 /// The receiving side of a connection (`ttcp -r`: it reads every octet as it arrives,
@@ -783,6 +789,23 @@ impl Receiver {
         self.send_ack(out);
     }
 
+    /// The acknowledgement number and window the next segment this end sends carries
+    /// (`rcv_nxt` and the advertised window).
+    pub fn ack_fields(&self) -> (u64, u64) {
+        (self.rcv_nxt, Self::window_of(&self.cfg))
+    }
+
+    /// A data segment carrying [`Receiver::ack_fields`] was sent: as in 4.3BSD's
+    /// `tcp_output`, it acknowledges everything received (a delayed ACK is no longer
+    /// owed) and advertises the window.
+    pub fn acked_by_output(&mut self) {
+        let win = Self::window_of(&self.cfg);
+        self.rcv_adv = self.rcv_nxt + win;
+        self.delack = false;
+        self.delack_at = None;
+        self.stats.piggybacked += 1;
+    }
+
     /// The 200 ms fast timer (`tcp_fasttimo`): releases a delayed ACK.
     pub fn fast_tick(&mut self, out: &mut Vec<Segment>) {
         if self.cfg.timers == Timers::Bsd && self.delack {
@@ -826,12 +849,15 @@ mod tests {
     #[test]
     fn wire_round_trip_and_unwrap() {
         let s = Segment::data((1u64 << 32) + 5, 9140);
-        assert_eq!(Segment::from_repr(&s.to_repr(1, 2), (1u64 << 32) - 100), s);
+        assert_eq!(Segment::from_repr(&s.to_repr(1, 2), (1u64 << 32) - 100, 0), s);
         let a = Segment::ack(77, 131_072);
         let h = a.to_repr(2, 1);
         assert_eq!((h.ack, h.window, h.flags), (77, (131_072u64 >> WIN_SHIFT) as u16, TcpFlags::ACK));
-        assert_eq!(Segment::from_repr(&h, 50), a);
+        assert_eq!(Segment::from_repr(&h, 0, 50), a);
         assert_eq!(unwrap_seq(3, u32::MAX as u64 - 2), (1u64 << 32) + 3);
+        // Data with an ACK piggybacked: each number unwrapped near its own reference.
+        let both = Segment { flags: F_DATA | F_ACK, seq: (3u64 << 32) + 10, len: 500, ack: (1u64 << 32) + 7, win: 65_536 };
+        assert_eq!(Segment::from_repr(&both.to_repr(1, 2), 3u64 << 32, 1u64 << 32), both);
     }
 
     #[test]

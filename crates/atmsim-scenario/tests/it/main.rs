@@ -990,6 +990,38 @@ mod payloads {
         }
     }
 
+    /// One duplex connection (data both ways, 4.3BSD piggybacking) against the same
+    /// transfers as two one-way connections: the same data flows, but ACK-only segments
+    /// almost vanish, and every PDU still checks byte for byte.
+    #[test]
+    fn a_duplex_connection_carries_its_acks_on_data() {
+        let path = format!("{}/../../scenarios/examples/tcp_duplex.toml", env!("CARGO_MANIFEST_DIR"));
+        let mut sc = Scenario::load(&path).expect("load");
+        sc.check_wire = true;
+        let r = run(&sc, 0);
+        assert!(r.ledger.wire_checked > 1_000, "PDUs checked: {}", r.ledger.wire_checked);
+        let (tx_a, rx_b) = (probe(&r, "a/tcp/vc100", "tcp_throughput", "value"), probe(&r, "b/tcp/vc100", "tcp_throughput", "rx"));
+        let (tx_b, rx_a) = (probe(&r, "b/tcp/vc200", "tcp_throughput", "value"), probe(&r, "a/tcp/vc200", "tcp_throughput", "rx"));
+        assert!(tx_a > 20e6 && tx_b > 20e6, "both directions carry data: {tx_a} {tx_b}");
+        // What one end had acknowledged, the other had delivered (in flight at the end aside).
+        assert!((tx_a - rx_b).abs() / rx_b < 0.05 && (tx_b - rx_a).abs() / rx_a < 0.05, "{tx_a} {rx_b} {tx_b} {rx_a}");
+        let acks = probe(&r, "b/tcp/vc100", "tcp_acks", "count");
+        let piggy = probe(&r, "b/tcp/vc100", "tcp_acks", "piggybacked");
+        let segs = probe(&r, "b/tcp/vc100", "tcp_segments", "rx");
+        assert!(piggy > 0.9 * segs, "data segments carry the ACKs: {piggy} of {segs}");
+        assert!(acks < 0.05 * segs, "ACK-only segments almost vanish: {acks} for {segs} data segments");
+        // The same two transfers as one-way connections: an ACK-only segment for about
+        // every second data segment.
+        let text = std::fs::read_to_string(&path).expect("read")
+            .replace("tcp = [\"duplex 100 ack 200 window 64 KiB\"]", "tcp = [\"send 100 ack 300 window 64 KiB\", \"recv 400 ack 200 window 64 KiB\"]")
+            .replace("tcp = [\"duplex 200 ack 100 window 64 KiB\"]", "tcp = [\"recv 100 ack 300 window 64 KiB\", \"send 200 ack 400 window 64 KiB\"]");
+        assert!(text.contains("send 100 ack 300"), "the one-way variant was written");
+        let one_way = run(&Scenario::from_text(&text, "one_way.toml").expect("one-way variant"), 0);
+        let acks1 = probe(&one_way, "b/tcp/vc100", "tcp_acks", "count");
+        let segs1 = probe(&one_way, "b/tcp/vc100", "tcp_segments", "count");
+        assert!(acks1 > 0.3 * segs1, "one-way: {acks1} ACK-only segments for {segs1}");
+    }
+
     #[test]
     fn a_payload_nobody_holds_fails_the_run() {
         let mut l = atmsim_kernel::Ledger::default();
