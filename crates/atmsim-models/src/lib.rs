@@ -20,6 +20,7 @@ pub mod cell;
 pub mod control;
 pub mod hold;
 pub mod kind;
+pub mod lan;
 pub mod host;
 pub mod link;
 pub mod params;
