@@ -8,3 +8,4 @@
 //!   optional gateway station whose frames enter and leave through frame ports.
 
 pub mod mac;
+pub mod ring;
