@@ -22,6 +22,7 @@ pub mod control;
 pub mod hold;
 pub mod kind;
 pub mod lan;
+pub mod gateway;
 pub mod host;
 pub mod link;
 pub mod params;
