@@ -41,6 +41,7 @@ fn saturated_asynchronous_throughput_is_jains_formula() {
     let u = probe(&r, "ring", "ring_utilisation", "value");
     assert!((u - expected).abs() <= tol, "utilisation {u}, expected {expected} ± {tol}");
     eprintln!("utilisation {u}, expected {expected} ± {tol}");
+    assert_eq!(probe(&r, "ring", "ring_frame_balance", "value"), 0.0);
     // Every station gets the same share.
     let rates: Vec<f64> = (0..4).map(|i| probe(&r, &format!("ring/s{i}"), "mac_tx_rate", "value")).collect();
     for x in &rates {

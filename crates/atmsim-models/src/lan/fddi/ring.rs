@@ -70,7 +70,7 @@ pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "gateway", ty: ParamType::Int { min: 0, max: 499 }, default: None, required: false, help: "the gateway station: it sends what arrives on port gw_tx and delivers what it receives on port gw_rx (it has no background generator)", source: "buddhikot92 section 5 (one node is the gateway)" },
 ];
 
-pub const PROBES: [ProbeSpec; 9] = [
+pub const PROBES: [ProbeSpec; 10] = [
     ProbeSpec { name: "mac_token_rotation", unit: "s", kind: ProbeKind::Tally, help: "time between successive token arrivals, all stations (component <ring>) and per station (<ring>/s<i>) (count, mean, std, min, max)" },
     ProbeSpec { name: "mac_late_tokens", unit: "tokens", kind: ProbeKind::Counter, help: "tokens that arrived late (Late_Ct set) per station (count)" },
     ProbeSpec { name: "mac_tx_frames", unit: "frames", kind: ProbeKind::Counter, help: "frames sent per station (count)" },
@@ -79,6 +79,7 @@ pub const PROBES: [ProbeSpec; 9] = [
     ProbeSpec { name: "mac_frame_delay", unit: "s", kind: ProbeKind::Tally, help: "frame birth to the arrival of its last bit, per destination station (count, mean, std, min, max)" },
     ProbeSpec { name: "mac_drop_frames", unit: "frames", kind: ProbeKind::Counter, help: "frames dropped at a full transmit buffer per station (count)" },
     ProbeSpec { name: "ring_utilisation", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the ring carries frames (preamble to frame status), component <ring> (value)" },
+    ProbeSpec { name: "ring_frame_balance", unit: "frames", kind: ProbeKind::Gauge, help: "background frames generated − delivered − dropped − in flight, whole run (0 when frames are conserved; frames that left on gw_rx count as delivered there), component <ring> (value)" },
     ProbeSpec { name: "ring_latency", unit: "s", kind: ProbeKind::Gauge, help: "ring latency D: station delays plus fibre (value)" },
 ];
 
@@ -349,6 +350,8 @@ pub struct Ring {
     busy: u64,
     since: SimTime,
     generated: u64,
+    /// Own frames that left on gw_rx.
+    sent_out: u64,
     delivered: Vec<u64>,
     dropped_full: Vec<u64>,
     dropped_route: Vec<u64>,
@@ -411,6 +414,7 @@ impl Ring {
             busy: 0,
             since: SimTime::ZERO,
             generated: 0,
+            sent_out: 0,
             delivered: Vec::new(),
             dropped_full: Vec::new(),
             dropped_route: Vec::new(),
@@ -578,6 +582,21 @@ impl Ring {
         }
     }
 
+    /// This component's own frames: generated − delivered (here or out on gw_rx) −
+    /// dropped − in flight.
+    fn frame_balance(&self) -> i64 {
+        let f = self.flow as usize;
+        let at = |v: &Vec<u64>| v.get(f).copied().unwrap_or(0) as i64;
+        let mine = |p: &Pending| i64::from(p.frame.flow == self.flow);
+        let queued: i64 = self.st.iter().flat_map(|s| s.queues.iter().flatten()).map(mine).sum();
+        let on_ring: i64 = self.on_ring.iter().map(|a| mine(&a.0.p)).sum();
+        let sending = match self.phase {
+            Phase::Sending(p) => mine(&p),
+            Phase::Arrive => 0,
+        };
+        self.generated as i64 - at(&self.delivered) - self.sent_out as i64 - at(&self.dropped_full) - at(&self.dropped_route) - queued - on_ring - sending
+    }
+
     fn on_deliver(&mut self, ctx: &mut Cx<'_>) {
         let Some(Reverse(a)) = self.on_ring.pop() else {
             ctx.fail("a frame delivery with no frame on the ring".into());
@@ -590,6 +609,7 @@ impl Ring {
         if Some(to) == self.p.gateway {
             let mut f = a.p.frame;
             f.dst = a.p.icn;
+            self.sent_out += u64::from(f.flow == self.flow);
             ctx.send(0, Msg::Frame(f));
         } else {
             count(&mut self.delivered, a.p.frame.flow);
@@ -683,6 +703,7 @@ impl Kind for Ring {
         self.rotation.report(out, path, "mac_token_rotation", "s", 1e-12);
         out.push(path, "ring_utilisation", "value", if secs > 0.0 { self.busy as f64 * 1e-12 / secs } else { f64::NAN }, "1");
         out.push(path, "ring_latency", "value", self.latency as f64 * 1e-12, "s");
+        out.push(path, "ring_frame_balance", "value", self.frame_balance() as f64, "frames");
         for (i, s) in self.st.iter().enumerate() {
             let name = format!("{path}/s{i}");
             s.rotation.report(out, &name, "mac_token_rotation", "s", 1e-12);
