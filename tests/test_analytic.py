@@ -171,3 +171,14 @@ def test_independent_pdu_loss():
     assert independent_pdu_loss(0.0, 10) == 0.0
     assert independent_pdu_loss(1.0, 1) == 1.0
     assert abs(independent_pdu_loss(0.01, 23) - (1 - 0.99 ** 23)) < 1e-15
+
+
+def test_fddi_saturated_utilisation():
+    # One station: it sends T − D out of every two rotations, T + D (hand-derived from
+    # the timed-token rules: THT alternates T − 2D and D).
+    assert analytic.fddi_saturated_async_utilisation(1, 8e-3, 1e-3) == pytest.approx(7 / 9)
+    # Many stations: tends to 1 − D/T.
+    assert analytic.fddi_saturated_async_utilisation(10**6, 8e-3, 1e-3) == pytest.approx(7 / 8, rel=1e-6)
+    assert analytic.fddi_saturated_async_utilisation(4, 1e-3, 0.0) == 1.0
+    with pytest.raises(ValueError):
+        analytic.fddi_saturated_async_utilisation(4, 1e-3, 1e-3)

@@ -201,3 +201,16 @@ def pftk_throughput(rtt_s: float, p: float, rto_s: float, b: int = 2,
             raise ValueError("Wmax must be > 0")
         segments_per_s = min(segments_per_s, wmax_segments / rtt_s)
     return segments_per_s * mss_bytes * 8.0
+
+
+def fddi_saturated_async_utilisation(n: int, ttrt_s: float, latency_s: float) -> float:
+    """Fraction of time an FDDI ring carries frames when n stations always have
+    asynchronous frames to send (no synchronous traffic): n(T − D)/(nT + D), T the
+    TTRT and D the ring latency (R. Jain, "Performance analysis of FDDI token ring
+    networks: effect of parameters and guidelines for setting TTRT", ACM SIGCOMM 1990;
+    from the timed-token rules: n + 1 rotations of total length nT + D carry n(T − D)).
+    Assumes frames that end exactly when the holding time does and a token of no
+    length."""
+    if n < 1 or not 0 <= latency_s < ttrt_s:
+        raise ValueError("need n >= 1 and 0 <= D < TTRT")
+    return n * (ttrt_s - latency_s) / (n * ttrt_s + latency_s)

@@ -21,6 +21,13 @@ Verdicts
   of intervals is only a 95% statement after this adjustment.  Reported, not hidden.
 * ``FAIL``  — outside the adjusted interval.  Any FAIL → exit status 1.
 
+Two kinds of case are not a CI around a mean: a *bound* (``bound=True``: every
+replication's value must be at most ``expected``, e.g. the FDDI token rotation ≤ TTRT on
+average and ≤ 2·TTRT at most) and a deterministic run with an *absolute tolerance*
+(``atol``, justified beside the case by exact arithmetic, e.g. the saturated FDDI ring:
+periodic with period nT + D, so a window of W seconds differs from the cycle average by
+less than (nT + D)/W).
+
 Seeds are fixed, so a given build always gives the same table.
 
 Quick mode (``--quick``, used by ``make test``) runs fewer/shorter replications and
@@ -59,6 +66,10 @@ class Case:
     probe: str
     statistic: str
     samples: list[float] = field(default_factory=list)
+    #: absolute tolerance of a deterministic case (see module doc); 0: none
+    atol: float = 0.0
+    #: an upper bound every replication must meet, not a mean to estimate
+    bound: bool = False
     # filled in by evaluate()
     mean: float = math.nan
     ci_low: float = math.nan
@@ -117,6 +128,7 @@ PLAN = {
         "ndd1": (4000, 1e-3, 0.4e-3),
         "indep_loss": 15,
         "gcra": (10, 1.0, 0.01),
+        "fddi": (2, 2.0, 0.1),
     },
     "full": {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
@@ -125,8 +137,17 @@ PLAN = {
         "ndd1": (40000, 1e-3, 0.4e-3),
         "indep_loss": 100,
         "gcra": (40, 10.0, 0.01),
+        "fddi": (2, 20.0, 0.1),
     },
 }
+
+# Saturated FDDI ring (scenarios/validation/fddi.toml): n stations, TTRT, ring latency
+# D = n × (station delay + fibre/n at 5 us/km).  The run is deterministic (saturated
+# stations draw no random numbers): two replications give the degenerate CI the
+# Student-t interval needs, and the tolerance is exact arithmetic (module doc).
+FDDI_N = 4
+FDDI_TTRT_S = 1e-3
+FDDI_LATENCY_S = 4 * 1e-6 + 1.2 * 5e-6
 
 # Independent cell loss: ping data lengths (octets) and the cell loss probability of
 # scenarios/validation/indep_loss.toml.
@@ -227,6 +248,23 @@ def build_plan(quick: bool) -> list[Experiment]:
                   analytic.md1k_loss(GCRA_LOAD, k + 1), "", "upc", "upc_nonconforming_ratio", "value")],
         ))
 
+    f_reps, f_dur, f_warm = plan["fddi"]
+    cycle = FDDI_N * FDDI_TTRT_S + FDDI_LATENCY_S
+    exps.append(Experiment(
+        "fddi.toml", {"scenario.duration": _fmt_s(f_dur), "scenario.warmup": _fmt_s(f_warm)}, f_reps,
+        [
+            Case("FDDI saturated asynchronous throughput n(T-D)/(nT+D)", f"n={FDDI_N} T=1 ms D=10 us",
+                 analytic.fddi_saturated_async_utilisation(FDDI_N, FDDI_TTRT_S, FDDI_LATENCY_S), "", "ring",
+                 "ring_utilisation", "value", atol=cycle / (f_dur - f_warm)),
+            Case("FDDI token rotation (Sevcik-Johnson)", "mean <= TTRT", FDDI_TTRT_S, "s", "ring",
+                 "mac_token_rotation", "mean", bound=True),
+            Case("FDDI token rotation (Sevcik-Johnson)", "max <= 2 TTRT", 2 * FDDI_TTRT_S, "s", "ring",
+                 "mac_token_rotation", "max", bound=True),
+            Case("FDDI frame conservation", "generated - delivered - dropped - in flight", 0.0, "frames", "ring",
+                 "ring_frame_balance", "value", atol=0.5),
+        ],
+    ))
+
     n = analytic.ip_over_aal5_cells(64)
     exps.append(Experiment(
         "indep_loss.toml", {"a.length": "64 B", "drop.p": repr(INDEP_LOSS_P), "b.reassembly_timeout": "1 s"}, reps,
@@ -299,8 +337,10 @@ def evaluate(cases: list[Case]) -> None:
     for c in cases:
         c.mean, c.ci_low, c.ci_high = analytic.student_t_ci(c.samples, CONFIDENCE)
         _, c.adj_low, c.adj_high = analytic.student_t_ci(c.samples, adj_conf)
-        close = abs(c.mean - c.expected) <= RTOL * abs(c.expected)
-        if c.ci_low <= c.expected <= c.ci_high or close:
+        close = abs(c.mean - c.expected) <= max(RTOL * abs(c.expected), c.atol)
+        if c.bound:
+            c.verdict = "PASS" if max(c.samples) <= c.expected else "FAIL"
+        elif c.ci_low <= c.expected <= c.ci_high or close:
             c.verdict = "PASS"
         elif c.adj_low <= c.expected <= c.adj_high:
             c.verdict = "PASS*"
@@ -313,7 +353,8 @@ def format_table(cases: list[Case]) -> str:
     rows = []
     for c in cases:
         rel = (c.mean - c.expected) / c.expected if c.expected else math.nan
-        rows.append([f"{c.group}: {c.label}", f"{c.expected:.5g} {c.unit}".rstrip(), f"{c.mean:.5g}",
+        exp = f"{'<= ' if c.bound else ''}{c.expected:.5g} {c.unit}".rstrip()
+        rows.append([f"{c.group}: {c.label}", exp, f"{c.mean:.5g}",
                      f"[{c.ci_low:.5g}, {c.ci_high:.5g}]", f"{rel:+.2%}", str(len(c.samples)), c.verdict])
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]

@@ -10,6 +10,7 @@
 //! | [`aal`]     | (parts)                                 | AAL5 segmentation and reassembly         |
 //! | [`host`]    | `host`                                  | workstation: IP over AAL5, ping/UDP, TCP Reno, CPU, NIC |
 //! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies) | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI |
+//! | [`lan`]     | `fddi_ring`                             | FDDI timed-token ring, stations, gateway station |
 //! | [`hold`]    | `hold`                                  | kernel benchmark workload                |
 //!
 //! [`KINDS`] is the registry the scenario loader and `atmsim describe` read. [`Model`]
@@ -20,6 +21,8 @@ pub mod cell;
 pub mod control;
 pub mod hold;
 pub mod kind;
+pub mod lan;
+pub mod gateway;
 pub mod host;
 pub mod link;
 pub mod params;
@@ -134,6 +137,7 @@ models! {
     Iofm(control::iofm::Iofm, boxed) = [iofm::KIND],
     Sink(sink::Sink) = [sink::KIND],
     Hold(hold::Hold) = [hold::KIND],
+    FddiRing(lan::fddi::ring::Ring, boxed) = [lan::fddi::ring::KIND],
 }
 
 /// Looks a kind up by name.

@@ -577,6 +577,7 @@ vcs = ["p1:1 -> p2:1"]
 mod gcra;
 mod iofm;
 mod discard;
+mod fddi;
 mod selfsimilar;
 mod series;
 mod trace;
