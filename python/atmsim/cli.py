@@ -271,8 +271,9 @@ def sweep_cmd(
         sel = res.stats[(res.stats["component"] == t.component) & (res.stats["probe"] == t.probe)
                         & (res.stats["statistic"] == t.statistic)]
         rows = [[str(int(p)), json.dumps(spec.written[int(p)], ensure_ascii=False), str(int(n)), _fmt(float(m)),
-                 f"[{_fmt(float(lo))}, {_fmt(float(hi))}]"]
-                for p, n, m, lo, hi in sel[["point", "n", "mean", "ci_low", "ci_high"]].itertuples(index=False)]
+                 note or f"[{_fmt(float(lo))}, {_fmt(float(hi))}]"]
+                for p, n, m, lo, hi, note in sel[["point", "n", "mean", "ci_low", "ci_high", "ci_note"]]
+                .itertuples(index=False)]
         print(f"\ntarget {t.component}.{t.probe}.{t.statistic} (CI half-width <= {t.rel_half_width:g} x |mean|, "
               f"at most {t.max_replications} replications):")
         print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))
