@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import signal
 import sys
 from typing import Annotated, Any, Iterator, Optional
 
@@ -45,13 +46,30 @@ def _die(message: str, code: int) -> None:
     raise SystemExit(code)
 
 
+class Terminated(Exception):
+    """SIGTERM arrived (raised by the handler :func:`_interruptible` installs)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 @contextlib.contextmanager
 def _interruptible() -> Iterator[None]:
+    """Ctrl-C → exit 130, SIGTERM → exit 143, each with one line; the exception
+    unwinds through the sweep, which stops its workers and fork server on the way."""
+    old = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         yield
     except KeyboardInterrupt:
         print("atmsim: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except Terminated:
+        print("atmsim: terminated (SIGTERM); runs completed so far are kept", file=sys.stderr)
+        raise SystemExit(143) from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def parse_set(items: Optional[list[str]]) -> dict[str, str]:
@@ -149,8 +167,8 @@ def format_result(res: api.Result, path: str) -> str:
 @app.command("run")
 def run_cmd(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml).")],
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Master seed (default: the scenario's).")] = None,
-    run: Annotated[int, typer.Option("--run", min=0, help="Replication number (independent random streams).")] = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Master seed, 0 to 2^64-1 (default: the scenario's).")] = None,
+    run: Annotated[int, typer.Option("--run", help="Replication number (independent random streams), 0 to 2^64-1.")] = 0,
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="KEY=VALUE",
         help="Override a parameter, e.g. --set 'mux.capacity=64 cells' or --set scenario.duration='2 s'. Repeatable.")] = None,
