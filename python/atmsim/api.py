@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from atmsim import _atmsim
 from atmsim.exceptions import ParamError, ScenarioError
 from atmsim.progress import RunProgress
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (start-up time)
+    import pandas as pd
 
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
@@ -118,6 +119,8 @@ class Result:
         statistic, value (float64), unit.  Built on first use (validation runs
         thousands of short replications and only needs :meth:`value`)."""
         if self._probes is None:
+            import pandas as pd
+
             self._probes = pd.DataFrame(
                 [tuple(row) for row in self.raw.get("probes", [])], columns=PROBE_COLUMNS
             ).astype({"value": "float64"})
@@ -130,6 +133,8 @@ class Result:
         unit, kind (``level``: the value at that instant; ``rate``: per second over the
         interval ending there).  Empty (same columns) when none were asked for."""
         if self._series is None:
+            import pandas as pd
+
             frames = []
             for s in self.raw.get("series", []):
                 n = len(s["values"])

@@ -125,7 +125,7 @@ def format_result(res: api.Result, path: str) -> str:
     rows: list[list[str]] = []
     last = None
     hidden = 0
-    for comp, probe, stat, value, unit in res.probes.itertuples(index=False):
+    for comp, probe, stat, value, unit in res.raw.get("probes", []):  # the raw rows: no pandas for a run
         # A tail distribution (p_gt_0..p_gt_N) ends in a run of zeros: show the first
         # zero only, to keep the table readable (--json has every row).
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
