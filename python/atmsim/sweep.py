@@ -243,6 +243,9 @@ class _Bar:
 
     def close(self) -> None:
         if self.bar is not None:
+            # draw the final counts once: with fast runs mininterval may have kept every
+            # update off the screen
+            self.bar.refresh()
             self.bar.close()
 
 
