@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from atmsim import plot, report
+from atmsim import export, plot, report
 from atmsim.reproduce import (COMPARISON_COLUMNS, ComparisonRow, Experiment, ExperimentResult, PaperOutcome,
                               available, get, unknown_message)
 from atmsim.reproduce.buddhikot92 import Buddhikot92, rate_mbps
@@ -51,6 +51,27 @@ def test_quick_writes_report_csv_and_store(quick_out):
         n = db.execute("SELECT count(*) FROM runs").fetchone()[0]
     # 3 burst factors x 11 loads x quick_replications 3
     assert n == 3 * 11 * 3
+
+
+def test_no_interval_outside_its_quantitys_domain(quick_out):
+    # every compared quantity of buddhikot92 is non-negative (loss probabilities,
+    # throughputs and ratios of them): no interval reaches below 0, a probability's
+    # not above 1
+    _, rows = _rows(quick_out / "comparison.csv")
+    with_ci = [r for r in rows if r["ci_low"] != ""]
+    assert any(r["quantity"].startswith("cell loss probability") for r in with_ci)
+    for r in with_ci:
+        lo, hi = float(r["ci_low"]), float(r["ci_high"])
+        assert 0.0 <= lo <= hi, r
+        if r["quantity"].startswith("cell loss probability"):
+            assert hi <= 1.0, r
+    st = export.frame(str(quick_out / "results.sqlite"), "stats")
+    prop = st[st["domain"] == "proportion"]
+    assert ((prop["ci_low"] >= 0) & (prop["ci_high"] <= 1) | prop["ci_low"].isna()).all()
+    nonneg = st[st["domain"].isin(["count", "nonnegative"])]
+    assert ((nonneg["ci_low"] >= 0) | nonneg["ci_low"].isna()).all()
+    page = (quick_out / "buddhikot92.html").read_text(encoding="utf-8")
+    assert "3 replications per point" in page
 
 
 def test_comparison_csv_has_exactly_the_spec_columns(quick_out):

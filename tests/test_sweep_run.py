@@ -68,13 +68,18 @@ def test_sweep_store_and_frames(scenario, tmp_path):
     assert runs["fingerprint"].nunique() == 12
     st = res.stats
     assert list(st.columns) == ["point", "mux.capacity", "src.rate", "src.vc", "component", "probe", "statistic",
-                                "unit", "n", "mean", "std", "ci_low", "ci_high"]
+                                "unit", "domain", "n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"]
+    # no interval outside its statistic's domain
+    prop, nonneg = st[st.domain == "proportion"], st[st.domain.isin(["count", "nonnegative"])]
+    assert not prop.empty and not nonneg.empty
+    assert ((prop.ci_low >= 0) & (prop.ci_high <= 1) | prop.ci_low.isna()).all()
+    assert ((nonneg.ci_low >= 0) | nonneg.ci_low.isna()).all()
     row = st[(st.point == 0) & (st.component == "mux") & (st.probe == "q_rx_cells") & (st.statistic == "count")].iloc[0]
     # stats agree with a direct recomputation from single native runs
     spec = load_sweep(scenario)
     vals = [atmsim.run(scenario, seed=spec.seed_of(0), run=r, set=spec.points[0], progress=False)
             .value("mux", "q_rx_cells", "count") for r in range(3)]
-    n, mean, std, lo, hi = summarize_values(vals)
+    n, mean, std, lo, hi = summarize_values(vals, "count")
     assert (row.n, row["mean"], row["std"], row.ci_low, row.ci_high) == (n, mean, std, lo, hi)
     assert lo < mean < hi
     # the store: WAL, one row per run, probe rows for each
@@ -187,7 +192,8 @@ target = { component = "mux", probe = "q_rx_cells", statistic = "count", rel_hal
     n = res.runs.groupby("point").size().to_dict()
     st = res.stats[(res.stats.probe == "q_rx_cells") & (res.stats.statistic == "count")].set_index("point")
     for point, count in n.items():
-        rel = (st.loc[point, "ci_high"] - st.loc[point, "mean"]) / st.loc[point, "mean"]
+        m = st.loc[point, "mean"]
+        rel = max(st.loc[point, "ci_high"] - m, m - st.loc[point, "ci_low"]) / m
         assert count == 8 or rel <= 0.02, (point, count, rel)
         assert count % 2 == 0 and 2 <= count <= 8
     # fewer cells → relatively noisier count → needs at least as many replications

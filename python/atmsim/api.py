@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from atmsim import _atmsim
-from atmsim.exceptions import ScenarioError
+from atmsim.exceptions import ParamError, ScenarioError
 from atmsim.progress import RunProgress
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (start-up time)
+    import pandas as pd
 
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
@@ -118,6 +119,8 @@ class Result:
         statistic, value (float64), unit.  Built on first use (validation runs
         thousands of short replications and only needs :meth:`value`)."""
         if self._probes is None:
+            import pandas as pd
+
             self._probes = pd.DataFrame(
                 [tuple(row) for row in self.raw.get("probes", [])], columns=PROBE_COLUMNS
             ).astype({"value": "float64"})
@@ -130,6 +133,8 @@ class Result:
         unit, kind (``level``: the value at that instant; ``rate``: per second over the
         interval ending there).  Empty (same columns) when none were asked for."""
         if self._series is None:
+            import pandas as pd
+
             frames = []
             for s in self.raw.get("series", []):
                 n = len(s["values"])
@@ -268,7 +273,23 @@ def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Sc
     return load(scenario_or_path)
 
 
+#: Seeds and run numbers are unsigned 64-bit integers in the core.
+U64_MAX = 2**64 - 1
+
+
+def check_seed_run(seed: Optional[int], run: int) -> None:
+    """Raise ParamError (one line, what would be valid) unless ``seed`` (or None) and
+    ``run`` are integers from 0 to 2^64 − 1."""
+    for name, v in (("--seed", seed), ("--run", run)):
+        if v is None and name == "--seed":
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= U64_MAX:
+            what = "a seed" if name == "--seed" else "a run (replication) number"
+            raise ParamError(f"{name} {v}: {what} is an integer from 0 to {U64_MAX}")
+
+
 def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: ProgressArg) -> Result:
+    check_seed_run(seed, run)
     if progress is None or isinstance(progress, bool):
         # Always hand the native run a callback: it is where Ctrl-C is noticed.
         with RunProgress(label=sc.name, enabled=None if progress is None else progress) as bar:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import signal
 import sys
 from typing import Annotated, Any, Iterator, Optional
 
@@ -45,13 +46,30 @@ def _die(message: str, code: int) -> None:
     raise SystemExit(code)
 
 
+class Terminated(Exception):
+    """SIGTERM arrived (raised by the handler :func:`_interruptible` installs)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 @contextlib.contextmanager
 def _interruptible() -> Iterator[None]:
+    """Ctrl-C → exit 130, SIGTERM → exit 143, each with one line; the exception
+    unwinds through the sweep, which stops its workers and fork server on the way."""
+    old = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         yield
     except KeyboardInterrupt:
         print("atmsim: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except Terminated:
+        print("atmsim: terminated (SIGTERM); runs completed so far are kept", file=sys.stderr)
+        raise SystemExit(143) from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def parse_set(items: Optional[list[str]]) -> dict[str, str]:
@@ -107,7 +125,7 @@ def format_result(res: api.Result, path: str) -> str:
     rows: list[list[str]] = []
     last = None
     hidden = 0
-    for comp, probe, stat, value, unit in res.probes.itertuples(index=False):
+    for comp, probe, stat, value, unit in res.raw.get("probes", []):  # the raw rows: no pandas for a run
         # A tail distribution (p_gt_0..p_gt_N) ends in a run of zeros: show the first
         # zero only, to keep the table readable (--json has every row).
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
@@ -149,8 +167,8 @@ def format_result(res: api.Result, path: str) -> str:
 @app.command("run")
 def run_cmd(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml).")],
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Master seed (default: the scenario's).")] = None,
-    run: Annotated[int, typer.Option("--run", min=0, help="Replication number (independent random streams).")] = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Master seed, 0 to 2^64-1 (default: the scenario's).")] = None,
+    run: Annotated[int, typer.Option("--run", help="Replication number (independent random streams), 0 to 2^64-1.")] = 0,
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="KEY=VALUE",
         help="Override a parameter, e.g. --set 'mux.capacity=64 cells' or --set scenario.duration='2 s'. Repeatable.")] = None,
@@ -271,8 +289,9 @@ def sweep_cmd(
         sel = res.stats[(res.stats["component"] == t.component) & (res.stats["probe"] == t.probe)
                         & (res.stats["statistic"] == t.statistic)]
         rows = [[str(int(p)), json.dumps(spec.written[int(p)], ensure_ascii=False), str(int(n)), _fmt(float(m)),
-                 f"[{_fmt(float(lo))}, {_fmt(float(hi))}]"]
-                for p, n, m, lo, hi in sel[["point", "n", "mean", "ci_low", "ci_high"]].itertuples(index=False)]
+                 note or f"[{_fmt(float(lo))}, {_fmt(float(hi))}]"]
+                for p, n, m, lo, hi, note in sel[["point", "n", "mean", "ci_low", "ci_high", "ci_note"]]
+                .itertuples(index=False)]
         print(f"\ntarget {t.component}.{t.probe}.{t.statistic} (CI half-width <= {t.rel_half_width:g} x |mean|, "
               f"at most {t.max_replications} replications):")
         print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -117,7 +118,10 @@ def _main_module_hidden() -> Iterator[None]:
 
 
 def _worker_init() -> None:
+    # Ctrl-C and SIGTERM (also when sent to the whole process group, as `timeout`
+    # does) are the parent's to handle: it stops the workers and the fork server.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def default_workers() -> int:
@@ -211,6 +215,15 @@ class LocalExecutor:
 
     def close(self, kill: bool = False) -> None:
         self._shutdown(kill)
+        if kill:
+            # Stopped by a signal or an error: take the fork server down now rather
+            # than when this process exits (it would otherwise hold the caller's pipes).
+            stop = getattr(getattr(multiprocessing.forkserver, "_forkserver", None), "_stop", None)
+            if stop is not None:
+                try:
+                    stop()
+                except (OSError, ValueError):
+                    pass
 
     def describe(self) -> str:
         return f"local, {self.workers} worker{'s' if self.workers != 1 else ''}"

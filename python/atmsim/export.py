@@ -76,8 +76,8 @@ def frame(db: str, what: str) -> pd.DataFrame:
     st = summarize(v, by=["sweep_key", "point"])
     first = v.drop_duplicates(["sweep_key", "point"]).set_index(["sweep_key", "point"])[["scenario", "quick", *keys]]
     st = st.join(first, on=["sweep_key", "point"])
-    return st[["scenario", "quick", "point", *keys, "component", "probe", "statistic", "unit", "n", "mean", "std",
-               "ci_low", "ci_high", "sweep_key"]]
+    return st[["scenario", "quick", "point", *keys, "component", "probe", "statistic", "unit", "domain", "n", "mean",
+               "std", "ci_low", "ci_high", "interval", "ci_note", "sweep_key"]]
 
 
 def export(db: str, out: str, what: str = "runs") -> int:

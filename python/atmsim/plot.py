@@ -80,7 +80,9 @@ def _yerr(s: Series, logy: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     lo = np.where(np.isfinite(lo), lo, m)
     hi = np.where(np.isfinite(hi), hi, m)
     if logy:
-        lo = np.maximum(lo, m * 1e-3)  # a CI reaching below zero is drawn to 1/1000 of the mean
+        # A log axis cannot show a bound at or below zero: no lower whisker there
+        # (never one drawn to a value the interval does not give).
+        lo = np.where(lo > 0, lo, m)
     return x, m, np.maximum(m - lo, 0.0), np.maximum(hi - m, 0.0)
 
 

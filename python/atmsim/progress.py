@@ -16,9 +16,10 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
-from tqdm import tqdm
+if TYPE_CHECKING:  # tqdm is imported when a bar is drawn (start-up time of `atmsim run`)
+    from tqdm import tqdm
 
 #: Wall time (s) before a bar is shown.
 DEFAULT_DELAY_S = 2.0
@@ -59,6 +60,8 @@ class RunProgress:
             # tqdm's own `delay` keeps the bar hidden until delay_s of wall time passed
             # since it was created, i.e. since the first callback (≈ run start).
             ncols = _fixed_ncols(self.stream)
+            from tqdm import tqdm
+
             self._bar = tqdm(
                 total=duration_s, desc=self.label, unit="s", unit_scale=False,
                 file=self.stream, delay=self.delay_s, leave=False,
@@ -83,5 +86,7 @@ class RunProgress:
 def progress_iter(iterable, total: int, desc: str, enabled: Optional[bool] = None):
     """A tqdm over many short runs (validation replications), same rules as above."""
     enabled = stderr_is_tty() if enabled is None else enabled
+    from tqdm import tqdm
+
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, disable=not enabled,
                 delay=DEFAULT_DELAY_S, leave=False, dynamic_ncols=True)

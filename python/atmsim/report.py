@@ -134,7 +134,7 @@ def comparison_table(rows: Sequence[ComparisonRow]) -> str:
            "<thead><tr><th>experiment</th><th>quantity</th><th>unit</th><th>paper</th>"
            "<th>simulated (mean)</th><th>95% CI</th><th>rel. diff</th><th>note</th></tr></thead><tbody>"]
     for r in rows:
-        ci = ""
+        ci = "no interval"  # too few replications or no spread (docs/experiments.md, "Statistics")
         if r.ci_low is not None or r.ci_high is not None:
             ci = f"[{fmt_num(r.ci_low)}, {fmt_num(r.ci_high)}]"
         if r.is_prediction:
@@ -219,6 +219,24 @@ def _display_path(p: Path) -> str:
         return str(p)
 
 
+def replications_note(runs: Any) -> str:
+    """``"; 2 replications per point: too few for an interval"`` (or the range of
+    replications per point) from a sweep's runs table; '' without one."""
+    from atmsim.stats import MIN_N
+
+    if runs is None or len(runs) == 0 or "point" not in getattr(runs, "columns", ()):
+        return ""
+    done = runs[runs["status"] == "done"] if "status" in runs.columns else runs
+    per = done.groupby("point").size()
+    if per.empty:
+        return ""
+    lo, hi = int(per.min()), int(per.max())
+    text = f"; {lo} replications per point" if lo == hi else f"; {lo} to {hi} replications per point"
+    if lo < MIN_N:
+        text += f" (n < {MIN_N}: too few for an interval; no 95% CI is shown there)"
+    return text
+
+
 def _runs_summary(p: "PaperOutcome") -> str:
     lines = []
     for r in p.results:
@@ -229,7 +247,7 @@ def _runs_summary(p: "PaperOutcome") -> str:
         fails = r.failure_count()
         bad = f" <span class=\"bad\">{fails} failed</span>" if fails else ""
         lines.append(f"<li><code>{esc(r.experiment.key)}</code>: {n} runs ({ok} done){bad}, "
-                     f"{esc(fmt_num(wall, 3))} s of run wall time</li>")
+                     f"{esc(fmt_num(wall, 3))} s of run wall time{esc(replications_note(runs))}</li>")
         if fails and runs is not None and "error" in runs.columns:
             errs = runs[runs["status"] != "done"]["error"].dropna().astype(str).head(5)
             for e in errs:

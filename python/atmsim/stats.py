@@ -1,16 +1,36 @@
-"""Replication statistics: n, mean, standard deviation and a Student-t 95% confidence
-interval for every probe statistic at every sweep point.
+"""Replication statistics: n, mean, standard deviation and a 95% confidence interval
+that respects the statistic's **domain**, for every probe statistic at every sweep point.
 
 Warm-up deletion happens in the core (each run's probes only count after the
 scenario's ``warmup``); here every replication contributes one number per probe
-statistic, and the replications are independent (distinct native ``run`` numbers),
-so the classic t interval applies::
+statistic, and the replications are independent (distinct native ``run`` numbers).
+Values *inside* a run (cells, losses) are not independent — losses come in bursts —
+so every interval is built from the spread *between* runs, never from a count of
+cells.
 
-    mean ± t(0.975, n-1) · s / sqrt(n)
+Domains and intervals (docs/experiments.md, "Statistics", says why):
+
+* ``proportion`` — a ratio in [0, 1] (loss ratios, utilisations, tail fractions):
+  Wilson score interval on the pooled estimate with the *effective* sample size
+  ``n_eff = p(1 − p) / (s²/n)`` and its degrees-of-freedom adjustment
+  ``n* = n_eff · (z / t(0.975, n − 1))²`` (Korn & Graubard 1998, the interval survey
+  statistics uses for proportions from clustered data: the runs are the clusters).
+  It stays inside [0, 1], is asymmetric near 0, and reduces to the t interval when
+  the proportion is far from its bounds.
+* ``count`` and ``nonnegative`` — counters, rates, times, lengths: all values > 0:
+  the t interval on the log scale with Cox's correction for the mean of a
+  log-normal, back-transformed (``exp(ȳ + s²/2 ± t·sqrt(s²/n + s⁴/(2(n − 1))))``,
+  Zhou & Gao 1997), positive by construction; some values 0: the Student-t interval
+  intersected with [0, ∞) (the true mean lies in the domain, so the intersection
+  covers it exactly as often as the t interval does).
+* ``signed`` — anything else: the Student-t interval ``mean ± t·s/√n``.
+
+No interval (``ci_low``/``ci_high`` NaN) is given from fewer than :data:`MIN_N`
+values, nor when every value is the same (no spread to estimate from); ``ci_note``
+says which, e.g. ``"n = 2: too few for an interval"``.
 
 NaN-safe: a replication whose value is NaN (e.g. a mean wait with no cells, stored
-as NULL) is left out, and ``n`` counts the values actually used.  With ``n < 2`` the
-standard deviation and the interval are NaN.
+as NULL) is left out, and ``n`` counts the values actually used.
 
 The numbers are computed from values sorted by replication, so an interrupted and
 resumed sweep gives bit-identical statistics to an uninterrupted one.
@@ -18,17 +38,68 @@ resumed sweep gives bit-identical statistics to an uninterrupted one.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import numpy as np
-import pandas as pd
-from scipy.special import stdtrit  # = scipy.stats.t.ppf, without importing scipy.stats (~1 s)
+from scipy.special import ndtri, stdtrit  # = scipy.stats.{norm,t}.ppf, without importing scipy.stats (~1 s)
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is built (start-up time)
+    import pandas as pd
 
 #: Confidence level of every interval atmsim reports.
 CONFIDENCE = 0.95
 
-STAT_COLUMNS = ["component", "probe", "statistic", "unit", "n", "mean", "std", "ci_low", "ci_high"]
+#: Fewest replications an interval is computed from (with 2, t(0.975, 1) = 12.7 makes
+#: any interval meaningless).
+MIN_N = 3
 
+PROPORTION, COUNT, NONNEGATIVE, SIGNED = "proportion", "count", "nonnegative", "signed"
+DOMAINS = (PROPORTION, COUNT, NONNEGATIVE, SIGNED)
+
+#: The interval each method name in the ``interval`` column stands for.
+METHODS = {
+    "wilson-eff": "Wilson score interval with the effective sample size (Korn & Graubard 1998)",
+    "log-t": "t interval of log values with Cox's correction, back-transformed (Zhou & Gao 1997)",
+    "t0": "Student-t interval intersected with [0, inf)",
+    "t": "Student-t interval",
+}
+
+STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean", "std", "ci_low", "ci_high",
+                "interval", "ci_note"]
+
+# --- domains -----------------------------------------------------------------------
+
+#: Probes whose statistics are ratios in [0, 1] (unit "1"): every probe a model
+#: declares with unit "1" must be here or in :data:`COUNT_PROBES`
+#: (tests/test_stats.py checks every kind's probes).
+PROPORTION_PROBES = frozenset({
+    "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
+    "q_len_tail",
+})
+#: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
+COUNT_PROBES = frozenset({
+    "aal5_rx_pdus", "aal5_drop_pdus", "ip_drop_datagrams", "iofm_stops", "iofm_bursts", "trace_pdus",
+    "ping_tx", "ping_rx", "udp_tx", "udp_rx", "tcp_acks", "tcp_segments", "tcp_retransmits", "tcp_timeouts",
+    "tcp_fast_retransmits", "hold_events",
+})
+#: Units of quantities that cannot be negative (times, rates, sizes, levels).
+NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots"})
+
+
+def domain_of(probe: str, statistic: str, unit: str) -> str:
+    """The domain of one probe statistic: ``proportion``, ``count``, ``nonnegative``
+    or ``signed`` (anything not declared above)."""
+    if probe in PROPORTION_PROBES and statistic not in ("count",):
+        return PROPORTION
+    if statistic == "count" or probe in COUNT_PROBES:
+        return COUNT
+    if unit in NONNEGATIVE_UNITS:
+        return NONNEGATIVE
+    return SIGNED
+
+
+# --- intervals ---------------------------------------------------------------------
 
 def t_quantile(n: int, confidence: float = CONFIDENCE) -> float:
     """Two-sided Student-t quantile for ``n`` observations (``n - 1`` degrees of freedom)."""
@@ -37,65 +108,139 @@ def t_quantile(n: int, confidence: float = CONFIDENCE) -> float:
     return float(stdtrit(n - 1, 0.5 + confidence / 2.0))
 
 
-def summarize_values(values: Sequence[float]) -> tuple[int, float, float, float, float]:
-    """``(n, mean, std, ci_low, ci_high)`` of the finite-or-infinite, non-NaN values."""
+def z_quantile(confidence: float = CONFIDENCE) -> float:
+    return float(ndtri(0.5 + confidence / 2.0))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """``n, mean, std`` of the values and the interval ``[low, high]`` (NaN with the
+    reason in ``note`` when there is none); ``method`` is a key of :data:`METHODS`."""
+
+    n: int
+    mean: float
+    std: float
+    low: float
+    high: float
+    method: str
+    note: str
+
+    def half_width(self) -> float:
+        """The larger distance from the mean to a bound (NaN without an interval)."""
+        if math.isnan(self.low) or math.isnan(self.high):
+            return math.nan
+        return max(self.high - self.mean, self.mean - self.low)
+
+
+def wilson_eff(p: float, var_mean: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``p`` whose estimator has variance
+    ``var_mean`` (from ``n`` independent runs), with Korn & Graubard's effective
+    sample size ``p(1 − p)/var_mean`` adjusted for the ``n − 1`` degrees of freedom."""
+    z = z_quantile(confidence)
+    n_star = p * (1.0 - p) / var_mean * (z / t_quantile(n, confidence)) ** 2
+    z2n = z * z / n_star
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(p * (1.0 - p) / n_star + z2n / (4.0 * n_star))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def log_t(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Cox's interval for the mean of positive values (t on the log scale)."""
+    n = values.size
+    y = np.log(values)
+    m, s2 = float(y.mean()), float(y.var(ddof=1))
+    half = t_quantile(n, confidence) * math.sqrt(s2 / n + s2 * s2 / (2.0 * (n - 1)))
+    return math.exp(m + s2 / 2.0 - half), math.exp(m + s2 / 2.0 + half)
+
+
+def interval(values: Sequence[float], domain: str = SIGNED, confidence: float = CONFIDENCE) -> Interval:
+    """The statistics of the non-NaN ``values`` and their interval for ``domain``."""
+    if domain not in DOMAINS:
+        raise ValueError(f"unknown domain {domain!r}; valid: {', '.join(DOMAINS)}")
     arr = np.asarray([v for v in values if v is not None], dtype="float64")
     arr = arr[~np.isnan(arr)]
     n = int(arr.size)
+    nan = math.nan
+    method = {PROPORTION: "wilson-eff", SIGNED: "t"}.get(domain, "log-t")
     if n == 0:
-        return 0, math.nan, math.nan, math.nan, math.nan
+        return Interval(0, nan, nan, nan, nan, method, "no values")
     mean = float(arr.mean())
-    if n < 2:
-        return n, mean, math.nan, math.nan, math.nan
-    std = float(arr.std(ddof=1))
-    half = t_quantile(n) * std / math.sqrt(n)
-    return n, mean, std, mean - half, mean + half
+    std = float(arr.std(ddof=1)) if n >= 2 else nan
+    if n < MIN_N:
+        return Interval(n, mean, std, nan, nan, method, f"n = {n}: too few for an interval")
+    if not np.all(np.isfinite(arr)):
+        return Interval(n, mean, std, nan, nan, method, "infinite values: no interval")
+    if std == 0.0:
+        return Interval(n, mean, std, nan, nan, method, f"all {n} values equal: no spread, no interval")
+    if domain == PROPORTION and (arr.min() < 0.0 or arr.max() > 1.0):
+        domain, method = SIGNED, "t"  # not a proportion after all: say so through the method
+    if domain in (COUNT, NONNEGATIVE) and arr.min() < 0.0:
+        domain, method = SIGNED, "t"
+    if domain == PROPORTION:
+        lo, hi = wilson_eff(mean, std * std / n, n, confidence)
+    elif domain in (COUNT, NONNEGATIVE) and arr.min() > 0.0:
+        lo, hi = log_t(arr, confidence)
+    else:
+        half = t_quantile(n, confidence) * std / math.sqrt(n)
+        lo, hi = mean - half, mean + half
+        if domain != SIGNED:
+            method, lo = "t0", max(0.0, lo)
+    return Interval(n, mean, std, lo, hi, method, "")
 
 
-def half_width(n: int, std: float) -> float:
-    if n < 2 or not math.isfinite(std):
+def summarize_values(values: Sequence[float], domain: str = SIGNED) -> tuple[int, float, float, float, float]:
+    """``(n, mean, std, ci_low, ci_high)`` of the non-NaN values (see :func:`interval`)."""
+    iv = interval(values, domain)
+    return iv.n, iv.mean, iv.std, iv.low, iv.high
+
+
+def relative_half_width(iv: Interval) -> float:
+    """Larger half-width / |mean|: 0 when all values are equal (even all zero, and
+    at least :data:`MIN_N` of them), inf when the mean is 0 but the values differ,
+    NaN with too few values."""
+    if iv.n < MIN_N or math.isnan(iv.std):
         return math.nan
-    return t_quantile(n) * std / math.sqrt(n)
-
-
-def relative_half_width(n: int, mean: float, std: float) -> float:
-    """CI half-width / |mean|: 0 when all values are equal (even all zero), inf when the
-    mean is 0 but the values differ, NaN with fewer than two values."""
-    hw = half_width(n, std)
+    if iv.std == 0.0:
+        return 0.0
+    hw = iv.half_width()
     if math.isnan(hw):
         return math.nan
-    if hw == 0.0:
-        return 0.0
-    if mean == 0.0 or not math.isfinite(mean):
+    if iv.mean == 0.0 or not math.isfinite(iv.mean):
         return math.inf
-    return hw / abs(mean)
+    return hw / abs(iv.mean)
 
 
-def summarize(values: pd.DataFrame, by: Iterable[str] = ("point",)) -> pd.DataFrame:
+def summarize(values: "pd.DataFrame", by: Iterable[str] = ("point",)) -> "pd.DataFrame":
     """Group ``values`` (columns ``*by, replication, component, probe, statistic,
     value, unit``) and return one row per group and probe statistic with
-    ``*by, component, probe, statistic, unit, n, mean, std, ci_low, ci_high``."""
+    ``*by`` and :data:`STAT_COLUMNS`."""
+    import pandas as pd
+
     by = list(by)
     keys = by + ["component", "probe", "statistic", "unit"]
+    cols = by + STAT_COLUMNS
     if values.empty:
-        return pd.DataFrame(columns=keys + ["n", "mean", "std", "ci_low", "ci_high"])
+        return pd.DataFrame(columns=cols)
     # Stable: groups keep the probes' native order; values inside a group are in
     # replication order (deterministic sums, whatever order the runs finished in).
     ordered = values.sort_values(by + ["replication"], kind="stable")
     rows = []
     for key, grp in ordered.groupby(keys, sort=False, dropna=False):
-        n, mean, std, lo, hi = summarize_values(grp["value"].to_numpy(dtype="float64", na_value=np.nan))
-        rows.append((*key, n, mean, std, lo, hi))
-    out = pd.DataFrame(rows, columns=keys + ["n", "mean", "std", "ci_low", "ci_high"])
-    return out.astype({"n": "int64", "mean": "float64", "std": "float64",
-                       "ci_low": "float64", "ci_high": "float64"})
+        *_, probe, statistic, unit = key
+        dom = domain_of(str(probe), str(statistic), str(unit))
+        iv = interval(grp["value"].to_numpy(dtype="float64", na_value=np.nan), dom)
+        rows.append((*key, dom, iv.n, iv.mean, iv.std, iv.low, iv.high, iv.method, iv.note))
+    out = pd.DataFrame(rows, columns=keys + ["domain", "n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"])
+    out = out.astype({"n": "int64", "mean": "float64", "std": "float64",
+                      "ci_low": "float64", "ci_high": "float64"})
+    return out[cols]
 
 
-def target_satisfied(n: int, mean: float, std: float, rel_half_width: float) -> bool:
-    rel = relative_half_width(n, mean, std)
+def target_satisfied(iv: Interval, rel_half_width: float) -> bool:
+    rel = relative_half_width(iv)
     return not math.isnan(rel) and rel <= rel_half_width
 
 
-def describe_target(n: int, mean: float, std: float) -> Optional[float]:
-    rel = relative_half_width(n, mean, std)
+def describe_target(iv: Interval) -> Optional[float]:
+    rel = relative_half_width(iv)
     return None if math.isnan(rel) else rel

@@ -37,8 +37,9 @@ Python API (also used by ``atmsim reproduce``)::
 ``SweepResult.runs`` is a DataFrame, one row per run: ``point, replication, seed,
 status, wall_s, events, fingerprint, error`` and one column per swept key (the
 value as written in the file).  ``SweepResult.stats`` has the columns ``point,
-<one per swept key>, component, probe, statistic, unit, n, mean, std, ci_low,
-ci_high`` (Student-t 95%, over the 'done' replications of each point).
+<one per swept key>, component, probe, statistic, unit, domain, n, mean, std,
+ci_low, ci_high, interval, ci_note`` (95% intervals that respect each statistic's
+domain, over the 'done' replications of each point; see :mod:`atmsim.stats`).
 ``SweepResult.series`` holds the runs' time series when the scenario asks for some
 (``[probes] series``): columns ``point, replication, <one per swept key>, component,
 probe, time, value, unit, kind``, stored with each run (table ``series_values``) and
@@ -68,7 +69,7 @@ import pandas as pd
 
 from atmsim import _atmsim
 from atmsim.exceptions import AtmsimError, ScenarioError
-from atmsim.stats import STAT_COLUMNS, summarize, target_satisfied
+from atmsim.stats import STAT_COLUMNS, Interval, summarize, target_satisfied
 from atmsim.store import Store, now_iso
 
 # The spec's constants, defined once in the core (atmsim_scenario::sweep).
@@ -242,6 +243,9 @@ class _Bar:
 
     def close(self) -> None:
         if self.bar is not None:
+            # draw the final counts once: with fast runs mininterval may have kept every
+            # update off the screen
+            self.bar.refresh()
             self.bar.close()
 
 
@@ -384,7 +388,9 @@ def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], k
         if n_planned >= t.max_replications:
             continue
         r = by_point.get(i)
-        if r is not None and target_satisfied(int(r.n), float(r.mean), float(r.std), t.rel_half_width):
+        if r is not None and target_satisfied(Interval(int(r.n), float(r.mean), float(r.std), float(r.ci_low),
+                                                       float(r.ci_high), str(r.interval), str(r.ci_note)),
+                                              t.rel_half_width):
             continue
         more[i] = min(t.max_replications, n_planned + t.batch)
     return more

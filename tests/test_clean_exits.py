@@ -1,0 +1,133 @@
+"""Clean exits (issue 19 item 5): bad seeds and run numbers are one line and exit 2;
+SIGTERM to a sweep's process stops it with its workers and fork server.  (A SIGTERM to
+the whole process group, as `timeout` sends, is not yet handled reliably: see the
+issue's report.)"""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from conftest import BASE, ROOT, atmsim_cmd
+
+import atmsim
+from atmsim.exceptions import ParamError
+
+# Many runs of 0.2 s simulated each: long enough to be stopped in the middle.
+LONG = BASE.replace('duration = "5 ms"', 'duration = "200 ms"') + """
+[sweep]
+replications = 40
+[sweep.grid]
+"mux.capacity" = ["4 cells", "16 cells"]
+"""
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["--seed", "-1"], "--seed -1: a seed is an integer from 0 to 18446744073709551615"),
+    (["--seed", str(2**64)], f"--seed {2**64}: a seed is an integer from 0 to 18446744073709551615"),
+    (["--run", "-1"], "--run -1: a run (replication) number is an integer from 0 to 18446744073709551615"),
+    (["--run", str(2**64 + 5)], "--run 18446744073709551621: a run (replication) number is an integer"),
+])
+def test_bad_seed_or_run_is_one_line_exit_2(cli, write_scenario, args, expect):
+    p = cli("run", str(write_scenario(BASE)), "--quiet", *args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("atmsim: error: ") and expect in p.stderr, p.stderr
+
+
+def test_largest_seed_and_run_are_accepted(write_scenario):
+    res = atmsim.run(str(write_scenario(BASE)), seed=2**64 - 1, run=2**64 - 1, progress=False)
+    assert res.summary["seed"] == 2**64 - 1
+    with pytest.raises(ParamError, match="--seed True"):
+        atmsim.run(str(write_scenario(BASE)), seed=True, progress=False)
+
+
+def _session_alive(sid: int) -> list[int]:
+    """PIDs (other than zombies) in session ``sid``."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            out.append(int(d))
+    return out
+
+
+def _session_gone(sid: int) -> list[str]:
+    """Waits (a hang guard of 30 s, not a timing assert) for session ``sid`` to empty;
+    returns the command lines of what is left."""
+    for _ in range(300):
+        left = _session_alive(sid)
+        if not left:
+            return []
+        time.sleep(0.1)
+    out = []
+    for pid in left:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                out.append(f"{pid}: {fh.read().replace(bytes(1), b' ').decode()[:200]}")
+        except OSError:
+            pass
+    return out
+
+
+def _done_runs(db) -> int:
+    try:
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _start_sweep(args: list[str], db) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                            start_new_session=True)
+    for _ in range(600):  # until the sweep is under way (a hang guard, not a timing assert)
+        if _done_runs(db) >= 2 or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    return proc
+
+
+@pytest.fixture
+def reaper():
+    """Kills what a failed test left behind (its sessions), so that no process outlives it."""
+    procs: list[subprocess.Popen] = []
+    yield procs.append
+    for p in procs:
+        for pid in _session_alive(p.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if p.poll() is None:
+            p.wait()
+        for f in (p.stdout, p.stderr):
+            if f is not None:
+                f.close()
+
+
+def test_sigterm_stops_the_sweep_its_workers_and_fork_server(write_scenario, tmp_path, reaper):
+    db = tmp_path / "r.sqlite"
+    proc = _start_sweep(atmsim_cmd() + ["sweep", str(write_scenario(LONG)), "--db", str(db), "--workers", "2",
+                                        "--quiet"], db)
+    reaper(proc)
+    assert proc.poll() is None, proc.communicate()
+    os.kill(proc.pid, signal.SIGTERM)  # the parent only, as `kill PID` does
+    # communicate() returns only when every holder of the pipes (workers, fork
+    # server) has closed them
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines() == ["atmsim: terminated (SIGTERM); runs completed so far are kept"], err
+    assert _session_gone(proc.pid) == []
+    assert 2 <= _done_runs(db) < 80

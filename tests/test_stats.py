@@ -1,0 +1,167 @@
+"""Intervals that respect their statistic's domain (atmsim.stats), validated by coverage
+over 1,000 simulated experiments with known answers (fixed seed)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from atmsim import _atmsim, analytic, plot, stats
+from atmsim.stats import COUNT, NONNEGATIVE, PROPORTION, SIGNED, interval
+
+EXPERIMENTS = 1000
+
+
+def md1k_loss_ratios(rng: np.random.Generator, rho: float, k: int, services: int, shape) -> np.ndarray:
+    """Per-run cell loss ratios of M/D/1/K (service time 1, Poisson(rho) arrivals per
+    service), each run started from the stationary departure-epoch distribution, so
+    that every run's expected loss ratio is the analytic one.  Losses come in bursts:
+    the runs' cells are far from independent."""
+    pi = analytic.md1k_departure_distribution(rho, k)
+    q = rng.choice(k, size=shape, p=pi)
+    lost = np.zeros(shape)
+    arrived = np.zeros(shape)
+    for _ in range(services):
+        a = rng.poisson(rho, size=shape)
+        present = np.maximum(q, 1)  # an empty system serves the next arrival
+        accepted = np.minimum(a, k - present)
+        lost += a - accepted
+        arrived += a + (q == 0)
+        q = present - 1 + accepted
+    return lost / arrived
+
+
+def coverage(data: np.ndarray, domain: str, truth: float) -> tuple[float, set[str]]:
+    ivs = [interval(row, domain) for row in data]
+    return sum(iv.low <= truth <= iv.high for iv in ivs) / len(ivs), {iv.method for iv in ivs}
+
+
+def cases():
+    rng = np.random.default_rng(19)
+    e = EXPERIMENTS
+    yield "M/D/1/K loss, rho 0.9, K 8, 5 runs", md1k_loss_ratios(rng, 0.9, 8, 2000, (e, 5)), PROPORTION, \
+        analytic.md1k_loss(0.9, 8), {"wilson-eff"}
+    yield "Bernoulli loss p 0.01, 5 runs", rng.binomial(2000, 0.01, size=(e, 5)) / 2000, PROPORTION, 0.01, \
+        {"wilson-eff"}
+    yield "rare Bernoulli loss p 0.001 (zero-loss runs), 10 runs", rng.binomial(2000, 0.001, size=(e, 10)) / 2000, \
+        PROPORTION, 0.001, {"wilson-eff"}
+    yield "normal, signed, 5 runs", rng.normal(-1.0, 2.0, size=(e, 5)), SIGNED, -1.0, {"t"}
+    yield "gamma mean waits, 5 runs", rng.gamma(5.0, 2.0, size=(e, 5)), NONNEGATIVE, 10.0, {"log-t"}
+    yield "log-normal, 8 runs", rng.lognormal(0.0, 0.8, size=(e, 8)), NONNEGATIVE, math.exp(0.32), {"log-t"}
+    yield "Poisson(0.5) counts (mostly zeros), 10 runs", rng.poisson(0.5, size=(e, 10)), COUNT, 0.5, {"t0", "log-t"}
+    yield "Poisson(3) counts, 10 runs", rng.poisson(3.0, size=(e, 10)), COUNT, 3.0, {"t0", "log-t"}
+
+
+@pytest.mark.parametrize("name,data,domain,truth,methods", list(cases()), ids=lambda v: v if isinstance(v, str) else "")
+def test_each_interval_covers_the_truth_93_to_97_percent(name, data, domain, truth, methods):
+    got, used = coverage(data, domain, truth)
+    assert used == methods, name
+    assert 0.93 <= got <= 0.97, f"{name}: coverage {got:.3f}"
+
+
+def test_md1k_simulation_agrees_with_the_formula():
+    # the coverage test's "truth" is right for its simulated queue: 4 long runs
+    x = md1k_loss_ratios(np.random.default_rng(5), 0.9, 8, 200_000, (4,))
+    assert x.mean() == pytest.approx(analytic.md1k_loss(0.9, 8), rel=0.05)
+
+
+def test_intervals_stay_in_their_domain():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        p = rng.binomial(500, 0.002, size=4) / 500
+        iv = interval(p, PROPORTION)
+        if not math.isnan(iv.low):
+            assert 0.0 <= iv.low <= iv.mean <= iv.high <= 1.0
+        c = rng.poisson(0.3, size=3).astype(float)
+        iv = interval(c, COUNT)
+        if not math.isnan(iv.low):
+            assert iv.low >= 0.0
+        r = rng.exponential(1.0, size=3)
+        iv = interval(r, NONNEGATIVE)
+        assert 0.0 < iv.low < iv.high
+
+
+def test_wilson_matches_the_textbook_value():
+    # 10 of 100 independent trials: Wilson 95% = [0.0552, 0.1744] (Newcombe 1998, Table I
+    # style); with a huge number of runs the degrees-of-freedom factor is 1.
+    lo, hi = stats.wilson_eff(0.1, 0.1 * 0.9 / 100, 10**9)
+    assert (round(lo, 4), round(hi, 4)) == (0.0552, 0.1744)
+
+
+def test_t_interval_matches_a_hand_computed_value():
+    iv = interval([1.0, 2.0, 3.0, 4.0], SIGNED)
+    # mean 2.5, s = 1.2910, t(0.975, 3) = 3.1824
+    assert iv.method == "t"
+    assert (iv.low, iv.high) == (pytest.approx(2.5 - 3.182446 * 1.290994 / 2, rel=1e-5),
+                                  pytest.approx(2.5 + 3.182446 * 1.290994 / 2, rel=1e-5))
+
+
+@pytest.mark.parametrize("values,note", [
+    ([0.1, 0.2], "n = 2: too few for an interval"),
+    ([5.0], "n = 1: too few for an interval"),
+    ([], "no values"),
+    ([0.0, 0.0, 0.0, 0.0], "all 4 values equal: no spread, no interval"),
+    ([7.0, 7.0, 7.0], "all 3 values equal: no spread, no interval"),
+])
+def test_too_few_or_degenerate_give_no_interval_and_say_why(values, note):
+    for dom in stats.DOMAINS:
+        iv = interval(values, dom)
+        assert math.isnan(iv.low) and math.isnan(iv.high) and iv.note == note
+
+
+def test_negative_values_in_a_nonnegative_domain_fall_back_to_t():
+    iv = interval([-1.0, 1.0, 3.0], NONNEGATIVE)
+    assert iv.method == "t" and iv.low < 0
+
+
+def test_summarize_reports_domain_method_and_note():
+    import pandas as pd
+
+    rows = []
+    for rep, (loss, cells) in enumerate([(0.01, 100), (0.02, 120), (0.0, 90)]):
+        rows += [(0, rep, "mux", "q_loss_ratio", "value", loss, "1"),
+                 (0, rep, "mux", "q_rx_cells", "count", cells, "cells"),
+                 (1, rep, "mux", "q_loss_ratio", "value", 0.0, "1")]
+    rows.append((2, 0, "mux", "q_wait", "mean", 1e-6, "s"))
+    v = pd.DataFrame(rows, columns=["point", "replication", "component", "probe", "statistic", "value", "unit"])
+    st = stats.summarize(v).set_index(["point", "probe"])
+    assert list(stats.summarize(v).columns) == ["point", *stats.STAT_COLUMNS]
+    r = st.loc[(0, "q_loss_ratio")]
+    assert (r.domain, r.interval, r.ci_note) == (PROPORTION, "wilson-eff", "") and 0 <= r.ci_low < r.ci_high <= 1
+    r = st.loc[(0, "q_rx_cells")]
+    assert (r.domain, r.interval) == (COUNT, "log-t") and r.ci_low > 0
+    assert st.loc[(1, "q_loss_ratio")].ci_note == "all 3 values equal: no spread, no interval"
+    assert st.loc[(2, "q_wait")].ci_note == "n = 1: too few for an interval"
+
+
+def test_every_probe_of_every_kind_has_a_declared_domain():
+    # A probe with unit "1" is a proportion or a count, and must say which; every other
+    # unit must be a known non-negative one (or the probe is treated as signed: add it
+    # here deliberately).
+    for k in _atmsim.describe_kinds():
+        for p in _atmsim.describe_kind(k["kind"])["probes"]:
+            if p["unit"] == "1":
+                assert (p["name"] in stats.PROPORTION_PROBES) != (p["name"] in stats.COUNT_PROBES), \
+                    f"{k['kind']}.{p['name']}: declare its domain in atmsim.stats"
+            else:
+                assert p["unit"] in stats.NONNEGATIVE_UNITS, f"{k['kind']}.{p['name']}: unit {p['unit']}"
+    assert stats.domain_of("q_len_tail", "p_gt_4", "1") == PROPORTION
+    assert stats.domain_of("q_loss_ratio", "value", "1") == PROPORTION
+    assert stats.domain_of("q_drop_cells", "count", "cells") == COUNT
+    assert stats.domain_of("sink_throughput", "value", "Mb/s") == NONNEGATIVE
+    assert stats.domain_of("x", "value", "dB") == SIGNED
+
+
+def test_target_uses_the_domain_interval():
+    iv = interval([0.0, 0.0, 0.001, 0.0], PROPORTION)
+    assert stats.relative_half_width(iv) > 1.0 and not stats.target_satisfied(iv, 0.5)
+    assert stats.target_satisfied(interval([3.0, 3.0, 3.0], COUNT), 0.01)
+    assert not stats.target_satisfied(interval([3.0, 3.0], COUNT), 0.01)  # n = 2 never meets a target
+
+
+def test_log_axis_never_draws_a_whisker_below_what_the_interval_gives():
+    s = plot.Series("x", [1, 2], [1e-3, 1e-2], [0.0, 5e-3], [3e-3, 2e-2])
+    x, m, el, eu = plot._yerr(s, True)
+    assert list(el) == [0.0, pytest.approx(5e-3)]  # no lower whisker for a bound at 0
+    assert list(eu) == [pytest.approx(2e-3), pytest.approx(1e-2)]
