@@ -580,6 +580,7 @@ mod discard;
 mod selfsimilar;
 mod series;
 mod trace;
+mod abr;
 mod golden;
 
 mod hosts {
