@@ -101,6 +101,13 @@ impl Payloads {
         self.slots.get(i)?.as_ref()
     }
 
+    /// The payload behind `id`, to change in place (a switch writing ER into a
+    /// backward RM cell, a destination turning a forward RM cell around).
+    pub fn get_mut(&mut self, id: PayloadId) -> Option<&mut Payload> {
+        let i = (id.0 as usize).checked_sub(1)?;
+        self.slots.get_mut(i)?.as_mut()
+    }
+
     /// Attaches the bytes the checking mode emitted for the payload behind `id`.
     pub fn set_wire(&mut self, id: PayloadId, bytes: Vec<u8>) {
         let Some(i) = (id.0 as usize).checked_sub(1) else { return };

@@ -92,6 +92,7 @@ const POLICY: [ParamSpec; 3] = crate::control::buffer_policy::PARAMS;
 
 const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
 
+/// The `fifo` kind's parameters (also the ABR multiplexer's buffer and line).
 pub const FIFO_PARAMS: [ParamSpec; 8] = [
     COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2],
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "buffer size counting the cell in transmission; tail drop when full (bytes convert at 53 per cell)", source: "atmsim convention" },
@@ -238,6 +239,11 @@ impl Transmitter {
 
     pub fn rate(&self) -> Rate {
         self.rate
+    }
+
+    /// Cells in the buffer, the one in transmission included.
+    pub fn queue_len(&self) -> usize {
+        self.buffer.len()
     }
 
     #[inline(always)]

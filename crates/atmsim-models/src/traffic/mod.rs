@@ -163,6 +163,16 @@ impl SourceCore {
         ctx.send(0, Msg::Cell(cell));
     }
 
+    /// Emits one cell with these flags and payload on output port 0 now (sources whose
+    /// cells carry more than metadata: an ABR source's RM cells).
+    pub fn emit_with(&mut self, ctx: &mut Cx<'_>, flags: u8, payload: crate::payload::PayloadId) {
+        let cell = Cell { flags, payload, ..Cell::plain(ctx.now, self.flow, self.vc, self.seq) };
+        self.seq = self.seq.wrapping_add(1);
+        self.generated += 1;
+        self.counted += 1;
+        ctx.send(0, Msg::Cell(cell));
+    }
+
     /// Quantity `q` of [`SOURCE_SERIES`] (both are the running count of cells).
     pub fn sample(&self, _q: usize) -> f64 {
         self.generated as f64

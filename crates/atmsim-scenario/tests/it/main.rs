@@ -581,6 +581,7 @@ mod fddi;
 mod selfsimilar;
 mod series;
 mod trace;
+mod abr;
 mod golden;
 
 mod hosts {

@@ -11,12 +11,18 @@
 //! - switch algorithms: EFCI marking is the buffer policy's (`efci_threshold`,
 //!   [`crate::control::buffer_policy`]); [`eprca`]: EPRCA explicit rate with
 //!   intelligent marking; [`erica`]: ERICA with optional ERICA+ queue control.
+//!
+//! And as components a scenario wires: [`source_kind`] (`abr_source`), [`dest_kind`]
+//! (`abr_dest`) and [`mux`] (`abr_mux`: a fifo with a switch algorithm).
 
 pub mod dest;
+pub mod dest_kind;
 pub mod eprca;
 pub mod erica;
+pub mod mux;
 pub mod params;
 pub mod source;
+pub mod source_kind;
 
 #[cfg(test)]
 mod loop_tests;

@@ -1,0 +1,164 @@
+//! The `abr_dest` kind: ABR connections' destination end systems (TM 4.0 section
+//! 5.10.5, the sans-IO [`AbrDest`], one per VC label arriving) with a sink for the data.
+//!
+//! ```text
+//!   in (data + forward RM cells) ──>[ abr_dest ]──> out (backward RM cells)
+//!                                        └── data cells: measured as a `sink` does
+//! ```
+//!
+//! - A data cell's EFCI bit becomes its connection's EFCI state (rule 1); the cell is
+//!   then consumed by the embedded [`Sink`] (per-VC delay, throughput; `<dest>/vc<N>`).
+//! - A forward RM cell is turned around (rule 2, CI set from the EFCI state): the same
+//!   cell, its payload changed in place in the run's store, leaves on `out` at once
+//!   with the same VC label and CLP. With the checking mode on (`--check-wire`) the
+//!   forward RM cell is round-tripped through the byte-exact format as it arrives.
+//! - With `becn = true`, a data cell arriving with EFCI set may make a backward RM cell
+//!   of the destination's own (BN = 1, CI = 1, at most 10 per second per connection);
+//!   the ledger books it as generated here.
+
+use std::collections::BTreeMap;
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ledger, PortId, SimTime};
+
+use super::dest::AbrDest;
+use crate::cell::{vc_name, Cell, Msg, FLAG_CLP, FLAG_EFCI};
+use crate::kind::{BuildInfo, Cx, Kind, KindInfo, IN_MANY, OUT};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::payload::Payload;
+use crate::series::KindSeries;
+use crate::traffic::sink::{self, Sink, SinkParams};
+use crate::wirecheck;
+
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
+    name: "becn",
+    ty: ParamType::Bool,
+    default: Some("false"),
+    required: false,
+    help: "backward explicit congestion notification: a backward RM cell (BN = 1, CI = 1) of the destination's own when a data cell arrives with EFCI set, at most 10 per second per connection",
+    source: "ATM Forum TM 4.0 section 5.10.5 (an option)",
+}];
+
+pub const PROBES: [ProbeSpec; 3] = [
+    ProbeSpec { name: "abr_turned_cells", unit: "cells", kind: ProbeKind::Counter, help: "forward RM cells turned around per VC (count) — component <dest>/vc<N>" },
+    ProbeSpec { name: "abr_ci_cells", unit: "cells", kind: ProbeKind::Counter, help: "backward RM cells sent with CI set from the EFCI state per VC (count)" },
+    ProbeSpec { name: "abr_becn_cells", unit: "cells", kind: ProbeKind::Counter, help: "backward RM cells of the destination's own (BECN) per VC (count)" },
+];
+
+/// The `abr_dest` kind's parameters, bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AbrDestParams {
+    pub becn: bool,
+}
+
+impl AbrDestParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(AbrDestParams { becn: p.need("becn", Params::bool)? })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AbrDestNode {
+    becn: bool,
+    /// One destination end per VC label arriving.
+    ends: BTreeMap<u32, AbrDest>,
+    sink: Sink,
+    /// BECN cells made per flow, whole run (the ledger's generated).
+    becn_by_flow: Vec<u64>,
+}
+
+impl AbrDestNode {
+    pub fn new(p: AbrDestParams) -> AbrDestNode {
+        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(SinkParams), becn_by_flow: Vec::new() }
+    }
+
+    fn end(&mut self, vc: u32) -> &mut AbrDest {
+        let becn = self.becn;
+        self.ends.entry(vc).or_insert_with(|| AbrDest::new(becn))
+    }
+}
+
+impl Kind for AbrDestNode {
+    fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
+        Ok(AbrDestNode::new(AbrDestParams::bind(p)?))
+    }
+    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        let rm = match ctx.store().get(cell.payload) {
+            Some(&Payload::Rm(rm)) => Some(rm),
+            _ => None,
+        };
+        let Some(rm) = rm else {
+            // A data cell (its payload, if any, is released by the sink).
+            if let Some(b) = self.end(cell.vc).on_data(now, cell.flags & FLAG_EFCI != 0) {
+                let id = ctx.store().insert(Payload::Rm(b));
+                let f = cell.flow as usize;
+                if self.becn_by_flow.len() <= f {
+                    self.becn_by_flow.resize(f + 1, 0);
+                }
+                self.becn_by_flow[f] += 1;
+                ctx.send(0, Msg::Cell(Cell { payload: id, ..Cell::plain(now, cell.flow, cell.vc, 0) }));
+            }
+            self.sink.on_cell(port, cell, ctx);
+            return;
+        };
+        if rm.backward {
+            ctx.fail(format!("abr_dest received a backward RM cell on {} (flow {}): only the forward path of a connection may end here", vc_name(cell.vc), cell.flow));
+            return;
+        }
+        if ctx.store().check.on {
+            match wirecheck::check_rm_cell(&cell, &rm) {
+                Ok(()) => ctx.store().check.checked += 1,
+                Err(e) => {
+                    ctx.fail(e);
+                    return;
+                }
+            }
+        }
+        let back = self.end(cell.vc).turn_around(&rm);
+        if let Some(p) = ctx.store().get_mut(cell.payload) {
+            *p = Payload::Rm(back);
+        }
+        ctx.send(0, Msg::Cell(Cell { flags: cell.flags & FLAG_CLP, ..cell }));
+    }
+    fn reset_stats(&mut self, now: SimTime) {
+        self.sink.reset_stats(now);
+        self.ends.values_mut().for_each(AbrDest::reset_stats);
+    }
+    fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        self.sink.report(now, path, out);
+        for (&vc, d) in &self.ends {
+            let name = format!("{path}/{}", vc_name(vc));
+            out.push(&name, "abr_turned_cells", "count", d.stats.turned as f64, "cells");
+            out.push(&name, "abr_ci_cells", "count", d.stats.ci_set as f64, "cells");
+            out.push(&name, "abr_becn_cells", "count", d.stats.becn as f64, "cells");
+        }
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        self.sink.ledger(l);
+        for (f, &n) in self.becn_by_flow.iter().enumerate() {
+            l.add_generated(f as u32, n);
+        }
+    }
+    fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
+        self.sink.series_index(sub, name)
+    }
+    fn sample(&self, index: u64) -> f64 {
+        self.sink.sample(index)
+    }
+}
+
+/// The `abr_dest` kind's declarations (registered in `lib.rs`).
+pub const KIND: KindInfo = KindInfo {
+    kind: "abr_dest",
+    help: "ABR destination end system: turns forward RM cells around onto 'out' (CI from the last data cell's EFCI, optional BECN) and measures data cells like a sink",
+    source: "ATM Forum TM 4.0 (af-tm-0056.000) section 5.10.5",
+    params: &[&PARAMS],
+    inputs: &IN_MANY,
+    outputs: &OUT,
+    ports: None,
+    probes: &[&sink::PROBES, &PROBES],
+    series: &[KindSeries { at: "", series: &sink::SERIES }, KindSeries { at: "vc<N>", series: &sink::SERIES }],
+    is_source: false,
+};
