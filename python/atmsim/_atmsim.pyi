@@ -56,6 +56,11 @@ def bench_cell_queue(impl: str, cells: int, load: float, capacity: int, seed: in
     """impl in {'atmsim','hand_heap','lindley'}: Poisson cells at `load` × OC-3c cell rate into
     one FIFO of `capacity` cells served at the OC-3c cell rate (149.76 Mb/s payload).
     events = arrivals + departures. Returns {'events','wall_s','lost','mean_wait_s'}."""
+def bench_mux(impl: str, seconds: float, seed: int) -> dict[str, Any]:
+    """The mux workload: 8 on-off sources into a 256-cell FIFO at 155.52 Mb/s for
+    ``seconds`` simulated seconds; ``impl`` is ``atmsim`` or ``hand_heap``. Returns
+    cells (switched), events (= cells), wall_s, lost."""
+    ...
 
 # Sweeps: the [sweep] table and the per-point seed (crates/atmsim-scenario/src/sweep.rs).
 SWEEP_SEED_DOMAIN: str              # "atmsim-sweep-v1"

@@ -25,6 +25,8 @@
 //! the hand loop nothing measurable: 57.5 against 56.1 M events/s without them, best of
 //! five, interleaved.)
 
+pub mod mux;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
@@ -56,7 +58,7 @@ fn bench_err(e: impl std::fmt::Display) -> String {
 }
 
 /// Loads a benchmark scenario and runs it once, timing the run only (not the load).
-fn run_timed(text: &str, name: &str, seed: u64) -> Result<(atmsim_scenario::RunResult, f64), String> {
+pub(crate) fn run_timed(text: &str, name: &str, seed: u64) -> Result<(atmsim_scenario::RunResult, f64), String> {
     let sc = Scenario::from_text(text, name).map_err(bench_err)?;
     let t = Instant::now();
     let r = sc.run(seed, 0, &mut |_, _| true).map_err(bench_err)?;
@@ -121,7 +123,7 @@ impl CellQueueStats {
     }
 }
 
-fn tally_s(t: &Tally) -> [f64; 4] {
+pub(crate) fn tally_s(t: &Tally) -> [f64; 4] {
     [t.count() as f64, t.mean() * 1e-12, t.std() * 1e-12, t.max() * 1e-12]
 }
 

@@ -424,6 +424,27 @@ fn bench_cell_queue<'py>(py: Python<'py>, implementation: &str, cells: u64, load
     measurement(py, m)
 }
 
+/// The mux workload (issue 14) for `seconds` simulated seconds: cells switched, wall
+/// time, and the FIFO's loss count.
+#[pyfunction]
+fn bench_mux<'py>(py: Python<'py>, implementation: &str, seconds: f64, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    if !(seconds > 0.0 && seconds <= 1e4) {
+        return Err(pyo3::exceptions::PyValueError::new_err("seconds must be in (0, 10000]"));
+    }
+    let r = match implementation {
+        "atmsim" => py.allow_threads(|| atmsim_bench::mux::mux_atmsim(seconds, seed)),
+        "hand_heap" => py.allow_threads(|| atmsim_bench::mux::mux_hand_heap(seconds, seed)),
+        other => return Err(bad_impl(other, &["atmsim", "hand_heap"])),
+    }
+    .map_err(SimulationError::new_err)?;
+    let d = PyDict::new_bound(py);
+    d.set_item("events", r.cells)?;
+    d.set_item("cells", r.cells)?;
+    d.set_item("wall_s", r.wall_s)?;
+    d.set_item("lost", r.stats.lost)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -438,6 +459,7 @@ fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(describe_kind, m)?)?;
     m.add_function(wrap_pyfunction!(loads_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_mux, m)?)?;
     m.add_function(wrap_pyfunction!(point_seed, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_point, m)?)?;
     m.add_function(wrap_pyfunction!(fnv1a64, m)?)?;
