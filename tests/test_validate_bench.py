@@ -75,3 +75,18 @@ def test_every_experiment_gets_its_planned_replications():
             want = {"indep_loss.toml": plan["indep_loss"], "gcra.toml": plan["gcra"][0]}.get(exp.scenario)
             if want is not None:
                 assert exp.replications == want, (exp.scenario, exp.overrides)
+
+
+def test_bench_scale_quick_json_shape():
+    p = run_cli("bench", "--scale", "--quick", "--json", timeout=600)
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    vcs = [r for r in obj["scale"] if r["name"] == "scale_vcs"]
+    pend = [r for r in obj["scale"] if r["name"] == "scale_pending"]
+    assert [r["vcs"] for r in vcs] == [10, 1000] and [r["pending"] for r in pend] == [10, 1000]
+    # The total load is fixed, so every size switches about the same number of cells
+    # (200,000 in quick mode: 0.5 of 16 OC-3c ports for 200,000 / 2.83 M cells/s).
+    for r in vcs:
+        assert 0.9 * 200_000 < r["cells"] < 1.1 * 200_000, r
+        assert r["cells_per_s"] > 0
+    assert obj["target"] == 0.5 and obj["met"] == (obj["flatness"] >= 0.5)

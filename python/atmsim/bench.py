@@ -418,6 +418,104 @@ def memory_rows(quick: bool = False) -> list[dict[str, Any]]:
     return rows
 
 
+# --------------------------------------------------------------------------- scale
+# `atmsim bench --scale` (issue 14 item 5): cost per cell as the network grows.
+#
+# * scale_vcs — N Poisson sources, one VC each (VPI/VCI labels), spread over 16 OC-3c
+#   multiplexers (unlimited FIFOs) feeding the 16 input ports of a 16-port switch with
+#   per-VC queues, each VC routed to the next port's
+#   output and on to one sink per port; the total offered load is fixed (half of each
+#   OC-3c output port), so each VC carries 1/N of it and the run switches the same
+#   number of cells whatever N: cells delivered per wall second of the run (loading the
+#   scenario not included; its time is reported beside it).
+# * scale_pending — the hold model with 10 … 10^6 pending events: events per wall second.
+#
+# Goal (issue 14): a flat curve, cells/s at 100,000 VCs >= 0.5x cells/s at 10 VCs.
+SCALE_VCS = (10, 1_000, 10_000, 100_000)
+SCALE_PENDING = (10, 1_000, 100_000, 1_000_000)
+SCALE_CELLS = 2_000_000
+SCALE_PORTS = 16
+SCALE_TARGET = 0.5
+
+
+def _scale_scenario(vcs: int, seconds: float) -> str:
+    per_vc_bps = SCALE_PORTS * 0.5 * 149.76e6 / vcs
+    conns = [f'"s{i} -> in{i % SCALE_PORTS + 1}"' for i in range(vcs)]
+    used = range(1, min(vcs, SCALE_PORTS) + 1)
+    conns += [f'"in{k} -> sw.p{k}"' for k in used]
+    conns += [f'"sw.p{k} -> sink{k}"' for k in range(1, SCALE_PORTS + 1)]
+    # VPI/VCI labels: VCIs 32 … 60,031 on VPI 0, 1, … (a VCI has 16 bits).
+    label = [(i // 60_000, 32 + i % 60_000) for i in range(vcs)]
+    routes = ", ".join(f'"p{i % SCALE_PORTS + 1}:{p}/{c} -> p{(i + 1) % SCALE_PORTS + 1}:{p}/{c}"' for i, (p, c) in enumerate(label))
+    lines = ["connections = [" + ", ".join(conns) + "]", "[scenario]", f'duration = "{seconds!r} s"',
+             "[components.sw]", 'kind = "switch"', f"ports = {SCALE_PORTS}", 'queueing = "per-vc"',
+             f"vcs = [{routes}]"]
+    for k in used:
+        lines += [f"[components.in{k}]", 'kind = "fifo"', 'phy = "OC-3c"']
+    for k in range(1, SCALE_PORTS + 1):
+        lines += [f"[components.sink{k}]", 'kind = "sink"']
+    for i in range(vcs):
+        p, c = label[i]
+        lines += [f"[components.s{i}]", 'kind = "poisson"', f'rate = "{per_vc_bps!r} b/s"', f"vc = {p << 16 | c}"]
+    return "\n".join(lines) + "\n"
+
+
+def scale_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Cells per wall second against the number of VCs, and events per wall second
+    against the number of pending events (see the comment above)."""
+    div = 10 if quick else 1
+    cells = SCALE_CELLS // div
+    seconds = cells / (SCALE_PORTS * 0.5 * OC3C_CELLS_PER_S)
+    rows = []
+    for n in (SCALE_VCS[:2] if quick else SCALE_VCS):
+        t0 = time.perf_counter()
+        sc = _atmsim.loads(_scale_scenario(n, seconds), f"<bench scale {n} VCs>")
+        load_s = time.perf_counter() - t0
+        r = sc.run(seed=SEED, run=0)
+        delivered = int(r["ledger"]["delivered"])
+        wall = float(r["wall_s"])
+        rows.append({"name": "scale_vcs", "impl": "atmsim", "vcs": n, "cells": delivered, "events": int(r["events"]),
+                     "wall_s": wall, "load_s": load_s, "cells_per_s": delivered / wall if wall > 0 else None})
+    for n in (SCALE_PENDING[:2] if quick else SCALE_PENDING):
+        m = _atmsim.bench_hold("atmsim", n, max(cells, 4 * n), SEED)
+        rows.append({"name": "scale_pending", "impl": "atmsim", "pending": n, "events": int(m["events"]),
+                     "wall_s": float(m["wall_s"]),
+                     "events_per_s": m["events"] / m["wall_s"] if m["wall_s"] > 0 else None})
+    return rows
+
+
+def scale_flatness(rows: list[dict[str, Any]]) -> float | None:
+    """cells/s at the most VCs measured ÷ cells/s at the fewest (target >= 0.5)."""
+    v = sorted((r for r in rows if r["name"] == "scale_vcs" and r["cells_per_s"]), key=lambda r: r["vcs"])
+    return v[-1]["cells_per_s"] / v[0]["cells_per_s"] if len(v) >= 2 else None
+
+
+def scale_main(quick: bool = False, json_out: bool = False) -> None:
+    rows = scale_rows(quick)
+    if json_out:
+        f = scale_flatness(rows)
+        print(json.dumps({"scale": rows, "flatness": f, "target": SCALE_TARGET,
+                          "met": None if f is None else f >= SCALE_TARGET, "quick": quick}))
+        return
+    print_scale(rows)
+    print(f"\nmachine: {machine()}" + ("   (--quick: 10 and 1,000 only, not a measurement)" if quick else ""))
+
+
+def print_scale(rows: list[dict[str, Any]]) -> None:
+    print("cost as the network grows (issue 14):")
+    for r in rows:
+        if r["name"] == "scale_vcs":
+            print(f"  {r['vcs']:>7,} VCs, 16-port switch, per-VC queues: {r['cells']:,} cells, "
+                  f"{r['cells_per_s'] / 1e6:6.2f} M cells/s   (scenario loaded in {r['load_s']:.2f} s)")
+    for r in rows:
+        if r["name"] == "scale_pending":
+            print(f"  {r['pending']:>9,} pending events (hold): {r['events_per_s'] / 1e6:6.2f} M events/s")
+    f = scale_flatness(rows)
+    if f is not None:
+        print(f"  flatness: cells/s at the most VCs / at 10 VCs = {f:.2f}   target >= {SCALE_TARGET:g}: "
+              f"{'met' if f >= SCALE_TARGET else 'NOT met'}")
+
+
 # --------------------------------------------------------------------------- sweeps
 # `atmsim bench --sweep`: what the sweep machinery (atmsim.sweep) costs and gains.
 #

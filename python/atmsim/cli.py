@@ -384,11 +384,16 @@ def bench_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     sweep: Annotated[bool, typer.Option(
         "--sweep", help="Instead: sweep overhead per run (local pool + store) and 1 vs 2 worker speed-up.")] = False,
+    scale: Annotated[bool, typer.Option(
+        "--scale", help="Instead: cells/s against 10 ... 100,000 VCs through a 16-port switch, events/s against pending events.")] = False,
 ) -> None:
-    """Hold-model and cell-queue benchmarks: atmsim vs hand-written Rust, Lindley and SimPy."""
+    """Hold-model, cell-queue and mux benchmarks: atmsim vs hand-written Rust, Lindley and SimPy."""
     from atmsim import bench
 
     with _interruptible():
+        if scale:
+            bench.scale_main(quick=quick, json_out=json_out)
+            return
         if sweep:
             bench.sweep_main(quick=quick, json_out=json_out)
             return

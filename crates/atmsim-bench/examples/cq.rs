@@ -5,12 +5,29 @@
 //! `hold100k`, or `skel`: the cell queue on the kernel with three minimal components
 //! (a `u64` message, no statistics), which separates the kernel's own cost from the
 //! models'. `N` sets the cell count (default 4,000,000). Prints M events/s.
+//! Also `mux` and `muxhand` (the mux workload of issue 14 on the kernel and as the
+//! hand-written loop; `S` sets the simulated seconds, default 2: prints M cells/s), and
+//! a path to any scenario `.toml` (runs it once: events and wall time).
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let n: u64 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(4_000_000);
     if which == "skel" {
         println!("skel: {:.1} M ev/s", skel::run(n));
+        return;
+    }
+    if which == "mux" || which == "muxhand" {
+        let s: f64 = std::env::var("S").ok().and_then(|v| v.parse().ok()).unwrap_or(2.0);
+        let r = if which == "mux" { atmsim_bench::mux::mux_atmsim(s, 1) } else { atmsim_bench::mux::mux_hand_heap(s, 1) };
+        let r = r.unwrap();
+        println!("{which}: {} cells, {:.2} M cells/s", r.cells, r.cells_per_s() / 1e6);
+        return;
+    }
+    if which.ends_with(".toml") {
+        let sc = atmsim_scenario::Scenario::load(&which).unwrap();
+        let t = std::time::Instant::now();
+        let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap();
+        println!("{which}: {} events in {:.3} s", r.events, t.elapsed().as_secs_f64());
         return;
     }
     let m = match which.as_str() {
