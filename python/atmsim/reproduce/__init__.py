@@ -129,7 +129,8 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
             print(f"{repro.name}: {exp.key} ({path.name})", file=sys.stderr, flush=True)
         sr = run_sweep(str(path), str(db), quick=quick, executor=executor, workers=workers,
                        scheduler=scheduler, progress=progress)
-        out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None)))
+        out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None),
+                                    getattr(sr, "series", None)))
     return out
 
 

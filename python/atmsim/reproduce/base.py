@@ -47,6 +47,8 @@ class ExperimentResult:
     stats: pd.DataFrame
     runs: pd.DataFrame
     failures: Any = None
+    #: The runs' time series (``SweepResult.series``; empty when the scenario asks for none).
+    series: Optional[pd.DataFrame] = None
 
     def failure_count(self) -> int:
         f = self.failures
