@@ -329,15 +329,12 @@ impl Conn {
         if let Some(c) = self.rx_counts() {
             let p = format!("{path}/tcp/{}", vc_name(self.in_vc));
             let b = self.base_rx;
-            if !matches!(self.ep, Endpoint::Duplex(_)) {
-                out.push(&p, "tcp_throughput", "value", rate(c.bytes - b.bytes), "b/s");
-                out.push(&p, "tcp_throughput", "count", (c.bytes - b.bytes) as f64, "B");
-                out.push(&p, "tcp_segments", "count", (c.segments - b.segments) as f64, "1");
-            } else {
-                out.push(&p, "tcp_throughput", "rx", rate(c.bytes - b.bytes), "b/s");
-                out.push(&p, "tcp_throughput", "rx_count", (c.bytes - b.bytes) as f64, "B");
-                out.push(&p, "tcp_segments", "rx", (c.segments - b.segments) as f64, "1");
-            }
+            // A duplex connection's receiving half names its rows apart from the
+            // sending half's (they may share a VC name when both directions use one label).
+            let (value, count, segs) = if matches!(self.ep, Endpoint::Duplex(_)) { ("rx", "rx_count", "rx") } else { ("value", "count", "count") };
+            out.push(&p, "tcp_throughput", value, rate(c.bytes - b.bytes), "b/s");
+            out.push(&p, "tcp_throughput", count, (c.bytes - b.bytes) as f64, "B");
+            out.push(&p, "tcp_segments", segs, (c.segments - b.segments) as f64, "1");
             out.push(&p, "tcp_acks", "count", (c.other[0] - b.other[0]) as f64, "1");
             out.push(&p, "tcp_acks", "out_of_order", (c.other[1] - b.other[1]) as f64, "1");
             out.push(&p, "tcp_acks", "duplicate", (c.other[2] - b.other[2]) as f64, "1");
