@@ -81,7 +81,7 @@ PROPORTION_PROBES = frozenset({
 COUNT_PROBES = frozenset({
     "aal5_rx_pdus", "aal5_drop_pdus", "ip_drop_datagrams", "iofm_stops", "iofm_bursts", "trace_pdus",
     "ping_tx", "ping_rx", "udp_tx", "udp_rx", "tcp_acks", "tcp_segments", "tcp_retransmits", "tcp_timeouts",
-    "tcp_fast_retransmits", "hold_events",
+    "tcp_fast_retransmits", "hold_events", "non_ip_pdus",
 })
 #: Units of quantities that cannot be negative (times, rates, sizes, levels).
 NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots"})

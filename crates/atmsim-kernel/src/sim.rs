@@ -185,6 +185,9 @@ pub struct RunOutcome {
     pub ledger: Ledger,
     /// The time series asked for with [`Simulation::sample_every`] (empty otherwise).
     pub series: SeriesOut,
+    /// Wall-clock seconds of the event loop alone (from the first event to the end
+    /// instant: not the components' start, nor the report and the ledger).
+    pub loop_s: f64,
 }
 
 /// Progress callbacks come every this many events.
@@ -372,6 +375,7 @@ impl<C: Component> Simulation<C> {
         };
         let mut checkpoint = next_checkpoint(warm, &sampler);
         let mut next_progress = PROGRESS_EVERY;
+        let loop_started = std::time::Instant::now();
         while let Some(ev) = self.core.queue.begin() {
             if ev.time >= checkpoint {
                 if ev.time >= end {
@@ -400,6 +404,7 @@ impl<C: Component> Simulation<C> {
                 }
             }
         }
+        let loop_s = loop_started.elapsed().as_secs_f64();
         // Samples up to and including the end; a warm-up the events never reached.
         self.catch_up(SimTime(end.0.saturating_add(1)), end, warmup, &mut warm, &mut sampler);
         if !warm {
@@ -418,7 +423,7 @@ impl<C: Component> Simulation<C> {
             return Err(SimError::Conservation(bad.join("; ")));
         }
         let series = sampler.map(Sampler::finish).unwrap_or_default();
-        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger, series })
+        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger, series, loop_s })
     }
 }
 

@@ -64,6 +64,7 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
     d.set_item("duration_s", sc.duration.as_secs_f64())?;
     d.set_item("warmup_s", sc.warmup.as_secs_f64())?;
     d.set_item("wall_s", r.wall_s)?;
+    d.set_item("loop_s", r.loop_s)?;
     d.set_item("check_wire", sc.check_wire)?;
     d.set_item("wire_checked", r.ledger.wire_checked)?;
     let rows = PyList::empty_bound(py);

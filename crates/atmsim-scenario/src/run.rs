@@ -43,6 +43,9 @@ pub struct RunResult {
     pub fingerprint: u64,
     pub events: u64,
     pub wall_s: f64,
+    /// Wall seconds of the event loop alone (`wall_s` also counts building the
+    /// components and writing the report).
+    pub loop_s: f64,
     pub probes: Vec<ProbeRow>,
     pub ledger: Ledger,
     pub flows: Vec<FlowBooks>,
@@ -125,6 +128,6 @@ impl Scenario {
             .zip(out.series.values)
             .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
             .collect();
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, probes, ledger: out.ledger, flows, series })
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series })
     }
 }
