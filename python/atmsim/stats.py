@@ -75,7 +75,7 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 #: (tests/test_stats.py checks every kind's probes).
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
-    "q_len_tail",
+    "q_len_tail", "ring_utilisation",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
@@ -84,7 +84,11 @@ COUNT_PROBES = frozenset({
     "tcp_fast_retransmits", "hold_events", "non_ip_pdus",
 })
 #: Units of quantities that cannot be negative (times, rates, sizes, levels).
-NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots"})
+NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots", "frames",
+                               "tokens"})
+#: Probes that are deliberately signed (a book balance that is 0 when the books are
+#: right and may be either side of it when they are not).
+SIGNED_PROBES = frozenset({"ring_frame_balance"})
 
 
 def domain_of(probe: str, statistic: str, unit: str) -> str:
@@ -94,7 +98,7 @@ def domain_of(probe: str, statistic: str, unit: str) -> str:
         return PROPORTION
     if statistic == "count" or probe in COUNT_PROBES:
         return COUNT
-    if unit in NONNEGATIVE_UNITS:
+    if unit in NONNEGATIVE_UNITS and probe not in SIGNED_PROBES:
         return NONNEGATIVE
     return SIGNED
 
