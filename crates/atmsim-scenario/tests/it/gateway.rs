@@ -61,3 +61,30 @@ fn bad_gateway_parameters_give_one_line() {
         assert!(e.contains(key) && e.contains(what) && !e.contains('\n'), "{to}: {e}");
     }
 }
+
+/// Above the knee (8 × 17.5 = 140 Mb/s of cells, burst factor 1000, peak-to-average
+/// 2): the FDDI MAC drains the transmit buffer more slowly than frames are assembled,
+/// the MPP holds acknowledgements while the buffer is full, the reassembly buffer
+/// fills and the SPP drops cells; every segment that lost a cell is dropped in the MPP.
+/// The carried load stays below the FDDI rate and the books still balance.
+#[test]
+fn above_the_knee_acks_are_held_and_the_spp_loses_cells() {
+    let mut over = Vec::new();
+    for k in 1..=8 {
+        over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
+        over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
+        over.push((format!("src{k}.burst_factor"), "\"1000 cells\"".to_string()));
+    }
+    let sc = example().with_overrides(&over).expect("override");
+    let r = run(&sc, 0);
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let carried = probe(&r, "gw", "gw_throughput", "value");
+    let offered = probe(&r, "gw", "gw_offered_load", "value");
+    let cell_loss = probe(&r, "gw", "spp_cell_loss", "value");
+    let frame_loss = probe(&r, "gw", "mpp_frame_loss", "value");
+    eprintln!("offered {offered}, carried {carried}, cell loss {cell_loss}, frame loss {frame_loss}, held {}", probe(&r, "gw", "mpp_held_requests", "count"));
+    assert!(probe(&r, "gw", "mpp_held_requests", "count") > 0.0);
+    assert_eq!(probe(&r, "gw", "gw_tx_occupancy_max", "value"), 16.0);
+    assert!(cell_loss > 0.0 && frame_loss > 0.0);
+    assert!(carried < 100.0 && carried < offered * 45.0 / 53.0);
+}
