@@ -88,3 +88,16 @@ fn above_the_knee_acks_are_held_and_the_spp_loses_cells() {
     assert!(cell_loss > 0.0 && frame_loss > 0.0);
     assert!(carried < 100.0 && carried < offered * 45.0 / 53.0);
 }
+
+/// With `gateway_notice` the gateway counts on a notice for every frame it hands to the
+/// ring: a frame the ring cannot send (here addressed to the gateway station itself)
+/// stops the run with a message saying what would be valid, instead of leaking a
+/// transmit buffer place.
+#[test]
+fn a_frame_the_ring_cannot_send_stops_the_run_with_a_clear_message() {
+    let sc = example().with_overrides(&[("gw.connections".into(), "[\"1: 1 -> 0\"]".into())]).expect("override");
+    match sc.run(sc.seed, 0, &mut |_, _| true) {
+        Err(atmsim_kernel::SimError::ModelPanic { msg, .. }) => assert!(msg.contains("station 0") && msg.contains("valid"), "{msg}"),
+        other => panic!("expected a model error, got {other:?}"),
+    }
+}

@@ -683,6 +683,10 @@ impl Kind for Ring {
         let g = self.p.gateway.unwrap_or(0);
         let to = frame.dst as usize;
         if to >= self.st.len() || to == g || frame.octets > MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS || frame.octets <= FRAME_OVERHEAD_OCTETS {
+            if self.p.gateway_notice {
+                // The gateway counts on a notice for every frame it hands over.
+                ctx.fail(format!("frame for station {to} ({} octets) on gw_tx cannot be sent: valid: a station 0 … {} other than the gateway ({g}), {} to {} octets on the medium", frame.octets, self.st.len() - 1, FRAME_OVERHEAD_OCTETS + 1, MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS));
+            }
             count(&mut self.dropped_route, frame.flow);
             if frame.payload.is_some() {
                 ctx.store().release(frame.payload);
@@ -690,6 +694,9 @@ impl Kind for Ring {
             return;
         }
         let q = self.p.priority as usize;
+        if self.p.gateway_notice && self.st[g].buffered + u64::from(frame.octets) > self.buffer {
+            ctx.fail(format!("the gateway station's transmit buffer (tx_buffer = {} B) is full: with gateway_notice the gateway owns the transmit buffer; give the ring a tx_buffer at least as large as the gateway's", self.buffer));
+        }
         self.enqueue(g, q, Pending { frame, to: to as u16, icn: 0 }, ctx);
     }
 
