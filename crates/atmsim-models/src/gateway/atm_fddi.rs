@@ -154,7 +154,7 @@ impl GatewayParams {
         if self.segment_cells > q {
             return Err(ParamIssue::new("segment_cells", format!("{} cells do not fit in a maximum-size frame (max_frame holds {q} cells of 45 B); valid: 1 to {q}", self.segment_cells)));
         }
-        if !(self.npe_rate > 0.0) {
+        if self.npe_rate.is_nan() || self.npe_rate <= 0.0 {
             return Err(ParamIssue::new("npe_rate", "0 requests/µs: the NPE would never serve a request; valid: a rate > 0 (the paper: 25 to 100)"));
         }
         if self.tx_buffer_frames == 0 {
