@@ -11,6 +11,7 @@
 //! | [`host`]    | `host`                                  | workstation: IP over AAL5, ping/UDP, TCP Reno, CPU, NIC |
 //! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies), `abr_source`, `abr_dest`, `abr_mux` | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI, ABR rate control (TM 4.0 end systems; EFCI/EPRCA/ERICA multiplexer) |
 //! | [`lan`]     | `fddi_ring`                             | FDDI timed-token ring, stations, gateway station |
+//! | [`gateway`] | `atm_fddi_gateway`                      | buddhikot92's ATM–FDDI gateway: SPP, NPE, MPP, buffers |
 //! | [`hold`]    | `hold`                                  | kernel benchmark workload                |
 //!
 //! [`KINDS`] is the registry the scenario loader and `atmsim describe` read. [`Model`]
@@ -141,6 +142,7 @@ models! {
     AbrMux(control::abr::mux::AbrMux, boxed) = [control::abr::mux::KIND],
     Hold(hold::Hold) = [hold::KIND],
     FddiRing(lan::fddi::ring::Ring, boxed) = [lan::fddi::ring::KIND],
+    AtmFddiGateway(gateway::atm_fddi::Gateway, boxed) = [gateway::atm_fddi::KIND],
 }
 
 /// Looks a kind up by name.

@@ -492,6 +492,7 @@ mod tests {
             ("abr_source", "pcr", s("149.76 Mb/s")),
             ("abr_mux", "phy", s("OC-3c")),
             ("abr_mux", "algorithm", s("erica")),
+            ("atm_fddi_gateway", "connections", Raw::List(vec![s("1: 1 -> 1")])),
         ]
     }
 

@@ -137,6 +137,16 @@ impl Reassembler {
         ahead < u64::from(self.modulus / 2)
     }
 
+    /// The expected sequence number (None before the first cell).
+    pub fn expected(&self) -> Option<u32> {
+        self.expected
+    }
+
+    /// The start sequence number of the next segment.
+    pub fn next_start(&self) -> Option<u32> {
+        self.next_start
+    }
+
     /// The segment being assembled, if any.
     pub fn open(&self) -> Option<Segment> {
         self.open

@@ -30,10 +30,11 @@ use rand::Rng;
 use super::{exp_ps, Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
-pub const PARAMS: [ParamSpec; 3] = [
+pub const PARAMS: [ParamSpec; 4] = [
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: true, help: "peak rate Λp: Poisson cell rate while active", source: "buddhikot92 section 5" },
     ParamSpec { name: "mean", ty: ParamType::Rate, default: None, required: true, help: "average rate Λa (must be below peak)", source: "buddhikot92 section 5" },
     ParamSpec { name: "burst_factor", ty: ParamType::Size, default: None, required: true, help: "burst factor B in cells: mean excess over the average rate per active period, E[T_on] = B/(Λp−Λa)", source: "buddhikot92 section 5 (250, 500, 1000 in Table 3)" },
+    ParamSpec { name: "wucs_segment", ty: ParamType::Int { min: 1, max: 65_535 }, default: None, required: false, help: "cells per MCHIP segment: the source's cells carry the WUCS SAR marks (F on the first cell of each segment, C = 0, i.e. end of PDU, on its last) for an atm_fddi_gateway (default: plain cells)", source: "buddhikot92 Table 3 (frame size assembled: 85 cells)" },
 ];
 
 pub const PROBES: [ProbeSpec; 1] = [ProbeSpec {
@@ -53,13 +54,14 @@ pub struct OnOffParams {
     pub mean: Rate,
     /// B, in cells (bytes are refused by `validate`).
     pub burst_factor: Size,
+    pub wucs_segment: Option<u32>,
     pub source: SourceParams,
 }
 
 impl OnOffParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(OnOffParams { peak: p.need("peak", Params::rate)?, mean: p.need("mean", Params::rate)?, burst_factor: p.need("burst_factor", Params::size)?, source: SourceParams::bind(p)? })
+        Ok(OnOffParams { peak: p.need("peak", Params::rate)?, mean: p.need("mean", Params::rate)?, burst_factor: p.need("burst_factor", Params::size)?, wucs_segment: p.opt("wucs_segment", Params::int)?.map(|n| n as u32), source: SourceParams::bind(p)? })
     }
 
     /// The checks of the parameters against each other.
@@ -96,6 +98,8 @@ pub struct OnOff {
     burst: u64,
     bursts: Tally,
     rng: Stream,
+    /// WUCS segment size (cells) and the position of the next cell in its segment.
+    wucs: Option<(u32, u32)>,
 }
 
 impl OnOff {
@@ -116,6 +120,7 @@ impl OnOff {
             burst: 0,
             bursts: Tally::default(),
             rng,
+            wucs: params.wucs_segment.map(|n| (n, 0)),
         })
     }
 
@@ -181,7 +186,20 @@ impl crate::kind::Kind for OnOff {
         let now = ctx.now;
         match tag {
             TAG_CELL => {
-                self.core.emit(ctx);
+                match self.wucs.as_mut() {
+                    None => self.core.emit(ctx),
+                    Some((n, k)) => {
+                        let mut flags = 0;
+                        if *k == 0 {
+                            flags |= crate::gateway::wucs_sar::FLAG_FIRST;
+                        }
+                        if *k + 1 == *n {
+                            flags |= crate::cell::FLAG_EOP;
+                        }
+                        *k = (*k + 1) % *n;
+                        self.core.emit_with(ctx, flags, crate::payload::PayloadId::NONE);
+                    }
+                }
                 self.burst += 1;
                 self.step_active(now, ctx);
             }

@@ -107,6 +107,7 @@ fn bad_ring_parameters_are_one_line_errors() {
         ("connections = [\"9: 5 -> 1\"]", "ring.connections", "no such station"),
         ("t_pri = [\"1 ms\"]", "ring.t_pri", "exactly 8"),
         ("gateway = 7", "ring.gateway", "does not exist"),
+        ("gateway_notice = true", "ring.gateway_notice", "without a gateway station"),
     ] {
         let e = err(&format!("connections = []\n{base}{extra}\n"));
         assert!(e.contains(key) && e.contains(what) && !e.contains('\n'), "{extra}: {e}");

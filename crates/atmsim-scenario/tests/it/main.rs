@@ -578,6 +578,7 @@ mod gcra;
 mod iofm;
 mod discard;
 mod fddi;
+mod gateway;
 mod selfsimilar;
 mod series;
 mod trace;

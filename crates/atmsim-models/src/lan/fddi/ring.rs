@@ -50,7 +50,7 @@ use crate::payload::PayloadId;
 use crate::traffic::exp_ps;
 use crate::Carries;
 
-pub const PARAMS: [ParamSpec; 17] = [
+pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "stations", ty: ParamType::Int { min: 2, max: 500 }, default: Some("4"), required: false, help: "stations on the ring, numbered 0 … N−1 (ANSI X3.139 allows up to 500)", source: "buddhikot92 section 6 (a fixed four-node ring)" },
     ParamSpec { name: "ttrt", ty: ParamType::Time, default: Some("50 ms"), required: false, help: "target token rotation time (the negotiated T_Opr)", source: "buddhikot92 Table 2" },
     ParamSpec { name: "station_delay", ty: ParamType::Time, default: Some("1 us"), required: false, help: "latency of one station repeating the ring's symbols", source: "atmsim convention (the paper does not give it; X3.139 leaves it to the implementation)" },
@@ -68,6 +68,7 @@ pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "tx_buffer", ty: ParamType::Size, default: Some("256 KB"), required: false, help: "transmit buffer of every station (the gateway's included), bytes on the medium", source: "buddhikot92 section 7 (SUPERNET's maximum transmit buffer, 256 KB)" },
     ParamSpec { name: "connections", ty: ParamType::StrList, default: None, required: false, help: "ICN tables: \"STATION: ICN -> DEST\" (e.g. \"1: 17 -> 0\"); a station sends round robin over its connections (default: station i sends on ICN i to station i+1)", source: "buddhikot92 section 5 (ICN vs destination table per station)" },
     ParamSpec { name: "gateway", ty: ParamType::Int { min: 0, max: 499 }, default: None, required: false, help: "the gateway station: it sends what arrives on port gw_tx and delivers what it receives on port gw_rx (it has no background generator)", source: "buddhikot92 section 5 (one node is the gateway)" },
+    ParamSpec { name: "gateway_notice", ty: ParamType::Bool, default: Some("false"), required: false, help: "with a gateway station: when the gateway station's MAC has sent a frame that came in on gw_tx, a notice (a copy of the frame's metadata, no payload) leaves on the frame port gw_done, so that the gateway knows its transmit buffer has room (the SPP–MPP handshake of the atm_fddi_gateway kind)", source: "buddhikot92 section 5 (the gateway node's MAC modified to reflect the SPP–MPP handshake)" },
 ];
 
 pub const PROBES: [ProbeSpec; 10] = [
@@ -123,6 +124,7 @@ pub struct RingParams {
     pub tx_buffer: Size,
     pub connections: Option<Vec<String>>,
     pub gateway: Option<usize>,
+    pub gateway_notice: bool,
 }
 
 fn bytes(s: Size, key: &str) -> Result<u64, ParamIssue> {
@@ -153,6 +155,7 @@ impl RingParams {
             tx_buffer: p.need("tx_buffer", Params::size)?,
             connections: p.opt_list("connections")?,
             gateway: p.opt("gateway", Params::int)?.map(|g| g as usize),
+            gateway_notice: p.need("gateway_notice", Params::bool)?,
         })
     }
 
@@ -243,6 +246,9 @@ impl RingParams {
             if g >= self.stations {
                 return Err(ParamIssue::new("gateway", format!("station {g} does not exist; valid: 0 … {}", self.stations - 1)));
             }
+        }
+        if self.gateway_notice && self.gateway.is_none() {
+            return Err(ParamIssue::new("gateway_notice", "true without a gateway station; valid: set gateway = STATION, or gateway_notice = false"));
         }
         self.frame_data_octets()?;
         self.tx_buffer_octets()?;
@@ -573,6 +579,10 @@ impl Ring {
                 s.tx_frames += 1;
                 s.tx_octets += u64::from(p.frame.octets);
                 self.busy += octets_time(p.frame.octets).0;
+                if self.p.gateway_notice && Some(i) == self.p.gateway && p.frame.flow != self.flow {
+                    // The frame has left the gateway's transmit buffer.
+                    ctx.send(1, Msg::Frame(Frame { payload: PayloadId::NONE, ..p.frame }));
+                }
                 let at = now.plus(SimDuration(self.path(i, p.to as usize)));
                 self.arrivals += 1;
                 self.on_ring.push(Reverse(Arrival { at, seq: self.arrivals, p }));
@@ -673,6 +683,10 @@ impl Kind for Ring {
         let g = self.p.gateway.unwrap_or(0);
         let to = frame.dst as usize;
         if to >= self.st.len() || to == g || frame.octets > MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS || frame.octets <= FRAME_OVERHEAD_OCTETS {
+            if self.p.gateway_notice {
+                // The gateway counts on a notice for every frame it hands over.
+                ctx.fail(format!("frame for station {to} ({} octets) on gw_tx cannot be sent: valid: a station 0 … {} other than the gateway ({g}), {} to {} octets on the medium", frame.octets, self.st.len() - 1, FRAME_OVERHEAD_OCTETS + 1, MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS));
+            }
             count(&mut self.dropped_route, frame.flow);
             if frame.payload.is_some() {
                 ctx.store().release(frame.payload);
@@ -680,6 +694,9 @@ impl Kind for Ring {
             return;
         }
         let q = self.p.priority as usize;
+        if self.p.gateway_notice && self.st[g].buffered + u64::from(frame.octets) > self.buffer {
+            ctx.fail(format!("the gateway station's transmit buffer (tx_buffer = {} B) is full: with gateway_notice the gateway owns the transmit buffer; give the ring a tx_buffer at least as large as the gateway's", self.buffer));
+        }
         self.enqueue(g, q, Pending { frame, to: to as u16, icn: 0 }, ctx);
     }
 
@@ -743,13 +760,17 @@ impl Kind for Ring {
     }
 }
 
-/// With a gateway station: frame ports `gw_tx` (in) and `gw_rx` (out); without: none.
+/// With a gateway station: frame ports `gw_tx` (in) and `gw_rx` (out), and `gw_done` (out) with `gateway_notice = true`; without: none.
 pub fn ports(p: &Params) -> Ports {
     let gw = matches!(p.get("gateway"), Some(crate::params::Value::Int(_)));
     if !gw {
         return Ports::default();
     }
-    Ports { inputs: vec![PortDecl::new("gw_tx", false, true).carrying(Carries::Frames)], outputs: vec![PortDecl::new("gw_rx", false, true).carrying(Carries::Frames)] }
+    let mut outputs = vec![PortDecl::new("gw_rx", false, true).carrying(Carries::Frames)];
+    if matches!(p.get("gateway_notice"), Some(crate::params::Value::Bool(true))) {
+        outputs.push(PortDecl::new("gw_done", false, true).carrying(Carries::Frames));
+    }
+    Ports { inputs: vec![PortDecl::new("gw_tx", false, true).carrying(Carries::Frames)], outputs }
 }
 
 /// The `fddi_ring` kind's declarations (registered in `lib.rs`).
@@ -759,7 +780,7 @@ pub const KIND: KindInfo = KindInfo {
     source: "ANSI X3.139-1987; buddhikot92 section 5",
     params: &[&PARAMS],
     inputs: &[PortSpec::frames("gw_tx", false)],
-    outputs: &[PortSpec::frames("gw_rx", false)],
+    outputs: &[PortSpec::frames("gw_rx", false), PortSpec::frames("gw_done", false)],
     ports: Some(ports),
     probes: &[&PROBES],
     series: &[],

@@ -1,0 +1,103 @@
+//! The ATM–FDDI gateway (`atm_fddi_gateway`) in whole runs: the shipped example
+//! (scenarios/examples/atm_fddi_gateway.toml) conserves cells and frames, and below
+//! the knee the carried load is the offered load times 45/53 (buddhikot92 section 6.1:
+//! the 8 octets of header and SAR overhead of each 53-octet cell are stripped, nothing
+//! is lost); bad input is refused with one line.
+
+use super::*;
+
+fn example() -> Scenario {
+    let path = format!("{}/../../scenarios/examples/atm_fddi_gateway.toml", env!("CARGO_MANIFEST_DIR"));
+    Scenario::load(&path).expect("load")
+}
+
+#[test]
+fn below_the_knee_carried_is_offered_times_45_over_53_and_the_books_balance() {
+    let sc = example();
+    let r = run(&sc, 0);
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let (g, d, x, i) = r.ledger.totals();
+    assert_eq!(g, d + x + i);
+    // Constants of the scenario: 8 sources of mean 7.5 Mb/s (53-octet cells).
+    let offered_nominal = 8.0 * 7.5;
+    let offered = probe(&r, "gw", "gw_offered_load", "value");
+    let carried = probe(&r, "gw", "gw_throughput", "value");
+    eprintln!("offered {offered} Mb/s (nominal {offered_nominal}), carried {carried} Mb/s");
+    // No loss below the knee.
+    assert_eq!(probe(&r, "gw", "spp_cell_loss", "value"), 0.0);
+    assert_eq!(probe(&r, "gw", "mpp_frame_loss", "value"), 0.0);
+    // What arrived and was not carried is at most what the gateway can hold at the
+    // ends of the measurement window: 8 connections × 2 queues of ⌈4096/45⌉ = 92 cells,
+    // plus 16 frames of at most 92 cells in the transmit buffer, 45 octets a cell.
+    let window = 0.9;
+    let held_mbit = (8.0 * 2.0 * 92.0 + 16.0 * 92.0) * 45.0 * 8.0 / 1e6;
+    let expect = offered * 45.0 / 53.0;
+    assert!((carried - expect).abs() <= held_mbit / window, "carried {carried}, expected {expect} ± {}", held_mbit / window);
+    // The sources offer their nominal mean (statistical: 8 on-off sources, 0.9 s).
+    assert!((offered / offered_nominal - 1.0).abs() < 0.1, "offered {offered} vs {offered_nominal}");
+    // Completely assembled frames have a latency of at least their reassembly: 85 cells
+    // at the peak rate of 15 Mb/s.
+    assert!(probe(&r, "gw", "gw_latency", "count") > 1000.0);
+    assert!(probe(&r, "gw", "gw_latency", "min") >= 84.0 * 424.0 / 15e6 * 0.5);
+    // Reverse path: station 3's frames to the gateway leave as cells on VC 3, no loss.
+    assert!(probe(&r, "gw", "rev_rx_frames", "count") > 0.0);
+    assert_eq!(probe(&r, "gw", "rev_rx_drops", "count"), 0.0);
+    assert!(probe(&r, "sink/vc3", "sink_rx_cells", "count") > 0.0);
+}
+
+#[test]
+fn bad_gateway_parameters_give_one_line() {
+    let text = std::fs::read_to_string(format!("{}/../../scenarios/examples/atm_fddi_gateway.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    for (from, to, key, what) in [
+        ("npe_rate = 100", "npe_rate = 0", "gw.npe_rate", "valid"),
+        ("tx_buffer_frames = 16", "tx_buffer_frames = 0", "gw.tx_buffer_frames", "smaller than one frame"),
+        ("segment_cells = 85", "segment_cells = 93", "gw.segment_cells", "valid: 1 to 92"),
+        ("max_frame = \"4096 B\"", "max_frame = \"5000 B\"", "gw.max_frame", "4480"),
+        ("\"8: 8 -> 2\"]", "\"8: 1 -> 2\"]", "gw.connections", "ICN 1 appears twice"),
+        ("gateway_notice = true", "gateway_notice = false", "gw_done", "no output port"),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let e = err(&text.replace(from, to));
+        assert!(e.contains(key) && e.contains(what) && !e.contains('\n'), "{to}: {e}");
+    }
+}
+
+/// Above the knee (8 × 17.5 = 140 Mb/s of cells, burst factor 1000, peak-to-average
+/// 2): the FDDI MAC drains the transmit buffer more slowly than frames are assembled,
+/// the MPP holds acknowledgements while the buffer is full, the reassembly buffer
+/// fills and the SPP drops cells; every segment that lost a cell is dropped in the MPP.
+/// The carried load stays below the FDDI rate and the books still balance.
+#[test]
+fn above_the_knee_acks_are_held_and_the_spp_loses_cells() {
+    let mut over = Vec::new();
+    for k in 1..=8 {
+        over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
+        over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
+        over.push((format!("src{k}.burst_factor"), "\"1000 cells\"".to_string()));
+    }
+    let sc = example().with_overrides(&over).expect("override");
+    let r = run(&sc, 0);
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let carried = probe(&r, "gw", "gw_throughput", "value");
+    let offered = probe(&r, "gw", "gw_offered_load", "value");
+    let cell_loss = probe(&r, "gw", "spp_cell_loss", "value");
+    let frame_loss = probe(&r, "gw", "mpp_frame_loss", "value");
+    eprintln!("offered {offered}, carried {carried}, cell loss {cell_loss}, frame loss {frame_loss}, held {}", probe(&r, "gw", "mpp_held_requests", "count"));
+    assert!(probe(&r, "gw", "mpp_held_requests", "count") > 0.0);
+    assert_eq!(probe(&r, "gw", "gw_tx_occupancy_max", "value"), 16.0);
+    assert!(cell_loss > 0.0 && frame_loss > 0.0);
+    assert!(carried < 100.0 && carried < offered * 45.0 / 53.0);
+}
+
+/// With `gateway_notice` the gateway counts on a notice for every frame it hands to the
+/// ring: a frame the ring cannot send (here addressed to the gateway station itself)
+/// stops the run with a message saying what would be valid, instead of leaking a
+/// transmit buffer place.
+#[test]
+fn a_frame_the_ring_cannot_send_stops_the_run_with_a_clear_message() {
+    let sc = example().with_overrides(&[("gw.connections".into(), "[\"1: 1 -> 0\"]".into())]).expect("override");
+    match sc.run(sc.seed, 0, &mut |_, _| true) {
+        Err(atmsim_kernel::SimError::ModelPanic { msg, .. }) => assert!(msg.contains("station 0") && msg.contains("valid"), "{msg}"),
+        other => panic!("expected a model error, got {other:?}"),
+    }
+}
