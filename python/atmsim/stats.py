@@ -75,7 +75,7 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 #: (tests/test_stats.py checks every kind's probes).
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
-    "q_len_tail", "ring_utilisation",
+    "q_len_tail", "ring_utilisation", "spp_cell_loss", "mpp_frame_loss",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
@@ -85,7 +85,7 @@ COUNT_PROBES = frozenset({
 })
 #: Units of quantities that cannot be negative (times, rates, sizes, levels).
 NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots", "frames",
-                               "tokens"})
+                               "tokens", "requests"})
 #: Probes that are deliberately signed (a book balance that is 0 when the books are
 #: right and may be either side of it when they are not).
 SIGNED_PROBES = frozenset({"ring_frame_balance"})
