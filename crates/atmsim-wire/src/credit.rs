@@ -125,6 +125,11 @@ impl CreditCellRepr {
         &self.entries[..self.len as usize]
     }
 
+    /// The entries, to add credit in place (values are checked again by `emit`).
+    pub fn entries_mut(&mut self) -> &mut [CreditEntry] {
+        &mut self.entries[..self.len as usize]
+    }
+
     pub fn len(&self) -> usize {
         self.len as usize
     }
