@@ -492,6 +492,9 @@ mod tests {
             ("abr_source", "pcr", s("149.76 Mb/s")),
             ("abr_mux", "phy", s("OC-3c")),
             ("abr_mux", "algorithm", s("erica")),
+            ("credit_sender", "phy", s("OC-3c")),
+            ("credit_sender", "vcs", Raw::List(vec![s("100")])),
+            ("credit_buffer", "phy", s("OC-3c")),
         ]
     }
 

@@ -14,13 +14,17 @@
 //!
 //! - [`packer`]: the downstream chip ([`CreditPacker`]);
 //! - [`linecard`]: the upstream chip's entry FIFO and the linecard's per-VC credit
-//!   counts and queues ([`CreditLinecard`]).
+//!   counts and queues ([`CreditLinecard`]);
+//! - the kinds `credit_sender` ([`sender_kind`], the upstream node) and `credit_buffer`
+//!   ([`buffer_kind`], the downstream node).
 //!
 //! Credit cells are standard ATM cells (`atmsim_wire::credit`), so a network that does
 //! not implement credit flow control switches them like any VC ("tunnelling").
 
+pub mod buffer_kind;
 pub mod linecard;
 pub mod packer;
+pub mod sender_kind;
 
 pub use linecard::CreditLinecard;
 pub use packer::CreditPacker;
