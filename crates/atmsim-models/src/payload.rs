@@ -166,7 +166,7 @@ impl Payloads {
 pub fn digest(p: &Payload) -> u64 {
     if let Payload::Credit(c) = p {
         // Its own fold (the other payloads' digests stay as they were).
-        let h = c.entries().iter().fold(0x84_2222_5bd5_u64 ^ c.len() as u64, |h, e| (h ^ ((u64::from(e.vci) << 8) | u64::from(e.credit))).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17));
+        let h = c.entries().fold(0x84_2222_5bd5_u64 ^ c.len() as u64, |h, e| (h ^ ((u64::from(e.vci) << 8) | u64::from(e.credit))).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17));
         return h;
     }
     let words: [u64; 4] = match p {

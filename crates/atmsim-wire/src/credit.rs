@@ -91,10 +91,11 @@ impl<T: AsRef<[u8]>> CreditCell<T> {
     }
 }
 
-/// The entries of a credit cell (at most 24, in order).
+/// The entries of a credit cell (at most 24, in order). Kept as the wire's 16-bit
+/// words, so a payload holding one stays as small as the other payloads (50 octets).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CreditCellRepr {
-    entries: [CreditEntry; MAX_ENTRIES],
+    words: [u16; MAX_ENTRIES],
     len: u8,
 }
 
@@ -102,6 +103,9 @@ impl CreditCellRepr {
     /// A cell with the given entries: an error if there are more than 24 or one is out
     /// of range.
     pub fn new(entries: &[CreditEntry]) -> Result<CreditCellRepr, WireError> {
+        if entries.len() > MAX_ENTRIES {
+            return Err(WireError::CreditEntries { got: entries.len(), max: MAX_ENTRIES });
+        }
         let mut r = CreditCellRepr::default();
         for e in entries {
             r.push(*e)?;
@@ -116,18 +120,33 @@ impl CreditCellRepr {
         if self.is_full() {
             return Err(WireError::CreditEntries { got: MAX_ENTRIES + 1, max: MAX_ENTRIES });
         }
-        self.entries[self.len as usize] = e;
+        self.words[self.len as usize] = e.word();
         self.len += 1;
         Ok(())
     }
 
-    pub fn entries(&self) -> &[CreditEntry] {
-        &self.entries[..self.len as usize]
+    /// Entry `i` (0 ≤ i < len).
+    pub fn entry(&self, i: usize) -> CreditEntry {
+        let w = self.words[i];
+        CreditEntry { vci: w >> 4, credit: (w & 0xf) as u8 + 1 }
     }
 
-    /// The entries, to add credit in place (values are checked again by `emit`).
-    pub fn entries_mut(&mut self) -> &mut [CreditEntry] {
-        &mut self.entries[..self.len as usize]
+    /// The entries, in order.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = CreditEntry> + '_ {
+        (0..self.len()).map(|i| self.entry(i))
+    }
+
+    /// Adds one credit to the first entry for `vci` that holds fewer than 16; false if
+    /// there is none (the caller then pushes a new entry).
+    pub fn add_one(&mut self, vci: u16) -> bool {
+        let n = self.len();
+        match self.words[..n].iter_mut().find(|w| **w >> 4 == vci && **w & 0xf < 0xf) {
+            Some(w) => {
+                *w += 1;
+                true
+            }
+            None => false,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -152,9 +171,8 @@ impl CreditCellRepr {
             return Err(WireError::Truncated { got: buf.len(), need: CREDIT_PAYLOAD_LEN });
         };
         p.fill(0);
-        for (i, e) in self.entries().iter().enumerate() {
-            e.check()?;
-            p[ENTRY_LEN * i..ENTRY_LEN * i + 2].copy_from_slice(&e.word().to_be_bytes());
+        for (i, w) in self.words[..self.len()].iter().enumerate() {
+            p[ENTRY_LEN * i..ENTRY_LEN * i + 2].copy_from_slice(&w.to_be_bytes());
         }
         Ok(())
     }
@@ -168,8 +186,8 @@ impl CreditCellRepr {
         let mut padding = false;
         for i in 0..MAX_ENTRIES {
             match (padding, cell.entry(i)) {
-                (false, Some(e)) => {
-                    r.entries[i] = e;
+                (false, Some(_)) => {
+                    r.words[i] = cell.word(i);
                     r.len += 1;
                 }
                 (false, None) if cell.word(i) == 0 => padding = true,
@@ -195,7 +213,7 @@ mod tests {
         let view = CreditCell::new_checked(&bytes[..]).unwrap();
         let r = CreditCellRepr::parse(&view).unwrap();
         let want = [CreditEntry { vci: 0x123, credit: 16 }, CreditEntry { vci: 32, credit: 1 }, CreditEntry { vci: 4095, credit: 5 }];
-        assert_eq!(r.entries(), &want);
+        assert_eq!(r.entries().collect::<Vec<_>>(), want);
         let mut out = [0xaau8; 48];
         r.emit(&mut out).unwrap();
         assert_eq!(out, bytes);
@@ -213,7 +231,7 @@ mod tests {
         let r = CreditCellRepr::parse(&CreditCell::new_checked(&bytes).unwrap()).unwrap();
         assert_eq!(r.len(), 24);
         assert!(r.is_full());
-        assert_eq!(r.entries()[23], CreditEntry { vci: 123, credit: 8 });
+        assert_eq!(r.entry(23), CreditEntry { vci: 123, credit: 8 });
         let mut out = [0u8; 48];
         r.emit(&mut out).unwrap();
         assert_eq!(out, bytes);

@@ -58,9 +58,9 @@ impl<T> CreditLinecard<T> {
     }
 
     /// A credit cell's entries arrive; they wait in the FIFO.
-    pub fn on_credit_cell(&mut self, entries: &[CreditEntry]) {
+    pub fn on_credit_cell(&mut self, entries: impl IntoIterator<Item = CreditEntry>) {
         self.stats.credit_cells += 1;
-        self.fifo.extend(entries.iter().copied());
+        self.fifo.extend(entries);
         self.stats.fifo_max = self.stats.fifo_max.max(self.fifo.len());
     }
 
@@ -143,7 +143,7 @@ mod tests {
         assert!(!l.busy());
         assert_eq!(l.slot(), None, "no credit: the cell waits");
         assert_eq!(l.stats.blocked_cycles, 1);
-        l.on_credit_cell(&[e(50, 1)]);
+        l.on_credit_cell([e(50, 1)]);
         assert!(l.busy());
         assert_eq!(l.slot(), Some((50, 2)), "the entry reaches the linecard in the cycle it sends in");
         assert_eq!(l.slot(), None);
@@ -154,8 +154,8 @@ mod tests {
     #[test]
     fn one_entry_per_cycle_from_the_fifo() {
         let mut l: CreditLinecard<u32> = CreditLinecard::new(&[10, 11], 0);
-        l.on_credit_cell(&[e(10, 3), e(11, 16), e(99, 4)]);
-        l.on_credit_cell(&[e(10, 1)]);
+        l.on_credit_cell([e(10, 3), e(11, 16), e(99, 4)]);
+        l.on_credit_cell([e(10, 1)]);
         assert_eq!(l.fifo_len(), 4);
         assert_eq!(l.stats.fifo_max, 4);
         assert_eq!(l.slot(), None);
