@@ -493,6 +493,9 @@ mod tests {
             ("abr_mux", "phy", s("OC-3c")),
             ("abr_mux", "algorithm", s("erica")),
             ("atm_fddi_gateway", "connections", Raw::List(vec![s("1: 1 -> 1")])),
+            ("credit_sender", "phy", s("OC-3c")),
+            ("credit_sender", "vcs", Raw::List(vec![s("100")])),
+            ("credit_buffer", "phy", s("OC-3c")),
         ]
     }
 

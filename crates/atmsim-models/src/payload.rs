@@ -18,6 +18,7 @@
 //!   otherwise the run fails its conservation check, as for a lost cell.
 
 use atmsim_kernel::{Ledger, RunStore};
+use atmsim_wire::credit::CreditCellRepr;
 use atmsim_wire::icmp::IcmpEchoRepr;
 use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::rm::RmRepr;
@@ -51,6 +52,9 @@ pub enum Payload {
     Ip { ip: Ipv4Repr, l4: L4 },
     /// An ABR resource-management cell's fields (ATM Forum TM 4.0, Table 5-4).
     Rm(RmRepr),
+    /// A credit cell's entries (evans96's WAN credit flow control: up to 24 entries of
+    /// VCI and credit 1–16; `control/credit/`).
+    Credit(CreditCellRepr),
 }
 
 /// The transport header an IP packet carries.
@@ -160,6 +164,11 @@ impl Payloads {
 
 /// A digest of a payload's contents (for the run's fingerprint).
 pub fn digest(p: &Payload) -> u64 {
+    if let Payload::Credit(c) = p {
+        // Its own fold (the other payloads' digests stay as they were).
+        let h = c.entries().fold(0x84_2222_5bd5_u64 ^ c.len() as u64, |h, e| (h ^ ((u64::from(e.vci) << 8) | u64::from(e.credit))).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17));
+        return h;
+    }
     let words: [u64; 4] = match p {
         Payload::Ip { ip, l4 } => [
             u64::from_be_bytes([ip.src[0], ip.src[1], ip.src[2], ip.src[3], ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]),
@@ -183,6 +192,7 @@ pub fn digest(p: &Payload) -> u64 {
             ((r.ql as u64) << 32) | r.sn as u64,
             1,
         ],
+        Payload::Credit(_) => unreachable!("folded above"),
     };
     words.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29))
 }

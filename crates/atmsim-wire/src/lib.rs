@@ -15,6 +15,9 @@
 //! - [`llc`]: LLC/SNAP encapsulation of routed protocols (RFC 1483 section 4.1);
 //! - [`rm`]: ABR resource management cells (ATM Forum TM 4.0: DIR/BN/CI/NI/RA, ER, CCR
 //!   and MCR in the 16-bit rate format, QL, SN, CRC-10);
+//! - [`credit`]: credit cells of hop-by-hop credit flow control (evans96's WAN variant:
+//!   up to 24 entries of VCI and credit 1–16 in one cell, no error detection; atmsim's
+//!   layout, 12-bit VCI and 4-bit credit − 1 per 16-bit entry);
 //! - [`ipv4`]: the IPv4 header (RFC 791; options skipped on parse, never emitted) with
 //!   its header checksum, the Internet checksum itself (RFC 1071) and the pseudo-header
 //!   sum the transport checksums cover;
@@ -28,6 +31,7 @@
 
 pub mod aal5;
 pub mod cell;
+pub mod credit;
 pub mod icmp;
 pub mod ipv4;
 pub mod llc;
@@ -105,6 +109,13 @@ pub enum WireError {
     /// the value the field should carry (a computed zero given as 0xffff).
     #[error("UDP checksum mismatch: computed {computed:#06x}, carried {carried:#06x}")]
     UdpChecksum { computed: u16, carried: u16 },
+    /// A credit cell with more entries than fit (24).
+    #[error("{got} credit entries in one cell; at most {max}")]
+    CreditEntries { got: usize, max: usize },
+    /// A credit cell with a non-padding word at entry `index` after a padding entry (or a
+    /// word with VCI 0 and a non-zero credit field).
+    #[error("credit cell entry {index} is neither an entry nor padding after padding")]
+    CreditPadding { index: usize },
     /// `emit` was given a payload of another length than the `Repr`'s `payload_len`
     /// (`data_len` for ICMP echo).
     #[error("payload of {got} octets for a header announcing {expected}")]

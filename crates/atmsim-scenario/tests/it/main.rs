@@ -583,6 +583,7 @@ mod selfsimilar;
 mod series;
 mod trace;
 mod abr;
+mod credit;
 mod golden;
 
 mod hosts {

@@ -1,0 +1,237 @@
+//! The `credit_buffer` kind: the downstream node of hop-by-hop credit flow control
+//! (evans96's WAN variant) — the linecard's cell buffer, served at the line rate, and
+//! the credit chip that watches it ([`CreditPacker`]): each cell forwarded out of the
+//! buffer frees a space and credits the cell's VC; entries are packed, up to 24 per
+//! credit cell, and sent on `credits`.
+//!
+//! ```text
+//!   in (data cells) ──>[ credit_buffer ]──> out (data cells, one per cell cycle)
+//!                               └─────────> credits (credit cells on `credit_vc`)
+//! ```
+//!
+//! - Each VC may hold `buffer` cells; a cell arriving for a full VC is dropped (cause
+//!   `credit_overflow`) — with the sender's window at most `buffer` this never happens.
+//! - The buffer is served first in, first out, one cell per slot of the line rate (slot
+//!   k at `k · 424 / rate`); a cell leaves at the start of its slot.
+//! - Credit cells are standard user cells (`atmsim_wire::credit`) on the VC `credit_vc`,
+//!   so any network carries them; each gets the flow of the data cell whose departure
+//!   opened it (the ledger books credit cells as generated here for that flow). One
+//!   credit VC per `credit_buffer` (the packer core supports four; one instance
+//!   returns credit to one upstream node).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
+use atmsim_wire::credit::CreditCellRepr;
+
+use super::packer::CreditPacker;
+use crate::cell::{book_in_flight, parse_vc_label, Cell, Drops, Msg};
+use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, IN_MANY};
+use crate::link::transmitter::LineRateParams;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::payload::Payload;
+use crate::timer::Timer;
+
+pub const PARAMS: [ParamSpec; 5] = [
+    ParamSpec { name: "phy", ty: ParamType::Choice(&crate::link::transmitter::PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the rate the buffer is served at (give phy or rate)", source: "ITU-T I.432, ATM Forum UNI 3.1" },
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate the buffer is served at (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
+    ParamSpec { name: "buffer", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "buffer spaces per VC (1 cell or more); cells beyond are dropped as credit_overflow", source: "atmsim convention (evans96 gives no size; equal to credit_sender's default window)" },
+    ParamSpec { name: "flush_after", ty: ParamType::Time, default: Some("10 us"), required: false, help: "packing delay: an open credit cell is sent this long after its first entry (0: one credit cell per departing cell); a cell that cannot take another entry goes at once", source: "atmsim convention (evans96 gives no packing rule)" },
+    ParamSpec { name: "credit_vc", ty: ParamType::Text, default: Some("0/4095"), required: false, help: "the VC label credit cells are sent on (\"VPI/VCI\", or a VCI alone for VPI 0)", source: "atmsim convention" },
+];
+
+pub const PROBES: [ProbeSpec; 4] = [
+    ProbeSpec { name: "credit_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "credit cells sent (count)" },
+    ProbeSpec { name: "credit_entries_made", unit: "entries", kind: ProbeKind::Counter, help: "credit entries packed (count)" },
+    ProbeSpec { name: "credit_overflow_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped because their VC's buffer was full (count)" },
+    ProbeSpec { name: "credit_buffer_max", unit: "cells", kind: ProbeKind::Gauge, help: "largest buffer occupancy, all VCs (value)" },
+];
+
+pub const OUTPUTS: [PortSpec; 2] = [PortSpec::cells("out", false), PortSpec::cells("credits", false)];
+
+const TAG_SLOT: u32 = 0;
+const TAG_FLUSH: u32 = 1;
+
+/// The `credit_buffer` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreditBufferParams {
+    pub line: LineRateParams,
+    pub buffer: u64,
+    pub flush_after: SimDuration,
+    pub credit_vc: String,
+}
+
+impl CreditBufferParams {
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string() })
+    }
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.line.rate(None)?;
+        if self.buffer == 0 {
+            return Err(ParamIssue::new("buffer", "0 cells: give 1 cell or more"));
+        }
+        parse_vc_label(&self.credit_vc).map_err(|m| ParamIssue::new("credit_vc", format!("{m}; give a VC label such as \"4095\" or \"1/32\"")))?;
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CreditBuffer {
+    rate: Rate,
+    buffer: u64,
+    credit_vc: u32,
+    queue: VecDeque<Cell>,
+    per_vc: BTreeMap<u16, u64>,
+    packer: CreditPacker,
+    next_slot: Option<u64>,
+    flush: Timer,
+    /// The flow credit cells are booked under: the data cell's that opened the cell.
+    open_flow: u32,
+    overflow: Drops,
+    made_by_flow: Vec<u64>,
+    seq: u32,
+    max_len: usize,
+    base: (u64, u64, u64),
+}
+
+impl CreditBuffer {
+    pub fn new(p: CreditBufferParams) -> Result<CreditBuffer, ParamIssue> {
+        p.validate()?;
+        Ok(CreditBuffer {
+            rate: p.line.rate(None)?,
+            buffer: p.buffer,
+            credit_vc: parse_vc_label(&p.credit_vc).map_err(|m| ParamIssue::new("credit_vc", m))?,
+            queue: VecDeque::new(),
+            per_vc: BTreeMap::new(),
+            packer: CreditPacker::new(1, p.flush_after),
+            next_slot: None,
+            flush: Timer::default(),
+            open_flow: 0,
+            overflow: Drops::new("credit_overflow"),
+            made_by_flow: Vec::new(),
+            seq: 0,
+            max_len: 0,
+            base: (0, 0, 0),
+        })
+    }
+
+    fn send_credit(&mut self, c: CreditCellRepr, ctx: &mut Cx<'_>) {
+        let f = self.open_flow as usize;
+        if self.made_by_flow.len() <= f {
+            self.made_by_flow.resize(f + 1, 0);
+        }
+        self.made_by_flow[f] += 1;
+        let id = ctx.store().insert(Payload::Credit(c));
+        let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, self.credit_vc, self.seq) };
+        self.seq = self.seq.wrapping_add(1);
+        ctx.send(1, Msg::Cell(cell));
+    }
+
+    fn arm_flush(&mut self, ctx: &mut Cx<'_>) {
+        if let Some(d) = self.packer.deadline() {
+            if self.flush.due() != Some(d) {
+                self.flush.arm(d, TAG_FLUSH, ctx);
+            }
+        }
+    }
+}
+
+impl Kind for CreditBuffer {
+    fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
+        CreditBuffer::new(CreditBufferParams::bind(p)?)
+    }
+    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        let vci = cell.vc & 0xffff;
+        if cell.vc >> 16 != 0 || vci == 0 || vci > u32::from(atmsim_wire::credit::MAX_VCI) {
+            ctx.fail(format!("credit_buffer: a cell on {} (flow {}) cannot be credited: a credit entry names VPI 0, VCI 1 ... 4095", crate::cell::vc_name(cell.vc), cell.flow));
+            return;
+        }
+        let n = self.per_vc.entry(vci as u16).or_insert(0);
+        if *n >= self.buffer {
+            self.overflow.drop(&cell, ctx);
+            return;
+        }
+        *n += 1;
+        self.queue.push_back(cell);
+        self.max_len = self.max_len.max(self.queue.len());
+        if self.next_slot.is_none() {
+            let k = self.rate.slot_after(ctx.now);
+            self.next_slot = Some(k);
+            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k)), TAG_SLOT);
+        }
+    }
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        if tag == TAG_FLUSH {
+            if self.flush.fire(now) {
+                for (_, c) in self.packer.on_deadline(now) {
+                    self.send_credit(c, ctx);
+                }
+                self.arm_flush(ctx);
+            }
+            return;
+        }
+        let Some(k) = self.next_slot else { return };
+        let Some(cell) = self.queue.pop_front() else {
+            self.next_slot = None;
+            return;
+        };
+        let vci = (cell.vc & 0xffff) as u16;
+        if let Some(n) = self.per_vc.get_mut(&vci) {
+            *n -= 1;
+        }
+        let was_open = self.packer.pending_credit() > 0;
+        let flow = cell.flow;
+        if !was_open {
+            self.open_flow = flow;
+        }
+        ctx.send(0, Msg::Cell(cell));
+        if let Some(c) = self.packer.on_departure(now, 0, vci) {
+            // The full cell sent to make room (its own flow), or with no packing delay
+            // this departure's own cell.
+            self.send_credit(c, ctx);
+            self.open_flow = flow;
+        }
+        self.arm_flush(ctx);
+        if self.queue.is_empty() {
+            self.next_slot = None;
+        } else {
+            self.next_slot = Some(k + 1);
+            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k + 1)), TAG_SLOT);
+        }
+    }
+    fn reset_stats(&mut self, _now: SimTime) {
+        let s = &self.packer.stats;
+        self.base = (s.cells, s.entries, self.overflow.total());
+        self.max_len = self.queue.len();
+    }
+    fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+        let s = &self.packer.stats;
+        out.push(path, "credit_tx_cells", "count", (s.cells - self.base.0) as f64, "cells");
+        out.push(path, "credit_entries_made", "count", (s.entries - self.base.1) as f64, "entries");
+        out.push(path, "credit_overflow_cells", "count", (self.overflow.total() - self.base.2) as f64, "cells");
+        out.push(path, "credit_buffer_max", "value", self.max_len as f64, "cells");
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        self.queue.iter().for_each(|c| book_in_flight(l, c));
+        self.overflow.ledger(l);
+        for (f, &n) in self.made_by_flow.iter().enumerate() {
+            l.add_generated(f as u32, n);
+        }
+    }
+}
+
+/// The `credit_buffer` kind's declarations (registered in `lib.rs`).
+pub const KIND: KindInfo = KindInfo {
+    kind: "credit_buffer",
+    help: "downstream node of hop-by-hop credit flow control: a per-VC-limited buffer served at the line rate; as cells leave, credit entries (VCI, 1-16) are packed up to 24 per credit cell and sent on 'credits'",
+    source: "evans96 (WAN credit flow control, downstream chip)",
+    params: &[&PARAMS],
+    inputs: &IN_MANY,
+    outputs: &OUTPUTS,
+    ports: None,
+    probes: &[&PROBES],
+    series: &[],
+    is_source: false,
+};

@@ -1,0 +1,200 @@
+//! The downstream node's credit chip (evans96): it watches the linecard's cell buffer;
+//! each cell forwarded out of the buffer frees one space and creates credit for the
+//! cell's VC; credit entries (VCI, credit 1–16) are packed, at most 24 per standard ATM
+//! cell, and the cells are sent on up to four credit VCs toward the upstream nodes.
+//!
+//! ```text
+//!   a cell of VC v leaves the buffer ─> on_departure(now, channel, v) ─> full cells
+//!   the packing deadline passes ──────> on_deadline(now) ──────────────> flushed cells
+//! ```
+//!
+//! Packing rules (the paper gives the counts, not the rules; these are atmsim's):
+//! - each credit VC ("channel", 0 … 3) packs its own cell;
+//! - a departure for VC v adds 1 to v's entry in the channel's open cell when it has one
+//!   below 16; otherwise it needs a new entry: if the open cell already holds 24 entries
+//!   that cell is sent first and the entry opens a new cell;
+//! - the first entry of an open cell starts the packing delay `flush_after`; when it
+//!   passes the cell is sent as it is ([`CreditPacker::deadline`], then
+//!   [`CreditPacker::on_deadline`]). `flush_after = 0` sends one credit cell per
+//!   departure, credit 1 (the packing delay is then only the caller's own order of
+//!   events at the instant).
+
+use atmsim_kernel::{SimDuration, SimTime};
+use atmsim_wire::credit::{CreditCellRepr, CreditEntry};
+
+/// At most four credit VCs (evans96: "up to four VCs can be used to carry credits").
+pub const MAX_CHANNELS: usize = 4;
+
+#[derive(Clone, Debug, Default)]
+struct Open {
+    cell: CreditCellRepr,
+    /// When the open cell must be sent (set by its first entry).
+    due: Option<SimTime>,
+}
+
+/// Counts since the warm-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackerStats {
+    /// Buffer spaces credited (cells that left the buffer).
+    pub credited: u64,
+    pub entries: u64,
+    pub cells: u64,
+}
+
+/// The downstream credit packer.
+#[derive(Clone, Debug)]
+pub struct CreditPacker {
+    flush_after: SimDuration,
+    open: Vec<Open>,
+    pub stats: PackerStats,
+}
+
+impl CreditPacker {
+    /// A packer for `channels` credit VCs (1 … 4) that sends an open cell `flush_after`
+    /// after its first entry. Panics on 0 or more than 4 channels (callers validate
+    /// their parameters first).
+    pub fn new(channels: usize, flush_after: SimDuration) -> CreditPacker {
+        assert!((1..=MAX_CHANNELS).contains(&channels), "1 to 4 credit channels");
+        CreditPacker { flush_after, open: vec![Open::default(); channels], stats: PackerStats::default() }
+    }
+
+    pub fn channels(&self) -> usize {
+        self.open.len()
+    }
+
+    /// A cell of VC `vci` (1 … 4095) left the buffer; its credit goes to `channel`.
+    /// Returns the cell that had to be sent to make room (a full one), if any.
+    pub fn on_departure(&mut self, now: SimTime, channel: usize, vci: u16) -> Option<CreditCellRepr> {
+        self.stats.credited += 1;
+        let flush_after = self.flush_after;
+        let o = &mut self.open[channel];
+        if o.cell.add_one(vci) {
+            return self.flush_zero(now, channel);
+        }
+        let sent = if o.cell.is_full() { Some(std::mem::take(o)) } else { None };
+        let o = &mut self.open[channel];
+        // In range by construction: the caller's VCI is validated, the credit is 1.
+        o.cell.push(CreditEntry { vci, credit: 1 }).expect("a checked VCI in a non-full cell");
+        self.stats.entries += 1;
+        if o.due.is_none() {
+            o.due = Some(now.plus(flush_after));
+        }
+        match sent {
+            Some(full) => {
+                self.stats.cells += 1;
+                Some(full.cell)
+            }
+            None => self.flush_zero(now, channel),
+        }
+    }
+
+    /// With no packing delay the open cell goes at once.
+    fn flush_zero(&mut self, now: SimTime, channel: usize) -> Option<CreditCellRepr> {
+        if self.flush_after == SimDuration(0) {
+            return self.take_due(now, channel);
+        }
+        None
+    }
+
+    fn take_due(&mut self, now: SimTime, channel: usize) -> Option<CreditCellRepr> {
+        let o = &mut self.open[channel];
+        if o.due.is_some_and(|d| d <= now) {
+            self.stats.cells += 1;
+            return Some(std::mem::take(o).cell);
+        }
+        None
+    }
+
+    /// The earliest instant an open cell is due, if any is open.
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.open.iter().filter_map(|o| o.due).min()
+    }
+
+    /// Sends every open cell due at or before `now`, as `(channel, cell)`.
+    pub fn on_deadline(&mut self, now: SimTime) -> Vec<(usize, CreditCellRepr)> {
+        (0..self.open.len()).filter_map(|c| self.take_due(now, c).map(|cell| (c, cell))).collect()
+    }
+
+    /// Credit created and not yet sent (spaces in open cells).
+    pub fn pending_credit(&self) -> u64 {
+        self.open.iter().flat_map(|o| o.cell.entries()).map(|e| u64::from(e.credit)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(us: u64) -> SimTime {
+        SimTime(us * 1_000_000)
+    }
+    fn e(vci: u16, credit: u8) -> CreditEntry {
+        CreditEntry { vci, credit }
+    }
+
+    #[test]
+    fn departures_merge_per_vc_until_the_packing_delay_passes() {
+        let mut p = CreditPacker::new(1, SimDuration(10 * 1_000_000));
+        assert_eq!(p.deadline(), None);
+        assert_eq!(p.on_departure(t(0), 0, 40), None);
+        assert_eq!(p.deadline(), Some(t(10)), "the first entry starts the packing delay");
+        assert_eq!(p.on_departure(t(3), 0, 41), None);
+        assert_eq!(p.on_departure(t(4), 0, 40), None);
+        assert_eq!(p.deadline(), Some(t(10)), "later entries do not move it");
+        assert_eq!(p.pending_credit(), 3);
+        assert!(p.on_deadline(t(9)).is_empty(), "not yet due");
+        let sent = p.on_deadline(t(10));
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].0, 0);
+        assert_eq!(sent[0].1.entries().collect::<Vec<_>>(), vec![e(40, 2), e(41, 1)]);
+        assert_eq!(p.deadline(), None);
+        assert_eq!(p.pending_credit(), 0);
+        assert_eq!(p.stats, PackerStats { credited: 3, entries: 2, cells: 1 });
+    }
+
+    #[test]
+    fn an_entry_holds_at_most_16_credits() {
+        let mut p = CreditPacker::new(1, SimDuration(100 * 1_000_000));
+        for i in 0..17 {
+            assert_eq!(p.on_departure(t(i), 0, 7), None);
+        }
+        let sent = p.on_deadline(t(100));
+        assert_eq!(sent[0].1.entries().collect::<Vec<_>>(), vec![e(7, 16), e(7, 1)], "the 17th space opens a second entry");
+    }
+
+    #[test]
+    fn a_25th_entry_sends_the_full_cell_first() {
+        let mut p = CreditPacker::new(1, SimDuration(100 * 1_000_000));
+        for v in 1..=24u16 {
+            assert_eq!(p.on_departure(t(1), 0, v), None);
+        }
+        // A full cell still takes credit for its own entries.
+        assert_eq!(p.on_departure(t(2), 0, 5), None);
+        let full = p.on_departure(t(3), 0, 25).expect("the full cell goes out");
+        assert_eq!(full.len(), 24);
+        assert_eq!(full.entry(4), e(5, 2));
+        assert_eq!(full.entry(23), e(24, 1));
+        assert_eq!(p.deadline(), Some(t(103)), "the new cell's own packing delay");
+        assert_eq!(p.on_deadline(t(103))[0].1.entries().collect::<Vec<_>>(), vec![e(25, 1)]);
+    }
+
+    #[test]
+    fn channels_pack_separately_and_zero_delay_sends_each_departure() {
+        let mut p = CreditPacker::new(2, SimDuration(5 * 1_000_000));
+        p.on_departure(t(0), 0, 10);
+        p.on_departure(t(2), 1, 10);
+        assert_eq!(p.deadline(), Some(t(5)));
+        let a = p.on_deadline(t(5));
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].0, 0);
+        assert_eq!(p.deadline(), Some(t(7)));
+        let b = p.on_deadline(t(7));
+        assert_eq!((b[0].0, b[0].1.entries().collect::<Vec<_>>()), (1, vec![e(10, 1)]));
+
+        let mut z = CreditPacker::new(1, SimDuration(0));
+        assert_eq!(z.on_departure(t(1), 0, 9).map(|c| c.entries().collect::<Vec<_>>()), Some(vec![e(9, 1)]));
+        assert_eq!(z.on_departure(t(1), 0, 9).map(|c| c.entries().collect::<Vec<_>>()), Some(vec![e(9, 1)]));
+        assert_eq!(z.deadline(), None);
+        assert_eq!(z.stats.cells, 2);
+    }
+}

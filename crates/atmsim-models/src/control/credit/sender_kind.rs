@@ -1,0 +1,204 @@
+//! The `credit_sender` kind: the upstream node of hop-by-hop credit flow control
+//! (evans96's WAN variant) — a linecard with per-VC queues that sends a VC's cell only
+//! while it holds credit for it, fed by credit cells through the entry FIFO
+//! ([`CreditLinecard`], one entry per cell cycle).
+//!
+//! ```text
+//!   in (data cells) ─────>┌───────────────┐
+//!                         │ credit_sender │──> out (one cell per cell cycle at most)
+//!   credits (credit cells)>└───────────────┘
+//! ```
+//!
+//! - Cell cycles are the line rate's slots (`phy` or `rate`): slot k begins at
+//!   `k · 424 / rate` (the kernel's exact cell instants). The clock runs only while the
+//!   linecard has something to do; a cell arriving between slots waits for the next.
+//! - A cell leaves on `out` at the start of its slot; put a `link` of the same rate after
+//!   the sender for the transmission and the propagation.
+//! - Data cells of a VC not listed in `vcs` are dropped (cause `credit_unknown_vc`).
+//! - A credit cell is consumed here; with `--check-wire` it is round-tripped through the
+//!   byte-exact format first. Any other cell on `credits` stops the run (a wiring error).
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{Ledger, PortId, Rate, SimTime};
+
+use super::linecard::CreditLinecard;
+use crate::cell::{book_in_flight, parse_vc_label, vc_name, Cell, Drops, Msg};
+use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, OUT};
+use crate::link::transmitter::LineRateParams;
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::payload::Payload;
+use crate::wirecheck;
+
+pub const PARAMS: [ParamSpec; 4] = [
+    ParamSpec { name: "phy", ty: ParamType::Choice(&crate::link::transmitter::PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the cell cycle (give phy or rate)", source: "ITU-T I.432, ATM Forum UNI 3.1" },
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "the credit-controlled VCs this linecard sends on, as VC labels (\"100\" or \"0/100\"); VCI 1 ... 4095 (the credit entry's 12 bits), VPI 0", source: "required" },
+    ParamSpec { name: "window", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "credits each VC starts with: the buffer spaces the downstream node holds for it (1 cell or more)", source: "atmsim convention (evans96 gives no window)" },
+];
+
+pub const PROBES: [ProbeSpec; 5] = [
+    ProbeSpec { name: "credit_sent_cells", unit: "cells", kind: ProbeKind::Counter, help: "data cells sent with credit (count)" },
+    ProbeSpec { name: "credit_blocked_slots", unit: "slots", kind: ProbeKind::Counter, help: "cell cycles in which cells waited and no VC held credit (count)" },
+    ProbeSpec { name: "credit_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "credit cells received (count)" },
+    ProbeSpec { name: "credit_entries", unit: "entries", kind: ProbeKind::Counter, help: "credit entries handed to the linecard (count)" },
+    ProbeSpec { name: "credit_fifo_max", unit: "entries", kind: ProbeKind::Gauge, help: "largest number of entries waiting in the FIFO (value)" },
+];
+
+pub const INPUTS: [PortSpec; 2] = [PortSpec::cells("in", true), PortSpec::cells("credits", true)];
+
+/// The `credit_sender` kind's parameters, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreditSenderParams {
+    pub line: LineRateParams,
+    pub vcs: Vec<String>,
+    pub window: u64,
+}
+
+impl CreditSenderParams {
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(CreditSenderParams { line: LineRateParams::bind(p)?, vcs: p.need("vcs", Params::list)?.to_vec(), window: p.need("window", Params::cells)? })
+    }
+    /// The VCIs (VPI 0, VCI 1 ... 4095, each once).
+    pub fn vcis(&self) -> Result<Vec<u16>, ParamIssue> {
+        if self.vcs.is_empty() {
+            return Err(ParamIssue::new("vcs", "no VC given; list at least one VC label such as \"100\""));
+        }
+        let mut out = Vec::new();
+        for v in &self.vcs {
+            out.push(credit_vci(v).map_err(|m| ParamIssue::new("vcs", m))?);
+        }
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ParamIssue::new("vcs", format!("VCI {} listed twice; list each VC once", w[0])));
+        }
+        Ok(out)
+    }
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.line.rate(None)?;
+        self.vcis()?;
+        if self.window == 0 {
+            return Err(ParamIssue::new("window", "0 cells: a VC without credit never sends; give 1 cell or more"));
+        }
+        Ok(())
+    }
+}
+
+/// The VCI of a credit-controlled VC label: VPI 0, VCI 1 ... 4095 (a credit entry's 12
+/// bits).
+pub fn credit_vci(label: &str) -> Result<u16, String> {
+    let vc = parse_vc_label(label)?;
+    let (vpi, vci) = (vc >> 16, vc & 0xffff);
+    if vpi != 0 || !(1..=u32::from(atmsim_wire::credit::MAX_VCI)).contains(&vci) {
+        return Err(format!("VC {label} cannot be named in a credit entry; give VPI 0 and a VCI from 1 to 4095"));
+    }
+    Ok(vci as u16)
+}
+
+#[derive(Clone, Debug)]
+pub struct CreditSender {
+    rate: Rate,
+    card: CreditLinecard<Cell>,
+    /// The next slot's index while the clock runs.
+    next_slot: Option<u64>,
+    unknown: Drops,
+    credit_by_flow: Vec<u64>,
+    base: (u64, u64, u64, u64),
+}
+
+impl CreditSender {
+    pub fn new(p: CreditSenderParams) -> Result<CreditSender, ParamIssue> {
+        p.validate()?;
+        Ok(CreditSender { rate: p.line.rate(None)?, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0) })
+    }
+
+    fn wake(&mut self, ctx: &mut Cx<'_>) {
+        if self.next_slot.is_none() && self.card.busy() {
+            let k = self.rate.slot_after(ctx.now);
+            self.next_slot = Some(k);
+            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k)), 0);
+        }
+    }
+}
+
+impl Kind for CreditSender {
+    fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
+        CreditSender::new(CreditSenderParams::bind(p)?)
+    }
+    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+        if port == 0 {
+            let vci = if cell.vc >> 16 == 0 { (cell.vc & 0xffff) as u16 } else { 0 };
+            if let Err(c) = self.card.enqueue(vci, cell) {
+                self.unknown.drop(&c, ctx);
+                return;
+            }
+        } else {
+            let credit = match ctx.store().take(cell.payload) {
+                Some(Payload::Credit(c)) => c,
+                other => {
+                    ctx.fail(format!("credit_sender: a cell on 'credits' ({}, flow {}) is not a credit cell (carries {other:?}); connect only credit cells there", vc_name(cell.vc), cell.flow));
+                    return;
+                }
+            };
+            if ctx.store().check.on {
+                match wirecheck::check_credit_cell(&cell, &credit) {
+                    Ok(()) => ctx.store().check.checked += 1,
+                    Err(e) => return ctx.fail(e),
+                }
+            }
+            let f = cell.flow as usize;
+            if self.credit_by_flow.len() <= f {
+                self.credit_by_flow.resize(f + 1, 0);
+            }
+            self.credit_by_flow[f] += 1;
+            self.card.on_credit_cell(credit.entries());
+        }
+        self.wake(ctx);
+    }
+    fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
+        let Some(k) = self.next_slot else { return };
+        if let Some((_, cell)) = self.card.slot() {
+            ctx.send(0, Msg::Cell(cell));
+        }
+        if self.card.busy() {
+            self.next_slot = Some(k + 1);
+            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k + 1)), 0);
+        } else {
+            self.next_slot = None;
+        }
+    }
+    fn reset_stats(&mut self, _now: SimTime) {
+        let s = &self.card.stats;
+        self.base = (s.sent, s.blocked_cycles, s.credit_cells, s.entries);
+        self.card.stats.fifo_max = self.card.fifo_len();
+    }
+    fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+        let s = &self.card.stats;
+        out.push(path, "credit_sent_cells", "count", (s.sent - self.base.0) as f64, "cells");
+        out.push(path, "credit_blocked_slots", "count", (s.blocked_cycles - self.base.1) as f64, "slots");
+        out.push(path, "credit_rx_cells", "count", (s.credit_cells - self.base.2) as f64, "cells");
+        out.push(path, "credit_entries", "count", (s.entries - self.base.3) as f64, "entries");
+        out.push(path, "credit_fifo_max", "value", s.fifo_max as f64, "entries");
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        self.card.cells().for_each(|c| book_in_flight(l, c));
+        self.unknown.ledger(l);
+        for (f, &n) in self.credit_by_flow.iter().enumerate() {
+            l.add_delivered(f as u32, n);
+        }
+    }
+}
+
+/// The `credit_sender` kind's declarations (registered in `lib.rs`).
+pub const KIND: KindInfo = KindInfo {
+    kind: "credit_sender",
+    help: "upstream node of hop-by-hop credit flow control: per-VC queues, a VC sends only while it holds credit; credit cells on 'credits' feed an entry FIFO, one entry per cell cycle",
+    source: "evans96 (WAN credit flow control, upstream chip)",
+    params: &[&PARAMS],
+    inputs: &INPUTS,
+    outputs: &OUT,
+    ports: None,
+    probes: &[&PROBES],
+    series: &[],
+    is_source: false,
+};
