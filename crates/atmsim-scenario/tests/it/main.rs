@@ -582,6 +582,7 @@ mod selfsimilar;
 mod series;
 mod trace;
 mod abr;
+mod abr_switch;
 mod golden;
 
 mod hosts {
