@@ -9,7 +9,7 @@
 //! | [`switch`]  | `switch`                                | N-port output-buffered switch, VC translation |
 //! | [`aal`]     | (parts)                                 | AAL5 segmentation and reassembly         |
 //! | [`host`]    | `host`                                  | workstation: IP over AAL5, ping/UDP, TCP Reno, CPU, NIC |
-//! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies), `abr_source`, `abr_dest`, `abr_mux` | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI, ABR rate control (TM 4.0 end systems; EFCI/EPRCA/ERICA multiplexer) |
+//! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies), `abr_source`, `abr_edge`, `abr_dest`, `abr_mux` | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI, ABR rate control (TM 4.0 end systems, edge device; EFCI/EPRCA/ERICA multiplexer, and on switch ports) |
 //! | [`lan`]     | `fddi_ring`                             | FDDI timed-token ring, stations, gateway station |
 //! | [`hold`]    | `hold`                                  | kernel benchmark workload                |
 //!
@@ -136,7 +136,7 @@ models! {
     Gcra(gcra::Upc) = [gcra::KIND],
     Iofm(control::iofm::Iofm, boxed) = [iofm::KIND],
     Sink(sink::Sink) = [sink::KIND],
-    AbrSource(control::abr::source_kind::AbrSourceNode, boxed) = [control::abr::source_kind::KIND],
+    AbrSource(control::abr::source_kind::AbrSourceNode, boxed) = [control::abr::source_kind::KIND, control::abr::source_kind::EDGE_KIND],
     AbrDest(control::abr::dest_kind::AbrDestNode, boxed) = [control::abr::dest_kind::KIND],
     AbrMux(control::abr::mux::AbrMux, boxed) = [control::abr::mux::KIND],
     Hold(hold::Hold) = [hold::KIND],

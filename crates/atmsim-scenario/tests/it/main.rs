@@ -583,6 +583,7 @@ mod series;
 mod trace;
 mod abr;
 mod abr_switch;
+mod abr_edge;
 mod golden;
 
 mod hosts {
