@@ -9,7 +9,7 @@
 //! | [`switch`]  | `switch`                                | N-port output-buffered switch, VC translation |
 //! | [`aal`]     | (parts)                                 | AAL5 segmentation and reassembly         |
 //! | [`host`]    | `host`                                  | workstation: IP over AAL5, ping/UDP, TCP Reno, CPU, NIC |
-//! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies), `abr_source`, `abr_dest`, `abr_mux`, `credit_sender`, `credit_buffer` | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI, ABR rate control (TM 4.0 end systems; EFCI/EPRCA/ERICA multiplexer), hop-by-hop credit flow control (evans96 WAN) |
+//! | [`control`] | `pacer`, `gcra`, `iofm` (+ buffer policies), `abr_source`, `abr_edge`, `abr_dest`, `abr_mux`, `credit_sender`, `credit_buffer` | pacing, UPC, i-out-of-m rate control, EPD/PPD/EFCI, ABR rate control (TM 4.0 end systems, edge device; EFCI/EPRCA/ERICA multiplexer, and on switch ports), hop-by-hop credit flow control (evans96 WAN) |
 //! | [`lan`]     | `fddi_ring`                             | FDDI timed-token ring, stations, gateway station |
 //! | [`gateway`] | `atm_fddi_gateway`                      | buddhikot92's ATM–FDDI gateway: SPP, NPE, MPP, buffers |
 //! | [`hold`]    | `hold`                                  | kernel benchmark workload                |
@@ -137,7 +137,7 @@ models! {
     Gcra(gcra::Upc) = [gcra::KIND],
     Iofm(control::iofm::Iofm, boxed) = [iofm::KIND],
     Sink(sink::Sink) = [sink::KIND],
-    AbrSource(control::abr::source_kind::AbrSourceNode, boxed) = [control::abr::source_kind::KIND],
+    AbrSource(control::abr::source_kind::AbrSourceNode, boxed) = [control::abr::source_kind::KIND, control::abr::source_kind::EDGE_KIND],
     AbrDest(control::abr::dest_kind::AbrDestNode, boxed) = [control::abr::dest_kind::KIND],
     AbrMux(control::abr::mux::AbrMux, boxed) = [control::abr::mux::KIND],
     CreditSender(control::credit::sender_kind::CreditSender, boxed) = [control::credit::sender_kind::KIND],

@@ -490,6 +490,7 @@ mod tests {
             ("iofm", "i", Raw::Int(1)),
             ("iofm", "m", Raw::Int(10)),
             ("abr_source", "pcr", s("149.76 Mb/s")),
+            ("abr_edge", "pcr", s("149.76 Mb/s")),
             ("abr_mux", "phy", s("OC-3c")),
             ("abr_mux", "algorithm", s("erica")),
             ("atm_fddi_gateway", "connections", Raw::List(vec![s("1: 1 -> 1")])),

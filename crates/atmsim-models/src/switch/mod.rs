@@ -34,12 +34,14 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
+use crate::control::abr::port::{AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
+use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 
-pub const PARAMS: [ParamSpec; 12] = [
+pub const PARAMS: [ParamSpec; 13] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -48,6 +50,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
+    ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … delta parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
     // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
     crate::control::buffer_policy::PARAMS[0],
@@ -82,14 +85,20 @@ fn parse_endpoint(s: &str, ports: usize) -> Result<(u16, u32), String> {
     Ok(((port - 1) as u16, label))
 }
 
-/// Parses `pN = PRESET` or `pN = RATE`.
-fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
-    let (p, v) = entry.split_once('=').ok_or_else(|| format!("'{entry}' is not \"pN = PRESET or RATE\""))?;
+/// Splits a per-port setting `pN = VALUE` into the port's index and the value.
+fn parse_port_setting<'a>(entry: &'a str, ports: usize, what: &str) -> Result<(usize, &'a str), String> {
+    let (p, v) = entry.split_once('=').ok_or_else(|| format!("'{entry}' is not \"pN = {what}\""))?;
     let port: usize = p.trim().strip_prefix('p').and_then(|x| x.parse().ok()).ok_or_else(|| format!("'{}' is not a port name like p2", p.trim()))?;
     if port == 0 || port > ports {
         return Err(format!("port p{port} does not exist (ports are p1 … p{ports})"));
     }
-    let v = v.trim();
+    Ok((port - 1, v.trim()))
+}
+
+/// Parses `pN = PRESET` or `pN = RATE`.
+fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
+    let (port, v) = parse_port_setting(entry, ports, "PRESET or RATE")?;
+    let port = port + 1;
     if let Some(r) = crate::link::transmitter::phy_rate(v) {
         return Ok((port - 1, r));
     }
@@ -97,6 +106,13 @@ fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
         Ok(atmsim_kernel::units::Quantity::Rate(bps)) => Rate::from_bps(bps).map(|r| (port - 1, r)).ok_or_else(|| format!("'{v}' must be a positive rate")),
         _ => Err(format!("'{v}' is neither a preset ({}) nor a rate", PHY_NAMES.join(", "))),
     }
+}
+
+/// Parses `pN = efci | eprca | erica`.
+fn parse_port_abr(entry: &str, ports: usize) -> Result<(usize, Which), String> {
+    let (port, v) = parse_port_setting(entry, ports, "efci, eprca or erica")?;
+    let v = v.trim_matches('"');
+    ABR_NAMES.iter().find(|n| n.0 == v).map(|n| (port, n.1)).ok_or_else(|| format!("'{v}' is not an ABR algorithm (efci, eprca or erica)"))
 }
 
 /// Parses the translation table.
@@ -143,6 +159,10 @@ pub struct SwitchParams {
     pub delay: SimDuration,
     /// "pN = PRESET or RATE" entries (None: every port at `line`).
     pub port_phy: Option<Vec<String>>,
+    /// "pN = efci | eprca | erica" entries (None: no ABR algorithm on any port).
+    pub abr: Option<Vec<String>>,
+    /// The ABR algorithms' settings (used by the ports `abr` names).
+    pub abr_settings: PortAbrParams,
     /// The translation table's entries.
     pub vcs: Vec<String>,
     pub policy: BufferPolicyParams,
@@ -159,7 +179,15 @@ struct Plan {
     routes: Vec<Vec<(u16, u32, u16)>>,
     route_labels: Vec<(u16, u32)>,
     policy: Option<BufferPolicy>,
+    /// Per output port: its ABR algorithm, if any.
+    abr: Vec<Option<AlgorithmParams>>,
+    /// Per route: the output port whose forward VC a backward RM cell arriving on this
+    /// route belongs to (see [`Switch`]), or [`NO_PORT`].
+    abr_back: Vec<u16>,
 }
+
+/// No port: a route whose cells are no ABR port's backward RM cells.
+const NO_PORT: u16 = u16::MAX;
 
 /// The line rate of output ports when neither phy nor rate is given.
 pub const DEFAULT_PHY: &str = "OC-3c";
@@ -175,6 +203,8 @@ impl SwitchParams {
             vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
             delay: p.need("delay", Params::time)?,
             port_phy: p.opt_list("port_phy")?,
+            abr: p.opt_list("abr")?,
+            abr_settings: PortAbrParams::bind(p)?,
             vcs: p.need("vcs", Params::list)?.to_vec(),
             policy: BufferPolicyParams::bind(p)?,
         })
@@ -230,7 +260,23 @@ impl SwitchParams {
         }
         lookup.iter_mut().for_each(|l| l.sort_unstable());
         let policy = self.policy.policy()?;
-        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy })
+        // ABR: the algorithm of each port named, and for every route the port whose
+        // forward VC its backward RM cells belong to: a backward RM cell carries the
+        // label of its forward direction (TM 4.0; `abr_dest` keeps it), so one arriving
+        // on input pJ with label L belongs to the VC that leaves on output pJ with L.
+        let mut abr: Vec<Option<AlgorithmParams>> = vec![None; n];
+        for entry in self.abr.iter().flatten() {
+            let (port, which) = parse_port_abr(entry, n).map_err(|m| ParamIssue::new("abr", m))?;
+            let efci = self.policy.efci_threshold.is_some();
+            abr[port] = Some(self.abr_settings.algorithm(which, rates[port].cells_per_s(), efci).map_err(|e| if e.key == "algorithm" { ParamIssue::new("abr", format!("'{entry}': {}", e.msg)) } else { e })?);
+        }
+        let abr_back: Vec<u16> = route_labels.iter().map(|&(j, vc)| if abr[j as usize].is_some() && out_labels[j as usize].contains(&vc) { j } else { NO_PORT }).collect();
+        for (j, a) in abr.iter().enumerate() {
+            if matches!(a, Some(AlgorithmParams::Eprca(_) | AlgorithmParams::Erica(_))) && !abr_back.contains(&(j as u16)) {
+                return Err(ParamIssue::new("abr", format!("p{} runs an explicit-rate algorithm but no VC leaving p{0} comes back in on p{0} with its label (the table needs an entry \"p{0}:L -> ...\" for a label L that p{0} sends: backward RM cells carry their forward label)", j + 1)));
+            }
+        }
+        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back })
     }
 }
 
@@ -258,6 +304,15 @@ pub struct Switch {
     delay: SimDuration,
     line: VecDeque<(SimTime, u16, Cell)>,
     out: Vec<Transmitter>,
+    /// Whether any output port runs an ABR algorithm (else the ABR code is never entered).
+    abr_on: bool,
+    /// Per output port: its ABR algorithm.
+    abr: Vec<Option<PortAbr>>,
+    /// Per route: the port whose forward VC its backward RM cells belong to, or NO_PORT.
+    abr_back: Vec<u16>,
+    /// Per output port, per output-side VC index: a forward RM cell of it was seen (its
+    /// cells are ABR and count as the port's ABR input).
+    abr_vc: Vec<Vec<bool>>,
     // since warm-up
     route_rx: Vec<u64>,
     in_rx: Vec<u64>,
@@ -277,7 +332,7 @@ fn bump(v: &mut Vec<u64>, i: usize) {
 impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     pub fn new(params: SwitchParams) -> Result<Self, ParamIssue> {
-        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy } = params.plan()?;
+        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let out = (0..n)
@@ -297,13 +352,85 @@ impl Switch {
             delay: params.delay,
             line: VecDeque::new(),
             out,
+            abr_on: abr.iter().any(Option::is_some),
+            abr_vc: out_labels.iter().map(|l| vec![false; l.len()]).collect(),
+            abr: abr.into_iter().map(|a| a.map(PortAbr::new)).collect(),
+            abr_back,
             in_rx: vec![0; n],
             no_route: vec![0; n],
             no_route_drops: Drops::new("no_route"),
             replicated_by_flow: Vec::new(),
         })
     }
+    /// The cell of route `r` onto each of its branches: into the output buffer, or
+    /// the delay line. `ABR`: some port runs an ABR algorithm.
+    #[inline(always)]
+    fn switch_cell<const ABR: bool>(&mut self, r: usize, cell: Cell, ctx: &mut Cx<'_>) {
+        for b in 0..self.routes[r].len() {
+            let (o, vc, aux) = self.routes[r][b];
+            let mut c = Cell { vc, aux, ..cell };
+            if b > 0 {
+                bump(&mut self.replicated_by_flow, cell.flow as usize);
+                // Each copy carries its own copy of the payload.
+                if cell.payload.is_some() {
+                    c.payload = ctx.store().duplicate(cell.payload);
+                }
+            }
+            if self.delay.ps() == 0 {
+                if ABR {
+                    self.abr_join(o as usize, c, ctx);
+                } else {
+                    self.out[o as usize].accept(c, ctx);
+                }
+            } else {
+                let at = ctx.now.plus(self.delay);
+                if self.line.is_empty() {
+                    ctx.schedule_at(at, TAG_DELAY);
+                }
+                self.line.push_back((at, o, c));
+            }
+        }
+    }
+
+    /// A cell joins output port `o`'s buffer; the port's ABR algorithm (if any) sees
+    /// it: a forward RM cell gives its VC's CCR and makes the VC an ABR one; the cells
+    /// of ABR VCs are the port's ABR input.
+    #[cold]
+    fn abr_join(&mut self, o: usize, c: Cell, ctx: &mut Cx<'_>) {
+        let Some(abr) = self.abr[o].as_mut().filter(|a| a.reads_forward()) else {
+            self.out[o].accept(c, ctx);
+            return;
+        };
+        let rm = match ctx.store().get(c.payload) {
+            Some(&Payload::Rm(rm)) if !rm.backward => Some(rm),
+            _ => None,
+        };
+        let known = &mut self.abr_vc[o][c.aux as usize];
+        *known |= rm.is_some();
+        let (abr_cell, now, vc) = (*known, ctx.now, c.vc);
+        self.out[o].accept(c, ctx);
+        if abr_cell {
+            abr.on_forward(now, vc, rm.as_ref(), self.out[o].queue_len() as u64);
+        }
+    }
+
+    /// A cell arriving on route `r`: if it is a backward RM cell of a VC whose forward
+    /// cells leave on an ABR port, that port's algorithm writes ER / CI into it.
+    #[cold]
+    fn abr_backward(&mut self, r: usize, cell: &Cell, ctx: &mut Cx<'_>) {
+        let j = self.abr_back[r];
+        if j == NO_PORT || !cell.payload.is_some() {
+            return;
+        }
+        let (now, q) = (ctx.now, self.out[j as usize].queue_len() as u64);
+        if let (Some(Payload::Rm(rm)), Some(abr)) = (ctx.store().get_mut(cell.payload), self.abr[j as usize].as_mut()) {
+            if rm.backward {
+                abr.on_backward(now, cell.vc, rm, q);
+            }
+        }
+    }
 }
+
 
 
 impl crate::kind::Kind for Switch {
@@ -325,25 +452,11 @@ impl crate::kind::Kind for Switch {
         };
         let r = self.lookup[i][k].1 as usize;
         self.route_rx[r] += 1;
-        for b in 0..self.routes[r].len() {
-            let (o, vc, aux) = self.routes[r][b];
-            let mut c = Cell { vc, aux, ..cell };
-            if b > 0 {
-                bump(&mut self.replicated_by_flow, cell.flow as usize);
-                // Each copy carries its own copy of the payload.
-                if cell.payload.is_some() {
-                    c.payload = ctx.store().duplicate(cell.payload);
-                }
-            }
-            if self.delay.ps() == 0 {
-                self.out[o as usize].accept(c, ctx);
-            } else {
-                let at = ctx.now.plus(self.delay);
-                if self.line.is_empty() {
-                    ctx.schedule_at(at, TAG_DELAY);
-                }
-                self.line.push_back((at, o, c));
-            }
+        if self.abr_on {
+            self.abr_backward(r, &cell, ctx);
+            self.switch_cell::<true>(r, cell, ctx);
+        } else {
+            self.switch_cell::<false>(r, cell, ctx);
         }
     }
     #[inline]
@@ -356,7 +469,11 @@ impl crate::kind::Kind for Switch {
             if let Some(&(next, _, _)) = self.line.front() {
                 ctx.schedule_at(next, TAG_DELAY);
             }
-            self.out[o as usize].accept(c, ctx);
+            if self.abr_on {
+                self.abr_join(o as usize, c, ctx);
+            } else {
+                self.out[o as usize].accept(c, ctx);
+            }
         } else {
             let j = ((tag - 1) / 2) as usize;
             match self.out.get_mut(j) {
@@ -365,6 +482,7 @@ impl crate::kind::Kind for Switch {
             }
         }
     }
+
     /// The index of output port `p<N>`'s transmitter series `name`.
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         let n = crate::series::parse_port(sub, self.out.len())?;
@@ -376,6 +494,7 @@ impl crate::kind::Kind for Switch {
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.out.iter_mut().for_each(|t| t.reset_stats(now));
+        self.abr.iter_mut().flatten().for_each(PortAbr::reset_stats);
         self.route_rx.iter_mut().for_each(|x| *x = 0);
         self.in_rx.iter_mut().for_each(|x| *x = 0);
         self.no_route.iter_mut().for_each(|x| *x = 0);
@@ -385,6 +504,9 @@ impl crate::kind::Kind for Switch {
             let used = self.routes.iter().any(|r| r.iter().any(|b| b.0 as usize == j));
             if used {
                 t.report(now, &format!("{path}/p{}", j + 1), out);
+                if let Some(a) = &self.abr[j] {
+                    a.report(&format!("{path}/p{}", j + 1), out);
+                }
             }
         }
         for i in 0..self.in_rx.len() {
@@ -413,13 +535,13 @@ impl crate::kind::Kind for Switch {
 /// The `switch` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "switch",
-    help: "N-port output-buffered ATM switch: VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters",
+    help: "N-port output-buffered ATM switch: VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters, ABR switch algorithms (EFCI, EPRCA, ERICA) per output port",
     source: "domingo95 section 2 (SynOptics LattisCell); lazarou96 Table 1",
-    params: &[&crate::switch::PARAMS],
+    params: &[&crate::switch::PARAMS, &crate::control::abr::port::PARAMS],
     inputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     outputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     ports: Some(crate::switch::ports),
-    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES],
     series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
     is_source: false,
 };

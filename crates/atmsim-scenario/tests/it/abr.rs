@@ -115,3 +115,21 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
     let e = err(&bad);
     assert!(e.starts_with(&format!("bad.toml:{}: components.s1: input port 'back' is not connected", line_of(&bad, "[components.s1]"))), "{e}");
 }
+
+/// EPRCA (94-0735R1, dastangoo96's explicit-rate switch) on the multiplexer: the two
+/// identical sessions get the fair share of the line, C/2, within 10% on average.
+/// EPRCA has no target utilisation (its queue threshold holds the line full) and its
+/// ACRs oscillate around the share, so the mean since the warm-up is checked.
+#[test]
+fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
+    let r = run(&scenario(&[("mux.algorithm", "\"eprca\"")]), 0);
+    let share = OC3C_CELLS_PER_S / 2.0 * MB;
+    for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
+        let mean = probe(&r, s, "abr_acr", "mean");
+        assert!(within(mean, share, 0.10), "{s}: mean ACR {mean} Mb/s, fair share {share}");
+        let data = probe(&r, d, "sink_throughput", "value");
+        assert!(within(data, share * 31.0 / 32.0, 0.10), "{d}: data {data} Mb/s");
+    }
+    assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}

@@ -584,6 +584,8 @@ mod series;
 mod trace;
 mod abr;
 mod credit;
+mod abr_switch;
+mod abr_edge;
 mod golden;
 
 mod hosts {

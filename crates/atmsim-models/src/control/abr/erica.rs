@@ -19,8 +19,9 @@
 //!
 //! On a backward RM cell of VC i: VCShare = CCR[i]/z; ER = max(fair share, VCShare)
 //! when z > 1 + δ, else max(fair share, VCShare, MaxAllocPrevious); MaxAllocCurrent =
-//! max(MaxAllocCurrent, ER); if ER > fair share and CCR[i] < fair share, ER = fair
-//! share; the cell's ER becomes min(ER in cell, ER, ABR capacity).
+//! max(MaxAllocCurrent, ER); if ER > fair share and CCR[i] < fair share (the fair
+//! share, with `ccr_on_grid` rounded down to the RM cells' rate format as CCR is),
+//! ER = fair share; the cell's ER becomes min(ER in cell, ER, ABR capacity).
 //!
 //! ERICA+ queue control: with the queueing delay Tq = queue length / link rate and
 //! the target delay T0, f = a·T0/((a − 1)·Tq + T0) for Tq ≤ T0 (above 1: an empty
@@ -83,6 +84,9 @@ pub struct EricaParams {
     pub delta: f64,
     /// ERICA+ (None: plain ERICA).
     pub queue_control: Option<QueueControl>,
+    /// Judge "CCR below the fair share" with the fair share rounded down to the RM
+    /// cells' rate format (the grid CCR is carried on); false: exactly.
+    pub ccr_on_grid: bool,
 }
 
 impl EricaParams {
@@ -196,7 +200,11 @@ impl Erica {
         let vc_share = if m.z > 0.0 { ccr / m.z } else { f64::INFINITY };
         let mut er = if m.z > 1.0 + self.p.delta { m.fair_share.max(vc_share) } else { m.fair_share.max(vc_share).max(self.max_alloc_prev) };
         self.max_alloc_cur = self.max_alloc_cur.max(er.min(m.capacity));
-        if er > m.fair_share && ccr < m.fair_share {
+        // A CCR is carried rounded down (up to 1/512): a VC sent exactly the fair share
+        // reports a CCR a little below it and, compared with the exact value, is held
+        // at the fair share even where its max-min share is higher (`ccr_on_grid`).
+        let fair_share = if self.p.ccr_on_grid { RmRate::from_cells_per_s(m.fair_share).cells_per_s() } else { m.fair_share };
+        if er > m.fair_share && ccr < fair_share {
             er = m.fair_share;
         }
         let er = RmRate::from_cells_per_s(er.min(m.capacity));
@@ -211,7 +219,7 @@ mod tests {
     const MS: u64 = 1_000_000_000;
 
     fn p() -> EricaParams {
-        EricaParams { link_rate: 1000.0, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(100 * MS)), delta: 0.1, queue_control: None }
+        EricaParams { link_rate: 1000.0, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(100 * MS)), delta: 0.1, queue_control: None, ccr_on_grid: false }
     }
 
     fn brm(er: f64) -> RmRepr {
@@ -227,6 +235,30 @@ mod tests {
         for k in 0..n {
             let t = SimTime(t0_ms * MS + k * 100 * MS / n);
             e.on_cell(t, vcs[(k % vcs.len() as u64) as usize], 0);
+        }
+    }
+
+    /// A VC sent exactly the fair share reports it rounded down in CCR: compared
+    /// exactly it counts as below the fair share and is held there; compared on the
+    /// rate grid it gets its VC share.
+    #[test]
+    fn ccr_at_the_fair_share_on_the_rate_grid() {
+        // Seven VCs: fair share 900/7 = 128.571 cells/s, carried as 128·(1 + 2/512) = 128.5.
+        let fs = 900.0 / 7.0;
+        assert_eq!(frm(fs).ccr.cells_per_s(), 128.5);
+        for on_grid in [false, true] {
+            let mut e = Erica::new(EricaParams { ccr_on_grid: on_grid, ..p() });
+            e.on_forward_rm(1, &frm(fs));
+            // 45 cells over 100 ms: z = 0.5; VCShare 128.5/0.5 = 257; MaxAllocPrevious 0.
+            load(&mut e, 0, 44, &[1, 2, 3, 4, 5, 6, 7]);
+            e.on_cell(SimTime(100 * MS), 7, 0);
+            assert_eq!((e.measure().unwrap().z, e.measure().unwrap().active), (0.5, 7));
+            let mut b = brm(4096.0);
+            e.on_backward_rm(SimTime(100 * MS), 1, &mut b, 0);
+            // Exact: 128.5 < 128.571 → the fair share. On the grid: 128.5 is not below
+            // 128.5 → VCShare 257 = 256·(1 + 2/512), on the grid.
+            let want = if on_grid { 257.0 } else { 128.5 };
+            assert_eq!(b.er.cells_per_s(), want, "ccr_on_grid = {on_grid}");
         }
     }
 

@@ -21,6 +21,7 @@ pub mod eprca;
 pub mod erica;
 pub mod mux;
 pub mod params;
+pub mod port;
 pub mod source;
 pub mod source_kind;
 

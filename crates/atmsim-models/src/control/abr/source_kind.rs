@@ -7,8 +7,13 @@
 //!
 //! - Data: greedy (a cell always waits) unless `demand` is given; then data cells
 //!   become ready at the demand rate from `start` (cell k at `start + ceil(k·424/demand)`)
-//!   and wait at the source until the ACR lets them go. (An edge device feeding it
-//!   from a traffic source is issue 15 item 3, not built yet.)
+//!   and wait at the source until the ACR lets them go.
+//! - `abr_edge` (same code, [`EDGE_KIND`]): the data are the cells of a traffic source
+//!   wired to input `in`; they wait in a queue (unlimited, or `edge_capacity` cells,
+//!   a cell arriving to a full queue dropped with cause `edge_full`) and each in-rate
+//!   data chance takes the oldest. The source's cell ends at the edge (booked as
+//!   delivered there) and a cell of the edge's own flow and VC goes on, carrying its
+//!   payload; so the destination's delay is measured from the edge.
 //! - In-rate cells (data and forward RM cells, rule 3's order from the state machine)
 //!   leave at ACR: a train at a constant ACR is exact to the picosecond (cell k of a
 //!   train started at `t0` at `t0 + ceil(k·424/ACR)`, as `cbr` computes its instants);
@@ -25,11 +30,13 @@
 //!   no data waits (it wakes when the next data cell is ready).
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, TimeAverage};
+use std::collections::VecDeque;
+
 use atmsim_kernel::{Ledger, PortId, Rate, SeriesKind, SimTime};
 
 use super::params::{AbrParams, PARAMS as ABR_PARAMS};
 use super::source::{AbrSource, Send};
-use crate::cell::{Cell, FLAG_CLP};
+use crate::cell::{book_in_flight, Cell, Drops, FLAG_CLP};
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::{Payload, PayloadId};
@@ -46,6 +53,26 @@ pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     help: "rate at which data cells become ready to send (default: greedy, a data cell always waits)",
     source: "atmsim convention (greedy sources as in dastangoo96's max-min study)",
 }];
+
+/// The `abr_edge` kind's own parameter.
+pub const EDGE_PARAMS: [ParamSpec; 1] = [ParamSpec {
+    name: "edge_capacity",
+    ty: ParamType::SizeOr("unlimited"),
+    default: Some("unlimited"),
+    required: false,
+    help: "the edge queue (cells; a cell arriving to a full queue is dropped, cause edge_full)",
+    source: "atmsim convention: unlimited, so the queue shows the buffer an edge device needs (dastangoo96 studies that requirement)",
+}];
+
+/// What an edge device reports besides the source's probes.
+pub const EDGE_PROBES: [ProbeSpec; 3] = [
+    ProbeSpec { name: "edge_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells that arrived from the traffic source (count)" },
+    ProbeSpec { name: "edge_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped at a full edge queue (count)" },
+    ProbeSpec { name: "edge_q", unit: "cells", kind: ProbeKind::TimeAverage, help: "edge queue length (statistics mean: time average since warm-up, max, final)" },
+];
+
+/// An edge device samples the ABR source's series and its queue.
+pub const EDGE_SERIES: [SeriesDecl; 4] = [SERIES[0], SERIES[1], SERIES[2], SeriesDecl { name: "edge_q", unit: "cells", kind: SeriesKind::Level, scale: 1.0, help: "edge queue length at each instant" }];
 
 pub const PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "abr_acr", unit: "Mb/s", kind: ProbeKind::TimeAverage, help: "allowed cell rate, 424 bits per cell (statistics mean: time average since warm-up, max, final)" },
@@ -70,12 +97,19 @@ pub struct AbrSourceParams {
     /// None: greedy.
     pub demand: Option<Rate>,
     pub source: SourceParams,
+    /// `abr_edge`: the data come from input `in` through a queue of this many cells
+    /// (Some(None): unlimited).
+    pub edge: Option<Option<usize>>,
 }
 
 impl AbrSourceParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(AbrSourceParams { abr: AbrParams::bind(p)?, demand: p.opt("demand", Params::rate)?, source: SourceParams::bind(p)? })
+        let edge = match p.opt("edge_capacity", Params::cell_limit)? {
+            None => None,
+            Some(l) => Some(l.at_least_one("edge_capacity", "must be at least 1 cell (or \"unlimited\")")?),
+        };
+        Ok(AbrSourceParams { abr: AbrParams::bind(p)?, demand: p.opt("demand", Params::rate)?, source: SourceParams::bind(p)?, edge })
     }
 
     /// The checks of the parameters against each other.
@@ -100,8 +134,23 @@ impl Train {
     }
 }
 
+/// An edge device's queue: a traffic source's cells waiting for the ABR VC.
+#[derive(Clone, Debug)]
+struct Edge {
+    queue: VecDeque<Cell>,
+    capacity: Option<usize>,
+    full: Drops,
+    level: TimeAverage,
+    /// Cells taken from the queue and sent on, per flow, whole run (delivered here).
+    sent_by_flow: Vec<u64>,
+    // since warm-up
+    rx: u64,
+    dropped: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct AbrSourceNode {
+    edge: Option<Edge>,
     core: SourceCore,
     abr: AbrSource,
     demand: Option<Rate>,
@@ -123,7 +172,9 @@ impl AbrSourceNode {
     pub fn new(params: AbrSourceParams, flow: u32) -> AbrSourceNode {
         let abr = AbrSource::new(params.abr);
         let core = SourceCore::new(&params.source, flow);
+        let edge = params.edge.map(|capacity| Edge { queue: VecDeque::new(), capacity, full: Drops::new("edge_full"), level: TimeAverage::new(SimTime::ZERO, 0.0), sent_by_flow: Vec::new(), rx: 0, dropped: 0 });
         AbrSourceNode {
+            edge,
             acr: TimeAverage::new(SimTime::ZERO, abr.acr()),
             core,
             abr,
@@ -150,6 +201,10 @@ impl AbrSourceNode {
 
     /// When data cell number `data_sent` is ready (the start for a greedy source).
     fn data_ready_at(&self) -> SimTime {
+        if let Some(e) = &self.edge {
+            // An edge device: now if a cell waits, else not until one arrives.
+            return if e.queue.is_empty() { SimTime::MAX } else { SimTime::ZERO };
+        }
         match self.demand {
             None => self.core.start,
             Some(d) => self.core.start.plus(d.cell_train_offset(self.data_sent)),
@@ -228,7 +283,24 @@ impl AbrSourceNode {
                 Some(Send::Data) => {
                     self.data += 1;
                     self.data_sent += 1;
-                    self.core.emit_with(ctx, 0, PayloadId::NONE);
+                    match self.edge.as_mut() {
+                        None => self.core.emit_with(ctx, 0, PayloadId::NONE),
+                        Some(e) => {
+                            // The traffic source's cell ends here; its payload goes
+                            // on in the ABR VC's cell.
+                            let Some(c) = e.queue.pop_front() else {
+                                ctx.fail("abr_edge sent a data cell from an empty queue".into());
+                                return;
+                            };
+                            e.level.set(now, e.queue.len() as f64);
+                            let f = c.flow as usize;
+                            if e.sent_by_flow.len() <= f {
+                                e.sent_by_flow.resize(f + 1, 0);
+                            }
+                            e.sent_by_flow[f] += 1;
+                            self.core.emit_with(ctx, 0, c.payload);
+                        }
+                    }
                 }
                 Some(Send::BackwardRm) => {
                     ctx.fail("the ABR source sent a backward RM cell it was never given".into());
@@ -277,8 +349,22 @@ impl crate::kind::Kind for AbrSourceNode {
             self.on_send(ctx);
         }
     }
-    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
+        if port == 1 {
+            // abr_edge's input: the traffic source's cells join the queue.
+            let Some(e) = self.edge.as_mut() else { return };
+            e.rx += 1;
+            if e.capacity.is_some_and(|c| e.queue.len() >= c) {
+                e.dropped += 1;
+                e.full.drop(&cell, ctx);
+                return;
+            }
+            e.queue.push_back(cell);
+            e.level.set(now, e.queue.len() as f64);
+            self.plan(ctx);
+            return;
+        }
         let rm = match ctx.store().take(cell.payload) {
             Some(Payload::Rm(rm)) if rm.backward => rm,
             other => {
@@ -311,6 +397,10 @@ impl crate::kind::Kind for AbrSourceNode {
         self.core.reset_stats(now);
         self.acr.reset(now);
         self.abr.reset_stats();
+        if let Some(e) = self.edge.as_mut() {
+            e.level.reset(now);
+            (e.rx, e.dropped) = (0, 0);
+        }
         (self.data, self.frm_in, self.frm_out, self.brm) = (0, 0, 0, 0);
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -323,19 +413,35 @@ impl crate::kind::Kind for AbrSourceNode {
         out.push(path, "abr_frm_cells", "in_rate", self.frm_in as f64, "cells");
         out.push(path, "abr_frm_cells", "out_of_rate", self.frm_out as f64, "cells");
         out.push(path, "abr_brm_cells", "count", self.brm as f64, "cells");
+        if let Some(e) = &self.edge {
+            out.push(path, "edge_rx_cells", "count", e.rx as f64, "cells");
+            out.push(path, "edge_drop_cells", "count", e.dropped as f64, "cells");
+            out.push(path, "edge_q", "mean", e.level.mean(now), "cells");
+            out.push(path, "edge_q", "max", e.level.max(), "cells");
+            out.push(path, "edge_q", "final", e.queue.len() as f64, "cells");
+        }
     }
     fn ledger(&self, l: &mut Ledger) {
         self.core.ledger(l);
         for (f, &n) in self.brm_by_flow.iter().enumerate() {
             l.add_delivered(f as u32, n);
         }
+        if let Some(e) = &self.edge {
+            for (f, &n) in e.sent_by_flow.iter().enumerate() {
+                l.add_delivered(f as u32, n);
+            }
+            e.full.ledger(l);
+            e.queue.iter().for_each(|c| book_in_flight(l, c));
+        }
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
-        if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }
+        let series: &[SeriesDecl] = if self.edge.is_some() { &EDGE_SERIES } else { &SERIES };
+        if sub.is_empty() { crate::series::find(series, name) } else { None }
     }
     fn sample(&self, index: u64) -> f64 {
         match crate::series::split(index).1 {
             2 => self.abr.acr(),
+            3 => self.edge.as_ref().map_or(f64::NAN, |e| e.queue.len() as f64),
             q => self.core.sample(q),
         }
     }
@@ -361,6 +467,24 @@ pub const KIND: KindInfo = KindInfo {
     is_source: true,
 };
 
+/// An edge device's inputs: backward RM cells, and the traffic source's cells.
+pub const EDGE_INPUTS: [PortSpec; 2] = [PortSpec::cells("back", false), PortSpec::cells("in", true)];
+
+/// The `abr_edge` kind's declarations (registered in `lib.rs`): an `abr_source` whose
+/// data are the cells of a traffic source wired to `in`, queued and sent at ACR.
+pub const EDGE_KIND: KindInfo = KindInfo {
+    kind: "abr_edge",
+    help: "ABR edge device: cells of any traffic source wired to input 'in' wait in a queue (unlimited, or edge_capacity with losses counted) drained by one ABR VC at its ACR (abr_source's rules and parameters); backward RM cells on 'back'",
+    source: "dastangoo96 (ABR edge devices fed by self-similar traffic); ATM Forum TM 4.0 section 5.10.4",
+    params: &[&ABR_PARAMS, &EDGE_PARAMS, &COMMON_PARAMS],
+    inputs: &EDGE_INPUTS,
+    outputs: &OUT,
+    ports: None,
+    probes: &[&SOURCE_PROBES, &PROBES, &EDGE_PROBES],
+    series: &[KindSeries { at: "", series: &EDGE_SERIES }],
+    is_source: true,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,7 +500,7 @@ mod tests {
 
     #[test]
     fn demand_makes_data_ready_at_its_rate_from_start() {
-        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None } };
+        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None };
         let mut s = AbrSourceNode::new(p, 0);
         assert_eq!(s.data_ready_at(), SimTime(5));
         // 100,000 cells/s: one every 10 µs.

@@ -1,0 +1,204 @@
+//! One output port's ABR switch algorithm — EFCI, EPRCA or ERICA — as the `abr_mux`
+//! kind and the `switch` kind's output ports both run it: the parameters (read once
+//! from a component's table, see [`PARAMS`]) and the state that sees the forward cells
+//! entering the port's buffer and writes into the backward RM cells of the same VCs.
+//!
+//! ```text
+//!   forward cell of VC v joins the port's buffer ─> on_forward (EPRCA: MACR from a
+//!                                                   forward RM cell; ERICA: counts, CCR)
+//!   backward RM cell of VC v (same label v) ──────> on_backward (ER, CI written)
+//! ```
+//!
+//! EFCI is the buffer policy's marking (`efci_threshold`); here it does nothing.
+
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
+use atmsim_kernel::{SimDuration, SimTime};
+use atmsim_wire::rm::RmRepr;
+
+use super::eprca::{Eprca, EprcaParams};
+use super::erica::{Averaging, Erica, EricaParams};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+
+const EPRCA_SRC: &str = "Roberts, ATM Forum 94-0735R1 (EPRCA), 1994";
+
+/// The algorithms' parameters (everything but the choice of algorithm).
+pub const PARAMS: [ParamSpec; 10] = [
+    ParamSpec { name: "av", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.0625"), required: false, help: "EPRCA: averaging factor of MACR (1/16)", source: EPRCA_SRC },
+    ParamSpec { name: "dpf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.875"), required: false, help: "EPRCA: down-pressure factor, fair share = DPF·MACR (7/8)", source: EPRCA_SRC },
+    ParamSpec { name: "mrf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.25"), required: false, help: "EPRCA: major reduction factor above dqt (1/4)", source: EPRCA_SRC },
+    ParamSpec { name: "qt", ty: ParamType::Size, default: Some("500 cells"), required: false, help: "EPRCA: congestion threshold (queue above it: congested)", source: "atmsim convention: dastangoo96's switch threshold (500 cells); 94-0735R1 leaves it to the implementation" },
+    ParamSpec { name: "dqt", ty: ParamType::Size, default: Some("2000 cells"), required: false, help: "EPRCA: heavy congestion threshold (at least qt)", source: "atmsim convention (4·qt); 94-0735R1 leaves it to the implementation" },
+    ParamSpec { name: "mark_ci", ty: ParamType::Bool, default: Some("false"), required: false, help: "EPRCA: also set CI on the VCs told to slow down while congested", source: "atmsim convention (ER only, as 94-0735R1's ER switches)" },
+    ParamSpec { name: "target_utilisation", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.9"), required: false, help: "ERICA: share of the line rate ABR may fill (ABR capacity = this · line rate)", source: "atmsim convention: 0.9, the value of ERICA's published simulations (96-1172; not in the seeds, to be checked)" },
+    ParamSpec { name: "averaging", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "ERICA: averaging interval, a time", source: "atmsim convention: 1 ms (about 350 OC-3c cell times; 96-1172 leaves it to the implementation)" },
+    ParamSpec { name: "ccr_on_grid", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: judge \"CCR below the fair share\" with the fair share rounded down to the RM rate format, as CCR is carried (true reaches max-min shares above a port's fair share; false, exact: a VC sent exactly the fair share is held at it)", source: "atmsim convention: false keeps the runs of the shipped scenarios unchanged; 96-1172 compares exact rates" },
+    ParamSpec { name: "delta", ty: ParamType::Float { min: 0.0, max: 10.0 }, default: Some("0.1"), required: false, help: "ERICA: overload margin δ, MaxAllocPrevious used only while z ≤ 1 + δ", source: "atmsim convention: 0.1 (96-1172's example value; not in the seeds, to be checked)" },
+];
+
+/// What a port running an algorithm reports (at the port's component path).
+pub const PROBES: [ProbeSpec; 3] = [
+    ProbeSpec { name: "abr_er_cells", unit: "cells", kind: ProbeKind::Counter, help: "backward RM cells whose ER this port lowered (count)" },
+    ProbeSpec { name: "abr_ci_cells", unit: "cells", kind: ProbeKind::Counter, help: "backward RM cells this port set CI on (count)" },
+    ProbeSpec { name: "abr_fair_share", unit: "Mb/s", kind: ProbeKind::Gauge, help: "ERICA: fair share of the last interval; EPRCA: DPF·MACR (value, 424 bits per cell)" },
+];
+
+/// The algorithm names, as a component's parameters spell them.
+pub const NAMES: [(&str, Which); 3] = [("efci", Which::Efci), ("eprca", Which::Eprca), ("erica", Which::Erica)];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    Efci,
+    Eprca,
+    Erica,
+}
+
+/// [`PARAMS`] bound: EPRCA's and ERICA's settings (ERICA's line rate is the port's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortAbrParams {
+    pub eprca: EprcaParams,
+    pub target_utilisation: f64,
+    pub averaging: SimDuration,
+    pub delta: f64,
+    pub ccr_on_grid: bool,
+}
+
+impl PortAbrParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(PortAbrParams {
+            eprca: EprcaParams {
+                av: p.need("av", Params::float)?,
+                dpf: p.need("dpf", Params::float)?,
+                mrf: p.need("mrf", Params::float)?,
+                qt: p.need("qt", Params::cells)?,
+                dqt: p.need("dqt", Params::cells)?,
+                mark_ci: p.need("mark_ci", Params::bool)?,
+            },
+            target_utilisation: p.need("target_utilisation", Params::float)?,
+            averaging: p.need("averaging", Params::time)?,
+            delta: p.need("delta", Params::float)?,
+            ccr_on_grid: p.need("ccr_on_grid", Params::bool)?,
+        })
+    }
+
+    /// The algorithm `which` for a port of line rate `link_rate` (cells/s), checked.
+    /// `efci_threshold`: the buffer policy's threshold (EFCI needs one).
+    pub fn algorithm(&self, which: Which, link_rate: f64, efci_threshold: bool) -> Result<AlgorithmParams, ParamIssue> {
+        match which {
+            Which::Efci if !efci_threshold => Err(ParamIssue::new("algorithm", "algorithm = \"efci\" needs efci_threshold (dastangoo96: \"500 cells\")")),
+            Which::Efci => Ok(AlgorithmParams::Efci),
+            Which::Eprca => self.eprca.validate().map(|()| AlgorithmParams::Eprca(self.eprca)),
+            Which::Erica => {
+                if self.averaging == SimDuration::ZERO {
+                    return Err(ParamIssue::new("averaging", "the averaging interval must be longer than 0 s"));
+                }
+                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging: Averaging::Time(self.averaging), delta: self.delta, queue_control: None, ccr_on_grid: self.ccr_on_grid };
+                e.validate().map(|()| AlgorithmParams::Erica(e))
+            }
+        }
+    }
+}
+
+/// Which algorithm, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlgorithmParams {
+    Efci,
+    Eprca(EprcaParams),
+    Erica(EricaParams),
+}
+
+#[derive(Clone, Debug)]
+enum Algorithm {
+    Efci,
+    Eprca(Eprca, f64),
+    Erica(Erica),
+}
+
+/// One port's algorithm and its counts.
+#[derive(Clone, Debug)]
+pub struct PortAbr {
+    algorithm: Algorithm,
+    /// ERICA: backward RM cells whose ER it lowered, since warm-up.
+    er_lowered: u64,
+}
+
+impl PortAbr {
+    pub fn new(p: AlgorithmParams) -> PortAbr {
+        let algorithm = match p {
+            AlgorithmParams::Efci => Algorithm::Efci,
+            AlgorithmParams::Eprca(e) => Algorithm::Eprca(Eprca::new(e), e.dpf),
+            AlgorithmParams::Erica(e) => Algorithm::Erica(Erica::new(e)),
+        };
+        PortAbr { algorithm, er_lowered: 0 }
+    }
+
+    /// Whether the algorithm reads forward cells (EFCI does not).
+    pub fn reads_forward(&self) -> bool {
+        !matches!(self.algorithm, Algorithm::Efci)
+    }
+
+    /// An ABR cell of VC `vc` joined the port's buffer, which now holds `queue_len`
+    /// cells; `rm`: its RM fields if it is a forward RM cell.
+    pub fn on_forward(&mut self, now: SimTime, vc: u32, rm: Option<&RmRepr>, queue_len: u64) {
+        match &mut self.algorithm {
+            Algorithm::Efci => {}
+            Algorithm::Eprca(e, _) => {
+                if let Some(rm) = rm {
+                    e.on_forward_rm(rm, queue_len);
+                }
+            }
+            Algorithm::Erica(e) => {
+                e.on_cell(now, vc, queue_len);
+                if let Some(rm) = rm {
+                    e.on_forward_rm(vc, rm);
+                }
+            }
+        }
+    }
+
+    /// A backward RM cell of VC `vc` (whose forward cells join this port's buffer,
+    /// which holds `queue_len` cells): ER and CI written into `rm`.
+    pub fn on_backward(&mut self, now: SimTime, vc: u32, rm: &mut RmRepr, queue_len: u64) {
+        match &mut self.algorithm {
+            Algorithm::Efci => {}
+            Algorithm::Eprca(e, _) => e.on_backward_rm(rm, queue_len),
+            Algorithm::Erica(e) => {
+                let before = rm.er;
+                e.on_backward_rm(now, vc, rm, queue_len);
+                self.er_lowered += u64::from(rm.er < before);
+            }
+        }
+    }
+
+    /// (backward RM cells whose ER was lowered, with CI set) since warm-up.
+    pub fn counts(&self) -> (u64, u64) {
+        match &self.algorithm {
+            Algorithm::Eprca(e, _) => (e.stats.er_lowered, e.stats.ci_set),
+            _ => (self.er_lowered, 0),
+        }
+    }
+
+    /// The fair share the algorithm computes now (cells/s; NaN if none).
+    pub fn fair_share(&self) -> f64 {
+        match &self.algorithm {
+            Algorithm::Efci => f64::NAN,
+            Algorithm::Eprca(e, dpf) => e.macr().map_or(f64::NAN, |m| m * dpf),
+            Algorithm::Erica(e) => e.measure().map_or(f64::NAN, |m| m.fair_share),
+        }
+    }
+
+    /// [`PROBES`] at `path`.
+    pub fn report(&self, path: &str, out: &mut Report) {
+        let (er, ci) = self.counts();
+        out.push(path, "abr_er_cells", "count", er as f64, "cells");
+        out.push(path, "abr_ci_cells", "count", ci as f64, "cells");
+        out.push(path, "abr_fair_share", "value", self.fair_share() * crate::series::MB_PER_CELL, "Mb/s");
+    }
+
+    pub fn reset_stats(&mut self) {
+        self.er_lowered = 0;
+        if let Algorithm::Eprca(e, _) = &mut self.algorithm {
+            e.reset_stats();
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The `abr_edge` kind: an on-off source's cells queued at an edge device and sent on
+//! one ABR VC at its ACR, through an ERICA multiplexer.
+
+use super::*;
+
+const EDGE: &str = r#"
+connections = ["src -> e.in", "e -> mux.in", "mux.out -> d", "d -> mux.back_in", "mux.back_out -> e.back"]
+
+[scenario]
+name = "abr-edge"
+duration = "2 s"
+warmup = "0 s"
+seed = 15
+
+[components.src]
+kind = "onoff"
+peak = "40 Mb/s"
+mean = "10 Mb/s"
+burst_factor = "250 cells"
+vc = 9
+
+[components.e]
+kind = "abr_edge"
+params = "eprca95"
+vc = 1
+
+[components.mux]
+kind = "abr_mux"
+algorithm = "erica"
+rate = "8 Mb/s"
+
+[components.d]
+kind = "abr_dest"
+
+[probes]
+series = ["src.src_tx_rate", "e.acr", "e.src_tx_rate", "e.edge_q"]
+interval = "10 ms"
+"#;
+
+fn edge(over: &[(&str, &str)]) -> atmsim_scenario::RunResult {
+    let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::from_text(EDGE, "edge.toml").expect("load").with_overrides(&over).expect("override");
+    run(&sc, 0)
+}
+
+/// Every cell from the source is sent on, dropped at the full queue, or still waiting.
+fn assert_cells_accounted(r: &atmsim_scenario::RunResult) {
+    let rx = probe(r, "e", "edge_rx_cells", "count");
+    let (sent, dropped, queued) = (probe(r, "e", "abr_data_cells", "count"), probe(r, "e", "edge_drop_cells", "count"), probe(r, "e", "edge_q", "final"));
+    assert_eq!(rx, sent + dropped + queued, "rx {rx}, sent {sent}, dropped {dropped}, queued {queued}");
+    assert_eq!(rx, probe(r, "src", "src_tx_cells", "count"));
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// A line of 8 Mb/s with ERICA at 0.9: the edge's ACR settles at 7.2 Mb/s and the
+/// data it sends (31 of 32 in-rate cells) at 6.975 Mb/s, below the source's 10 Mb/s:
+/// an unlimited queue grows and keeps the VC busy, a finite one loses what does not
+/// fit and runs empty in the source's idle periods.
+#[test]
+fn an_edge_device_drains_its_queue_at_acr() {
+    let r = edge(&[]);
+    assert_cells_accounted(&r);
+    let acr = probe(&r, "e", "abr_acr", "final");
+    assert!((acr - 7.2).abs() <= 0.05 * 7.2, "ACR {acr} Mb/s");
+    // Unlimited: nothing lost, the queue holds what the ACR could not carry.
+    assert_eq!(probe(&r, "e", "edge_drop_cells", "count"), 0.0);
+    let q = probe(&r, "e", "edge_q", "final");
+    assert!(q > 1000.0, "queue {q} cells");
+    // The queue, once grown, keeps the VC busy: data at 31/32 of the ACR.
+    let data = probe(&r, "d/vc1", "sink_throughput", "value");
+    assert!((data - 6.975).abs() <= 0.05 * 6.975, "data {data} Mb/s");
+    // 200 cells: the queue never exceeds them, and losses are counted.
+    let r = edge(&[("e.edge_capacity", "\"200 cells\"")]);
+    assert_cells_accounted(&r);
+    assert!(probe(&r, "e", "edge_q", "max") <= 200.0);
+    assert!(probe(&r, "e", "edge_drop_cells", "count") > 0.0);
+    // A small queue empties in the source's idle periods: the VC carries less than
+    // its ACR allows (how much buffer an edge needs is dastangoo96's question).
+    let data = probe(&r, "d/vc1", "sink_throughput", "value");
+    assert!(data < 6.975, "data {data} Mb/s");
+    // The series: source rate, ACR, egress rate, edge queue.
+    for (c, name) in [("src", "src_tx_rate"), ("e", "acr"), ("e", "src_tx_rate"), ("e", "edge_q")] {
+        let s = r.series.iter().find(|s| s.component == c && s.probe == name).unwrap_or_else(|| panic!("no series {c}.{name}"));
+        assert_eq!(s.values.len(), 200, "{c}.{name}: one value per 10 ms");
+    }
+}

@@ -1,0 +1,169 @@
+//! ABR switch algorithms on a `switch`'s output ports: three greedy sessions through
+//! two switches, three bottlenecks (scenarios/examples/abr_two_switches.toml), with
+//! ERICA (per-port FIFO and per-VC queues), EPRCA and EFCI.
+
+use super::*;
+
+const FILE: &str = "scenarios/examples/abr_two_switches.toml";
+
+fn text() -> String {
+    std::fs::read_to_string(format!("{}/../../{FILE}", env!("CARGO_MANIFEST_DIR"))).expect("read")
+}
+
+fn scenario(over: &[(&str, &str)]) -> Scenario {
+    let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Scenario::from_text(&text(), FILE).expect("load").with_overrides(&over).expect("override")
+}
+
+/// Cells/s of a line of `bps` (424 bits per cell).
+fn cells(bps: f64) -> f64 {
+    bps / 424.0
+}
+/// Cells/s → Mb/s at 424 bits per cell.
+const MB: f64 = 424e-6;
+
+fn within(x: f64, want: f64, rel: f64) -> bool {
+    (x - want).abs() <= rel * want
+}
+
+/// Max-min fair rates by water-filling: `links` are (capacity, sessions crossing it).
+/// Repeatedly the link with the smallest equal share of what its unfixed sessions may
+/// still use fixes them at that share.
+fn water_fill(n: usize, links: &[(f64, &[usize])]) -> Vec<f64> {
+    let mut rate = vec![f64::NAN; n];
+    loop {
+        let mut best: Option<(f64, usize)> = None;
+        for (l, (cap, on)) in links.iter().enumerate() {
+            let free: Vec<usize> = on.iter().copied().filter(|&s| rate[s].is_nan()).collect();
+            if free.is_empty() {
+                continue;
+            }
+            let used: f64 = on.iter().filter(|&&s| !rate[s].is_nan()).map(|&s| rate[s]).sum();
+            let share = (cap - used) / free.len() as f64;
+            if best.map_or(true, |b| share < b.0) {
+                best = Some((share, l));
+            }
+        }
+        let Some((share, l)) = best else { return rate };
+        for &s in links[l].1 {
+            if rate[s].is_nan() {
+                rate[s] = share;
+            }
+        }
+    }
+}
+
+/// The max-min shares of the example's three sessions with ERICA's target
+/// utilisation `u`: links A = sw1.p3 (100 Mb/s; s1, s2), B = sw2.p2 (40 Mb/s; s1),
+/// C = sw2.p3 (OC-3c: 149.76 Mb/s of cells; s2, s3). Cells/s.
+fn max_min(u: f64) -> Vec<f64> {
+    water_fill(3, &[(u * cells(100e6), &[0, 1]), (u * cells(40e6), &[0]), (u * cells(149.76e6), &[1, 2])])
+}
+
+#[test]
+fn water_filling_of_the_example() {
+    // By hand: B = 0.9·40e6/424 = 84,905.7 fixes s1; A leaves 0.9·100e6/424 − 84,905.7
+    // = 127,358.5 to s2 (below C's equal share 158,943.4); C leaves 317,886.8 −
+    // 127,358.5 = 190,528.3 to s3.
+    let r = max_min(0.9);
+    for (got, want) in r.iter().zip([84_905.7, 127_358.5, 190_528.3]) {
+        assert!((got - want).abs() < 0.1, "{r:?}");
+    }
+}
+
+/// Mean ACRs since the warm-up and delivered data within `rel` of `want` (cells/s;
+/// data: 31 of every Nrm = 32 cells); with `settled` the final ACRs too.
+fn assert_max_min(r: &atmsim_scenario::RunResult, want: &[f64], rel: f64, settled: bool, what: &str) {
+    for (k, s) in ["s1", "s2", "s3"].iter().enumerate() {
+        let share = want[k] * MB;
+        let mean = probe(r, s, "abr_acr", "mean");
+        let last = probe(r, s, "abr_acr", "final");
+        assert!(within(mean, share, rel), "{what}: {s} mean ACR {mean} Mb/s, max-min share {share}");
+        assert!(!settled || within(last, share, rel), "{what}: {s} final ACR {last} Mb/s, max-min share {share}");
+    }
+    for (k, d) in ["d1/vc1", "d23/vc2", "d23/vc3"].iter().enumerate() {
+        let data = probe(r, d, "sink_throughput", "value");
+        assert!(within(data, want[k] * MB * 31.0 / 32.0, rel), "{what}: {d} data {data} Mb/s");
+    }
+    assert!(r.ledger.violations().is_empty(), "{what}: {:?}", r.ledger.violations());
+}
+
+/// ERICA on the switches' output ports gives each session its max-min share within
+/// 5%, with per-port FIFO queues and with per-VC queues.
+#[test]
+fn erica_on_switch_ports_converges_to_max_min_shares() {
+    let want = max_min(0.9);
+    for q in ["fifo", "per-vc"] {
+        let qq = format!("\"{q}\"");
+        let r = run(&scenario(&[("sw1.queueing", &qq), ("sw2.queueing", &qq), ("sw1.vc_capacity", "\"unlimited\""), ("sw2.vc_capacity", "\"unlimited\"")]), 0);
+        assert_max_min(&r, &want, 0.05, true, q);
+        // Each ERICA port wrote ER into backward RM cells.
+        for port in ["sw1/p3", "sw2/p2", "sw2/p3"] {
+            assert!(probe(&r, port, "abr_er_cells", "count") > 0.0, "{q}: {port}");
+        }
+    }
+}
+
+/// EPRCA (94-0735R1 as dastangoo96 uses it) on the same ports: on average the
+/// sessions get their max-min shares within 10%. EPRCA's ACRs oscillate around them
+/// (the queue swings about qt), so the final ACRs are not checked.
+#[test]
+fn eprca_on_switch_ports_gets_fair_shares_within_10_percent() {
+    // EPRCA has no target utilisation: its queue thresholds hold the line full.
+    let want = max_min(1.0);
+    let r = run(&scenario(&[("sw1.abr", "[\"p3 = eprca\"]"), ("sw2.abr", "[\"p2 = eprca\", \"p3 = eprca\"]")]), 0);
+    assert_max_min(&r, &want, 0.10, false, "eprca");
+    for port in ["sw1/p3", "sw2/p2", "sw2/p3"] {
+        assert!(probe(&r, port, "abr_er_cells", "count") > 0.0, "{port}");
+    }
+}
+
+/// EFCI marking above 500 cells (dastangoo96's threshold) on the three ports keeps
+/// their queues bounded: after the warm-up each stays below twice the threshold and
+/// averages below it.
+#[test]
+fn efci_on_switch_ports_keeps_queues_bounded() {
+    let r = run(
+        &scenario(&[
+            ("sw1.abr", "[\"p3 = efci\"]"),
+            ("sw2.abr", "[\"p2 = efci\", \"p3 = efci\"]"),
+            ("sw1.efci_threshold", "\"500 cells\""),
+            ("sw2.efci_threshold", "\"500 cells\""),
+        ]),
+        0,
+    );
+    for port in ["sw1/p3", "sw2/p2", "sw2/p3"] {
+        let (max, mean) = (probe(&r, port, "q_len", "max"), probe(&r, port, "q_len", "mean"));
+        assert!(max <= 1000.0 && mean < 500.0, "{port}: queue max {max}, mean {mean} cells");
+    }
+    assert!(probe(&r, "d1/vc1", "abr_ci_cells", "count") > 0.0, "destinations turned EFCI into CI");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// The line of the first occurrence of `needle` in `text` (1-based).
+fn line_of(text: &str, needle: &str) -> usize {
+    let at = text.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    text[..at].matches('\n').count() + 1
+}
+
+#[test]
+fn bad_abr_port_settings_name_the_file_line_and_key() {
+    let base = text();
+    let anchor = "abr = [\"p3 = erica\"]";
+    for (bad_value, want) in [
+        ("abr = [\"p3 = wfq\"]", "not an ABR algorithm (efci, eprca or erica)"),
+        ("abr = [\"p9 = erica\"]", "p9 does not exist"),
+        ("abr = [\"p3 erica\"]", "is not \"pN = efci, eprca or erica\""),
+        ("abr = [\"p3 = efci\"]", "needs efci_threshold"),
+    ] {
+        let bad = base.replacen(anchor, bad_value, 1);
+        let e = err(&bad);
+        assert!(e.starts_with(&format!("bad.toml:{}: components.sw1.abr: ", line_of(&bad, bad_value))) && e.contains(want) && !e.contains('\n'), "{bad_value}: {e}");
+    }
+    // ERICA on sw1.p1, which sends VC 1 to s1 as label 7: no backward RM cell of a VC
+    // leaving p1 can come in on p1 with its label (p1's input knows only label 1).
+    let bad = base.replacen(anchor, "abr = [\"p1 = erica\"]", 1).replacen("\"p3:1 -> p1:1\"", "\"p3:1 -> p1:7\"", 1);
+    let e = err(&bad);
+    assert!(e.starts_with(&format!("bad.toml:{}: components.sw1.abr: ", line_of(&bad, "abr = [\"p1"))) && e.contains("no VC leaving p1 comes back in on p1"), "{e}");
+}
+
