@@ -25,6 +25,7 @@ import typer
 from atmsim import api
 from atmsim.exceptions import AtmsimError, ScenarioError, SimulationError
 from atmsim.progress import RunProgress
+from atmsim.units import DEFAULT_RATE_UNIT, RATE_CHOICES, check_rate_unit, fmt_value, to_display
 
 app = typer.Typer(
     name="atmsim",
@@ -91,9 +92,14 @@ def parse_set(items: Optional[list[str]]) -> dict[str, str]:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+    return fmt_value(value)
+
+
+def _rate_unit(units: Optional[str]) -> str:
+    try:
+        return check_rate_unit(units)
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def _table(rows: list[list[str]], header: list[str], indent: str = "") -> str:
@@ -105,7 +111,7 @@ def _table(rows: list[list[str]], header: list[str], indent: str = "") -> str:
     return "\n".join(lines)
 
 
-def format_result(res: api.Result, path: str) -> str:
+def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT) -> str:
     s = res.summary
     wall = s["wall_s"]
     rate = s["events"] / wall if wall > 0 else float("inf")
@@ -131,7 +137,8 @@ def format_result(res: api.Result, path: str) -> str:
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
             hidden += 1
             continue
-        rows.append([comp if comp != last else "", probe, stat, _fmt(float(value)), unit])
+        shown, shown_unit = to_display(float(value), unit, rate_unit)
+        rows.append([comp if comp != last else "", probe, stat, _fmt(shown), shown_unit])
         last = comp
     out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
     if hidden:
@@ -156,9 +163,10 @@ def format_result(res: api.Result, path: str) -> str:
     if series:
         srows = []
         for x in series:
-            vals = [v for v in x["values"] if v is not None and math.isfinite(v)]
+            vals = [to_display(v, x["unit"], rate_unit)[0] for v in x["values"] if v is not None and math.isfinite(v)]
             stats = [_fmt(min(vals)), _fmt(sum(vals) / len(vals)), _fmt(max(vals))] if vals else ["-"] * 3
-            srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats, x["unit"]])
+            srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats,
+                          to_display(0.0, x["unit"], rate_unit)[1]])
         out += ["", _table(srows, ["series", "probe", "kind", "samples", "min", "mean", "max", "unit"]),
                 "(every sample: --series-csv FILE, --json, or Result.series in Python)"]
     return "\n".join(out)
@@ -176,6 +184,10 @@ def run_cmd(
     series_csv: Annotated[Optional[str], typer.Option(
         "--series-csv", metavar="FILE",
         help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind).")] = None,
+    units: Annotated[Optional[str], typer.Option(
+        "--units", metavar="UNIT",
+        help=f"Show every bit rate (throughputs, b/s to Gb/s across kinds) in UNIT: {', '.join(RATE_CHOICES)} "
+             f"(default {DEFAULT_RATE_UNIT}); --json keeps each model's own unit.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     check_wire: Annotated[bool, typer.Option(
         "--check-wire",
@@ -189,6 +201,7 @@ def run_cmd(
              "(same as [scenario] fingerprint_content = true).")] = False,
 ) -> None:
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
+    rate_unit = _rate_unit(units)
     overrides = parse_set(set_)
     if check_wire:
         overrides["scenario.check_wire"] = "true"
@@ -202,7 +215,7 @@ def run_cmd(
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
-        print(format_result(res, scenario))
+        print(format_result(res, scenario, rate_unit))
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:
