@@ -16,14 +16,17 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import shutil
 import signal
 import sys
+import textwrap
+import warnings
 from typing import Annotated, Any, Iterator, Optional
 
 import typer
 
 from atmsim import api
-from atmsim.exceptions import AtmsimError, ScenarioError, SimulationError
+from atmsim.exceptions import AtmsimError, AtmsimWarning, ScenarioError, SimulationError
 from atmsim.progress import RunProgress
 from atmsim.units import DEFAULT_RATE_UNIT, RATE_CHOICES, check_rate_unit, fmt_value, to_display
 
@@ -102,12 +105,49 @@ def _rate_unit(units: Optional[str]) -> str:
         raise ScenarioError(str(exc)) from None
 
 
-def _table(rows: list[list[str]], header: list[str], indent: str = "") -> str:
+def terminal_width() -> Optional[int]:
+    """Columns of the terminal (``COLUMNS`` first, then the terminal on stdout); None
+    when neither says (a pipe or file: lines are not wrapped)."""
+    cols = shutil.get_terminal_size(fallback=(0, 0)).columns
+    return cols if cols > 0 else None
+
+
+def _wrapped(text: str) -> str:
+    """``text`` wrapped to the terminal's width (continuation lines indented), as it
+    is when there is no terminal."""
+    width = terminal_width()
+    if width is None or len(text) <= width:
+        return text
+    return textwrap.fill(text, width=max(width, _MIN_COL + 4), subsequent_indent="    ", break_on_hyphens=False)
+
+
+#: Narrowest a column is made to fit the terminal (its header's length if longer).
+_MIN_COL = 12
+
+
+def _table(rows: list[list[str]], header: list[str], indent: str = "", width: Optional[int] = None) -> str:
+    """Columns padded to their widest cell.  When the table is wider than ``width``
+    (default: :func:`terminal_width`; None: no limit) the widest columns are narrowed,
+    one character at a time, down to 12 characters (then, if need be, to their header's
+    width) and their cells wrapped onto continuation lines."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    width = terminal_width() if width is None else width
+    if width is not None:
+        # first down to 12 characters (or the header), then, if need be, to the header
+        for floor in ([max(_MIN_COL, len(h)) for h in header], [max(4, len(h)) for h in header]):
+            while len(indent) + sum(widths) + 2 * (len(widths) - 1) > width:
+                i = max(range(len(widths)), key=lambda j: (widths[j] - floor[j], widths[j]))
+                if widths[i] <= floor[i]:
+                    break  # as narrow as this floor allows
+                widths[i] -= 1
     lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines.append(indent + "  ".join("-" * w for w in widths))
     for r in rows:
-        lines.append(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        pieces = [(textwrap.wrap(c, w, break_on_hyphens=False) or [""]) if len(c) > w else [c]
+                  for c, w in zip(r, widths)]
+        for k in range(max(len(p) for p in pieces)):
+            lines.append(indent + "  ".join((p[k] if k < len(p) else "").ljust(w)
+                                             for p, w in zip(pieces, widths)).rstrip())
     return "\n".join(lines)
 
 
@@ -208,8 +248,12 @@ def run_cmd(
     if fingerprint_content:
         overrides["scenario.fingerprint_content"] = "true"
     sc = api.load(scenario).with_overrides(overrides)
-    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar:
+    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
         res = sc.run(seed=seed, run=run, progress=bar)
+    for w in res.warnings:
+        print(f"atmsim: warning: {w}", file=sys.stderr)
     if series_csv:
         _write_series_csv(res, series_csv)
     if json_out:
@@ -240,9 +284,9 @@ def describe_cmd(
     if kind is None:
         print(_table([[k["kind"], k.get("help", "")] for k in info], ["kind", "help"]))
         return
-    print(f"{info['kind']}: {info.get('help', '')}")
+    print(_wrapped(f"{info['kind']}: {info.get('help', '')}"))
     if info.get("source"):
-        print(f"source: {info['source']}")
+        print(_wrapped(f"source: {info['source']}"))
     params = info.get("params", [])
     print("\nparameters:")
     prow = [[p["name"], p.get("unit") or "", "" if p.get("default") is None else str(p["default"]),
@@ -250,14 +294,14 @@ def describe_cmd(
             for p in params]
     print(_table(prow, ["name", "unit", "default", "required", "source of default", "help"], indent="  "))
     ins, outs = info.get("carries", ([], []))
-    print(f"\ninputs:  {', '.join(f'{n} ({c})' for n, c in ins) or '-'}")
-    print(f"outputs: {', '.join(f'{n} ({c})' for n, c in outs) or '-'}")
+    print("\n" + _wrapped(f"inputs:  {', '.join(f'{n} ({c})' for n, c in ins) or '-'}"))
+    print(_wrapped(f"outputs: {', '.join(f'{n} ({c})' for n, c in outs) or '-'}"))
     print("\nprobes:")
     qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
     print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
     srow = [[f"{info['kind'].upper()}{'/' + q['at'] if q['at'] else ''}.{q['name']}", q["unit"], q["kind"], q["help"]]
             for q in info.get("series", [])]
-    print("\nseries ([probes] series = [\"NAME[/SUB].SERIES\"], NAME the component's name):")
+    print("\n" + _wrapped("series ([probes] series = [\"NAME[/SUB].SERIES\"], NAME the component's name):"))
     print(_table(srow, ["series", "unit", "kind", "help"], indent="  ") if srow else "  none")
 
 
