@@ -352,6 +352,19 @@ def sweep_cmd(
         print(f"\ntarget {t.component}.{t.probe}.{t.statistic} (CI half-width <= {t.rel_half_width:g} x |mean|, "
               f"at most {t.max_replications} replications):")
         print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))
+    if spec.precision and not quick:
+        rep = res.precision
+        t0 = spec.precision[0]
+        names = ", ".join(f"{t.component}.{t.probe}.{t.statistic}" for t in spec.precision)
+        print(f"\nprecision: 95% CI half-width <= {t0.rel_half_width:g} x |mean| for {names}; "
+              f"at most {t0.max_replications} replications per point:")
+        rows = [[str(int(r.point)), json.dumps(spec.written[int(r.point)], ensure_ascii=False), str(int(r.replications)),
+                 "met" if r.met else ("NOT met, hit the cap" if r.hit_cap else "NOT met"), r.unmet]
+                for r in rep.itertuples(index=False)]
+        print(_table(rows, ["point", "values", "replications", "precision", "not met (relative half-width)"],
+                     indent="  "))
+        capped = [str(int(p)) for p in rep.loc[rep["hit_cap"], "point"]]
+        print(f"  {len(capped)} of {len(rep)} points hit the cap" + (f": {', '.join(capped)}" if capped else ""))
     if res.failures:
         print(f"\nfailed runs ({n_failed}; re-run the same command to retry them):", file=sys.stderr)
         shown = 20

@@ -60,6 +60,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -69,7 +70,7 @@ import pandas as pd
 
 from atmsim import _atmsim
 from atmsim.exceptions import AtmsimError, ScenarioError
-from atmsim.stats import STAT_COLUMNS, Interval, summarize, target_satisfied
+from atmsim.stats import STAT_COLUMNS, Interval, relative_half_width, summarize, target_satisfied
 from atmsim.store import Store, now_iso
 
 # The spec's constants, defined once in the core (atmsim_scenario::sweep).
@@ -143,6 +144,14 @@ class SweepSpec:
     target: Optional[Target]
     overrides: dict[str, str]           # extra overrides (run_sweep(overrides=...), --set)
     has_sweep_table: bool
+    #: ``[sweep] precision`` with ``statistics``: one target per named statistic.
+    precision: list[Target] = dataclasses.field(default_factory=list)
+
+    @property
+    def targets(self) -> list[Target]:
+        """The statistics whose relative precision stops a point's replications:
+        ``target``, or every statistic ``precision`` names (empty: fixed replications)."""
+        return [self.target] if self.target is not None else list(self.precision)
 
     def replications_for(self, quick: bool) -> int:
         return self.quick_replications if quick else self.replications
@@ -167,14 +176,17 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
         raise ScenarioError(f"{path}: not UTF-8 text; scenario files are UTF-8 TOML") from None
     overrides = {str(k): str(v) for k, v in (overrides or {}).items()}
     d = _atmsim.loads_sweep(text, path, overrides)
-    t = d["target"]
-    target = None if t is None else Target(t["component"], t["probe"], t["statistic"], t["rel_half_width"],
-                                           t["max_replications"], t["batch"], t["line"])
+    def as_target(t: dict[str, Any]) -> Target:
+        return Target(t["component"], t["probe"], t["statistic"], t["rel_half_width"], t["max_replications"],
+                      t["batch"], t["line"])
+
+    target = None if d["target"] is None else as_target(d["target"])
+    precision = [as_target(t) for t in d.get("precision", [])]
     return SweepSpec(path=path, text=text, scenario_hash=hashlib.sha256(raw_bytes).hexdigest(),
                      name=d["name"], seed=int(d["seed"]), keys=d["keys"], points=d["points"], written=d["written"],
                      replications=d["replications"], quick_replications=d["quick_replications"],
                      quick_overrides=d["quick_overrides"], target=target, overrides=overrides,
-                     has_sweep_table=d["has_sweep_table"])
+                     has_sweep_table=d["has_sweep_table"], precision=precision)
 
 
 # --------------------------------------------------------------------------- running
@@ -199,6 +211,15 @@ class SweepResult:
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    @property
+    def precision(self) -> Optional[pd.DataFrame]:
+        """With ``[sweep] target`` or ``precision`` (and not --quick): per point, the
+        replications it took, whether every target statistic met its relative
+        half-width and which points hit the cap (:func:`precision_report`); else None."""
+        if not self.spec.targets or self.quick:
+            return None
+        return precision_report(self.spec, self.runs, self.stats)
 
     def plot(self, component: str, probe: str, statistic: str = "mean", x: str | None = None,
              path: str | None = None):
@@ -304,7 +325,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                     ex = make_executor(executor, workers, scheduler)
                 executed += _execute(spec, store, ex, todo, key_of, sweep_key, quick, run_overrides_base,
                                      fail_points, version, bar)
-            if spec.target is None or quick:
+            if not spec.targets or quick:
                 break
             more = _more_replications(spec, store, planned, key_of)
             if not more:
@@ -368,32 +389,76 @@ def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]]
 
 def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], key_of: Callable) -> dict[int, int]:
     """Relative-precision stopping: {point: new planned replications} for the points
-    whose target CI is still too wide and that are below the cap."""
-    t = spec.target
-    assert t is not None
+    where some target statistic's CI is still too wide and that are below the cap."""
     all_keys = [key_of(i, r) for i in planned for r in range(planned[i])]
-    vals = store.values(all_keys)
-    sel = vals[(vals["component"] == t.component) & (vals["probe"] == t.probe)]
-    have = sel[sel["statistic"] == t.statistic]
-    if have.empty and not vals.empty:
-        stats = sorted(set(sel["statistic"]))
-        where = spec.path if t.line is None else f"{spec.path}:{t.line}"
-        raise ScenarioError(
-            f"{where}: sweep.target: probe {t.component}.{t.probe} has no statistic "
-            f"'{t.statistic}'{_atmsim.did_you_mean(t.statistic, stats)}; it has: {', '.join(stats) or 'none'}")
+    unmet = _unmet_targets(spec, store.values(all_keys))
     more: dict[int, int] = {}
-    st = summarize(have.drop(columns=["point"]).rename(columns={"point_index": "point"}), by=["point"]) if not have.empty else None
-    by_point = {} if st is None else {int(r.point): r for r in st.itertuples(index=False)}
     for i, n_planned in planned.items():
-        if n_planned >= t.max_replications:
+        caps = [t for t in unmet.get(i, ())]
+        if not caps:
             continue
-        r = by_point.get(i)
-        if r is not None and target_satisfied(Interval(int(r.n), float(r.mean), float(r.std), float(r.ci_low),
-                                                       float(r.ci_high), str(r.interval), str(r.ci_note)),
-                                              t.rel_half_width):
+        cap = min(t.max_replications for t in caps)
+        if n_planned >= cap:
             continue
-        more[i] = min(t.max_replications, n_planned + t.batch)
+        more[i] = min(cap, n_planned + max(t.batch for t in caps))
     return more
+
+
+def _unmet_targets(spec: SweepSpec, vals: pd.DataFrame) -> dict[int, list[Target]]:
+    """{point: the targets of :attr:`SweepSpec.targets` its replications do not meet yet}
+    (every point of ``vals``' runs; a point with no value of a target does not meet it)."""
+    points = sorted({int(p) for p in vals["point_index"]}) if not vals.empty else []
+    unmet: dict[int, list[Target]] = {i: [] for i in points}
+    for t in spec.targets:
+        sel = vals[(vals["component"] == t.component) & (vals["probe"] == t.probe)]
+        have = sel[sel["statistic"] == t.statistic]
+        if have.empty and not vals.empty:
+            stats = sorted(set(sel["statistic"]))
+            where = spec.path if t.line is None else f"{spec.path}:{t.line}"
+            key = "sweep.target" if spec.target is not None else "sweep.statistics"
+            raise ScenarioError(
+                f"{where}: {key}: probe {t.component}.{t.probe} has no statistic "
+                f"'{t.statistic}'{_atmsim.did_you_mean(t.statistic, stats)}; it has: {', '.join(stats) or 'none'}")
+        st = summarize(have.drop(columns=["point"]).rename(columns={"point_index": "point"}), by=["point"]) \
+            if not have.empty else None
+        by_point = {} if st is None else {int(r.point): r for r in st.itertuples(index=False)}
+        for i in points:
+            r = by_point.get(i)
+            if r is None or not target_satisfied(
+                    Interval(int(r.n), float(r.mean), float(r.std), float(r.ci_low), float(r.ci_high),
+                             str(r.interval), str(r.ci_note)), t.rel_half_width):
+                unmet[i].append(t)
+    return unmet
+
+
+def precision_report(spec: SweepSpec, runs: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of a sweep with targets: ``point``, the swept keys,
+    ``replications`` (done), ``met`` (every target statistic within its relative
+    half-width), ``hit_cap`` (not met and at the cap: more replications were not run),
+    ``unmet`` (the statistics not met, ``COMPONENT.PROBE.STATISTIC (relative half-width
+    or why none)``, ``; ``-separated)."""
+    rows = []
+    done = runs[runs["status"] == "done"].groupby("point").size().to_dict() if len(runs) else {}
+    for i in range(len(spec.points)):
+        unmet = []
+        for t in spec.targets:
+            sel = stats[(stats["point"] == i) & (stats["component"] == t.component) & (stats["probe"] == t.probe)
+                        & (stats["statistic"] == t.statistic)]
+            name = f"{t.component}.{t.probe}.{t.statistic}"
+            if sel.empty:
+                unmet.append(f"{name} (no value)")
+                continue
+            r = sel.iloc[0]
+            iv = Interval(int(r["n"]), float(r["mean"]), float(r["std"]), float(r["ci_low"]), float(r["ci_high"]),
+                          str(r["interval"]), str(r["ci_note"]))
+            if not target_satisfied(iv, t.rel_half_width):
+                rel = relative_half_width(iv)
+                unmet.append(f"{name} ({r['ci_note'] or 'no interval'})" if math.isnan(rel) else f"{name} (±{rel:.3g})")
+        n = int(done.get(i, 0))
+        cap = min((t.max_replications for t in spec.targets), default=n)
+        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "replications": n,
+                     "met": not unmet, "hit_cap": bool(unmet) and n >= cap, "unmet": "; ".join(unmet)})
+    return pd.DataFrame(rows, columns=["point", *spec.keys, "replications", "met", "hit_cap", "unmet"])
 
 
 def _insert_keys(spec: SweepSpec, df: pd.DataFrame, at: int) -> pd.DataFrame:

@@ -8,7 +8,7 @@
 //!            rel_half_width = 0.1, max_replications = 50 }   # optional; batch = N
 //! # or, for several statistics at once (not with target):
 //! precision = 0.05            # relative 95% CI half-width every named statistic must meet
-//! statistics = ["mux.q_loss_ratio.value", "sink.sink_delay.mean"]   # COMPONENT.PROBE.STATISTIC
+//! statistics = ["mux.q_loss_ratio.value", "sink/vc1.sink_delay.mean"]   # COMPONENT[/PART].PROBE.STATISTIC
 //! max_replications = 50       # the cap per point (default 10 x replications)
 //!
 //! [sweep.grid]                # cartesian product of these axes, in file order
@@ -731,7 +731,9 @@ impl Reader<'_> {
                 return Err(serr(format!("'{text}' is not COMPONENT.PROBE.STATISTIC, e.g. \"mux.q_loss_ratio.value\"")));
             }
             let (component, probe, statistic) = (parts[2], parts[1], parts[0]);
-            self.check_probe(component, probe).map_err(|m| serr(format!("'{text}': {m}")))?;
+            // a part's rows (sink/vc1, sw/p3) belong to the component before the '/'
+            let base = component.split('/').next().unwrap_or(component);
+            self.check_probe(base, probe).map_err(|m| serr(format!("'{text}': {m}")))?;
             if out.iter().any(|t| t.component == component && t.probe == probe && t.statistic == statistic) {
                 return Err(serr(format!("'{text}' is named twice")));
             }
@@ -1116,9 +1118,9 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
 
     #[test]
     fn precision_names_statistics_and_a_cap() {
-        let spec = load("[sweep]\nreplications = 3\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\", \"sink.sink_delay.mean\"]\n").unwrap();
+        let spec = load("[sweep]\nreplications = 3\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\", \"sink/vc1.sink_delay.mean\"]\n").unwrap();
         let names: Vec<String> = spec.precision.iter().map(|t| format!("{}.{}.{}", t.component, t.probe, t.statistic)).collect();
-        assert_eq!(names, ["mux.q_loss_ratio.value", "sink.sink_delay.mean"]);
+        assert_eq!(names, ["mux.q_loss_ratio.value", "sink/vc1.sink_delay.mean"]);
         assert!(spec.precision.iter().all(|t| t.rel_half_width == 0.05 && t.max_replications == 30 && t.batch == 3));
         let spec = load("[sweep]\nprecision = 0.1\nstatistics = [\"mux.q_loss_ratio.value\"]\nmax_replications = 7\n").unwrap();
         assert_eq!(spec.precision[0].max_replications, 7);
