@@ -317,6 +317,9 @@ def sweep_cmd(
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="KEY=VALUE", help="Override a parameter at every point (part of the run keys). Repeatable.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    allow_mixed: Annotated[bool, typer.Option(
+        "--allow-mixed", help="Resume even over runs made by another atmsim version or from another text of the "
+                              "scenario file (refused by default).")] = False,
 ) -> None:
     """Run a scenario's parameter sweep with replications into a resumable result store."""
     from atmsim import sweep, store
@@ -326,7 +329,8 @@ def sweep_cmd(
     try:
         with _interruptible():
             res = sweep.run_sweep(scenario, db, quick=quick, executor=executor, workers=workers,
-                                  scheduler=scheduler, progress=not quiet and stderr_is_tty(), overrides=overrides)
+                                  scheduler=scheduler, progress=not quiet and stderr_is_tty(), overrides=overrides,
+                                  allow_mixed=allow_mixed)
     except store.StorePathError as exc:
         _die(_one_line(exc), 2)
     except store.StoreError as exc:

@@ -111,7 +111,18 @@ class StoreError(AtmsimError):
 
 
 class StorePathError(ScenarioError):
-    """The ``--db`` path cannot be created or opened (bad input): CLI exit 2."""
+    """The ``--db`` path cannot be created or opened, or became unwritable (bad input):
+    CLI exit 2."""
+
+
+class StoreMixError(ScenarioError):
+    """Resuming would mix runs of another atmsim version or of another text of the
+    scenario file into one sweep (``--allow-mixed`` permits it): CLI exit 2."""
+
+
+#: sqlite3 error texts that mean the store cannot be written at all (not a full disk):
+#: re-running cannot help, the file or its directory must be made writable.
+_UNWRITABLE = ("readonly", "read-only", "unable to open", "permission", "access denied")
 
 
 def now_iso() -> str:
@@ -254,12 +265,51 @@ class Store:
             if "full" in msg.lower():
                 raise StoreError(f"{self.path}: the result store is full ({msg}); free disk space and re-run "
                                  f"the same command to finish the missing runs") from None
+            if any(w in msg.lower() for w in _UNWRITABLE):
+                d = os.path.dirname(os.path.abspath(self.path)) or "."
+                raise StorePathError(
+                    f"{self.path}: the result store cannot be written ({msg}): re-running will not help; make "
+                    f"{os.path.basename(self.path)} and its directory {d} writable for this user (SQLite also "
+                    f"writes {os.path.basename(self.path)}-wal and -shm there), or give another --db; the runs "
+                    f"finished so far are in {self.path}") from None
             raise StoreError(f"{self.path}: writing the result store failed ({msg}); re-run the same "
                              f"command to finish the missing runs") from None
         except BaseException:
             if c.in_transaction:
                 c.execute("ROLLBACK")
             raise
+
+    def check_mixing(self, sweep_key: str, *, path: str, scenario_hash: str, quick: bool,
+                     overrides: dict[str, str], software_version: str) -> None:
+        """Raise :class:`StoreMixError` if resuming this sweep would mix results: done
+        runs of it made by another atmsim version, or — when this sweep is new to the
+        store — runs of the same scenario file (same path, quick mode and overrides)
+        made from another text of it."""
+        versions = [r[0] for r in self.conn.execute(
+            "SELECT software_version, count(*) FROM runs WHERE sweep_key=? AND status='done' "
+            "AND software_version != ? GROUP BY software_version ORDER BY software_version",
+            (sweep_key, software_version))]
+        if versions:
+            n = self.conn.execute("SELECT count(*) FROM runs WHERE sweep_key=? AND status='done' "
+                                  "AND software_version != ?", (sweep_key, software_version)).fetchone()[0]
+            raise StoreMixError(
+                f"{self.path}: holds {n} runs of this sweep made by atmsim {', '.join(versions)}, and this is atmsim "
+                f"{software_version}: resuming would mix results of two code versions; give a new --db to "
+                f"recompute, or --allow-mixed to reuse them (each run keeps its version in the store)")
+        if self.conn.execute("SELECT 1 FROM sweeps WHERE sweep_key=?", (sweep_key,)).fetchone():
+            return  # this text's sweep is in the store already (begun here, or mixing was allowed)
+        ov = json.dumps(overrides, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        old = self.conn.execute(
+            "SELECT s.created, count(r.run_key) FROM sweeps s JOIN runs r ON r.sweep_key = s.sweep_key "
+            "WHERE s.scenario_path=? AND s.quick=? AND s.overrides=? AND s.scenario_hash != ? "
+            "AND r.status='done' GROUP BY s.sweep_key ORDER BY s.created DESC",
+            (path, int(quick), ov, scenario_hash)).fetchall()
+        if old:
+            n = sum(int(c) for _t, c in old)
+            raise StoreMixError(
+                f"{self.path}: holds {n} runs of {path} as the file read before it was changed (last such sweep "
+                f"started {old[0][0]}): the new results would sit beside them in one store; give a new --db, or "
+                f"--allow-mixed to keep both (they stay apart: each sweep's statistics use only its own runs)")
 
     # ------------------------------------------------------------------ reading
     def done_keys(self, sweep_key: str) -> set[str]:

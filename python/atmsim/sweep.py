@@ -281,8 +281,10 @@ def _fail_points() -> set[int]:
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
               workers: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = False,
-              overrides: Optional[dict[str, str]] = None) -> SweepResult:
-    """Run (or finish) a scenario's sweep into the store ``db``; see the module doc."""
+              overrides: Optional[dict[str, str]] = None, allow_mixed: bool = False) -> SweepResult:
+    """Run (or finish) a scenario's sweep into the store ``db``; see the module doc.
+    Refuses (StoreMixError) to resume over runs of another atmsim version or of
+    another text of the scenario file unless ``allow_mixed``."""
     from atmsim.executors import check_executor_args, make_executor
 
     t_start = time.perf_counter()
@@ -299,6 +301,9 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
     bar = None
     executed = 0
     try:
+        if not allow_mixed:
+            store.check_mixing(sweep_key, path=os.path.abspath(spec.path), scenario_hash=spec.scenario_hash,
+                               quick=quick, overrides=spec.overrides, software_version=version)
         store.ensure_sweep(sweep_key, name=spec.name, path=os.path.abspath(spec.path),
                            scenario_hash=spec.scenario_hash, quick=quick, overrides=spec.overrides,
                            software_version=version)
