@@ -77,3 +77,93 @@ def test_a_store_that_became_unwritable_gives_advice_not_retry(tmp_path):
     msg = str(ei.value)
     assert msg.startswith(f"{db}: the result store cannot be written (attempt to write a readonly database)")
     assert "re-running will not help" in msg and "writable" in msg and "re-run the same command" not in msg
+
+
+# --- claims: sweeps sharing one store -------------------------------------------------
+import os  # noqa: E402
+import re  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+from conftest import atmsim_cmd  # noqa: E402
+
+SHARED = SWEEP.replace('replications = 2', 'replications = 4')  # 8 runs
+
+
+def _plan_keys(path: str, db: str) -> list[str]:
+    """The run keys of the sweep, as the sweep computes them (from a finished sweep in a scratch store)."""
+    run_sweep(path, db, workers=1)
+    with sqlite3.connect(db) as c:
+        return [k for (k,) in c.execute("SELECT run_key FROM runs ORDER BY point_index, replication")]
+
+
+def _claim(db: str, key: str, pid: int) -> None:
+    with Store(db) as st:  # creates the tables
+        pass
+    with sqlite3.connect(db) as c:
+        c.execute("INSERT INTO claims(run_key, host, pid, claimed) VALUES (?,?,?,?)",
+                  (key, socket.gethostname(), pid, "2026-01-01T00:00:00Z"))
+
+
+def _env():
+    return {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+
+
+def test_a_dead_claim_is_taken_over(write_scenario, tmp_path):
+    path = str(write_scenario(SHARED))
+    keys = _plan_keys(path, str(tmp_path / "plan.sqlite"))
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is gone (reaped)
+    db = str(tmp_path / "r.sqlite")
+    _claim(db, keys[0], dead.pid)
+    res = run_sweep(path, db, workers=1)
+    assert res.executed == len(keys) and not res.failures
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM runs WHERE status='done'").fetchone()[0] == len(keys)
+
+
+def test_a_live_claim_is_waited_for_then_taken_over_when_its_process_dies(write_scenario, tmp_path):
+    path = str(write_scenario(SHARED))
+    keys = _plan_keys(path, str(tmp_path / "plan.sqlite"))
+    holder = subprocess.Popen(["sleep", "600"])
+    db = str(tmp_path / "r.sqlite")
+    try:
+        _claim(db, keys[1], holder.pid)
+        sweep = subprocess.Popen(atmsim_cmd() + ["sweep", path, "--db", db, "--quiet", "--workers", "1"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+        # every other run gets done; the claimed one is left alone while its holder lives
+        for _ in range(1500):  # hang guard only (5 min), no timing assert
+            with sqlite3.connect(db) as c:
+                done = {k for (k,) in c.execute("SELECT run_key FROM runs WHERE status='done'")}
+            if done >= set(keys) - {keys[1]} or sweep.poll() is not None:
+                break
+            time.sleep(0.2)
+        assert sweep.poll() is None, sweep.communicate()
+        assert done == set(keys) - {keys[1]}
+    finally:
+        holder.kill()
+        holder.wait()
+    out, err = sweep.communicate(timeout=300)
+    assert sweep.returncode == 0, err
+    assert f"{len(keys)} run now, 0 already in the store" in out
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+
+
+def test_two_sweeps_on_one_store_share_the_work(write_scenario, tmp_path):
+    path = str(write_scenario(SWEEP.replace('replications = 2', 'replications = 6')))  # 12 runs
+    db = str(tmp_path / "r.sqlite")
+    procs = [subprocess.Popen(atmsim_cmd() + ["sweep", path, "--db", db, "--quiet", "--workers", "1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    ran = [int(re.search(r"(\d+) run now", o).group(1)) for o, _e in outs]
+    assert sum(ran) == 12, (ran, outs)  # every run computed once, by one of them
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM runs WHERE status='done'").fetchone()[0] == 12
+        assert c.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+    # both see the whole sweep
+    assert all(re.search(r"runs +12: 12 done", o) for o, _e in outs), outs

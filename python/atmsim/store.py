@@ -12,6 +12,8 @@ Schema (``SCHEMA_VERSION`` 1)::
          fingerprint TEXT, software_version TEXT, error TEXT, finished TEXT)
     probe_values(run_key, component, probe, statistic, value REAL, unit,
                  PRIMARY KEY (run_key, component, probe, statistic))
+    claims(run_key TEXT PRIMARY KEY, host TEXT, pid INTEGER, claimed TEXT)
+                                         -- runs being computed (added in place to older stores)
 
 Guarantees:
 
@@ -22,7 +24,11 @@ Guarantees:
   which a re-run then simply recomputes.
 * **One row per run**: ``run_key`` is the primary key; a failed run that is retried
   replaces its row; a 'done' run is never rewritten (the sweep skips it).
-* **One writer**: only the parent process writes; workers return results.
+* **One writer per sweep**: only a sweep's parent process writes; workers return
+  results.  Several sweeps may share one store: each **claims** a run (a ``claims``
+  row: host, pid) in the store before it starts it, skips runs another live process
+  has claimed and waits for them; a claim whose process died (same host, pid gone) is
+  taken over.  A run's row replaces its claim in one transaction.
 
 Errors: :class:`StorePathError` (the ``--db`` path cannot be created or opened:
 bad input, CLI exit 2, nothing written) and :class:`StoreError` (a write failed,
@@ -36,6 +42,7 @@ import datetime as _dt
 import errno
 import json
 import os
+import socket
 import sqlite3
 from typing import Any, Iterable, Optional, Sequence
 
@@ -85,6 +92,12 @@ CREATE TABLE IF NOT EXISTS probe_values (
     value REAL,
     unit TEXT NOT NULL,
     PRIMARY KEY (run_key, component, probe, statistic)
+);
+CREATE TABLE IF NOT EXISTS claims (
+    run_key TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    claimed TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS series_values (
     run_key TEXT NOT NULL REFERENCES runs(run_key),
@@ -232,6 +245,7 @@ class Store:
         row = tuple(run.get(col) for col in RUN_COLUMNS)
 
         def tx(c: sqlite3.Connection) -> None:
+            c.execute("DELETE FROM claims WHERE run_key=?", (run["run_key"],))
             c.execute("DELETE FROM probe_values WHERE run_key=?", (run["run_key"],))
             c.execute("DELETE FROM series_values WHERE run_key=?", (run["run_key"],))
             c.execute(f"INSERT OR REPLACE INTO runs({', '.join(RUN_COLUMNS)}) "
@@ -278,6 +292,39 @@ class Store:
             if c.in_transaction:
                 c.execute("ROLLBACK")
             raise
+
+    # ------------------------------------------------------------------ claims
+    @property
+    def me(self) -> tuple[str, int]:
+        """This process, as claims name it: (host name, pid)."""
+        return socket.gethostname(), os.getpid()
+
+    def claim(self, run_key: str) -> str:
+        """Claim ``run_key`` for this process before running it: ``"claimed"`` (run it;
+        also when a claim of a dead process was taken over), ``"done"`` (another sweep
+        finished it: skip it) or ``"busy"`` (a live process has it: come back later)."""
+        host, pid = self.me
+        out = "claimed"
+
+        def tx(c: sqlite3.Connection) -> None:
+            nonlocal out
+            if c.execute("SELECT 1 FROM runs WHERE run_key=? AND status='done'", (run_key,)).fetchone():
+                out = "done"
+                return
+            row = c.execute("SELECT host, pid FROM claims WHERE run_key=?", (run_key,)).fetchone()
+            if row is not None and (row[0], int(row[1])) != (host, pid) and _alive(row[0], int(row[1])):
+                out = "busy"
+                return
+            out = "claimed"
+            c.execute("INSERT OR REPLACE INTO claims(run_key, host, pid, claimed) VALUES (?,?,?,?)",
+                      (run_key, host, pid, now_iso()))
+        self._write(tx)
+        return out
+
+    def release_claims(self) -> None:
+        """Drop this process's remaining claims (runs it did not finish)."""
+        host, pid = self.me
+        self._write(lambda c: c.execute("DELETE FROM claims WHERE host=? AND pid=?", (host, pid)))
 
     def check_mixing(self, sweep_key: str, *, path: str, scenario_hash: str, quick: bool,
                      overrides: dict[str, str], software_version: str) -> None:
@@ -373,6 +420,25 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether the claiming process still runs.  Only a process on this host can be
+    checked; one on another host counts as alive (its claim is never taken over)."""
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (exited, not yet reaped by its parent) is not running
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def _real(value: Any) -> Optional[float]:

@@ -270,6 +270,10 @@ class _Bar:
             self.bar.close()
 
 
+#: Seconds between looks at runs another sweep on the same store is computing.
+CLAIM_POLL_S = 0.2
+
+
 def _software_version() -> str:
     return _atmsim.version()
 
@@ -325,11 +329,19 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             bar.bar.update(skipped)
         todo = [(i, r) for i, r in all_planned if key_of(i, r) not in done]
         while True:
-            if todo:
+            deferred: list[tuple[int, int]] = []
+            while todo:
                 if ex is None:
                     ex = make_executor(executor, workers, scheduler)
-                executed += _execute(spec, store, ex, todo, key_of, sweep_key, quick, run_overrides_base,
-                                     fail_points, version, bar)
+                n_run, n_other, deferred = _execute(spec, store, ex, todo, key_of, sweep_key, quick,
+                                                    run_overrides_base, fail_points, version, bar)
+                executed += n_run
+                skipped += n_other
+                # runs another live sweep on this store holds: wait for them, or take them
+                # over if their process dies
+                todo = deferred
+                if todo:
+                    time.sleep(CLAIM_POLL_S)
             if not spec.targets or quick:
                 break
             more = _more_replications(spec, store, planned, key_of)
@@ -355,6 +367,10 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             bar.close()
         if ex is not None:
             ex.close(kill=sys.exc_info()[0] is not None)
+        try:
+            store.release_claims()
+        except AtmsimError:
+            pass  # an unwritable store: the claims die with this process anyway
         store.close()
     runs, stats, failures = _frames(spec, runs_db, values)
     series = _insert_keys(spec, series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"}), at=2)
@@ -366,9 +382,24 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
 
 def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]], key_of: Callable,
              sweep_key: str, quick: bool, base_overrides: dict[str, str], fail_points: set[int],
-             version: str, bar: _Bar) -> int:
+             version: str, bar: _Bar) -> tuple[int, int, list[tuple[int, int]]]:
+    """Run ``todo``, claiming each run in the store as it is handed to a worker:
+    (runs made here, runs another sweep finished meanwhile, runs another live sweep
+    holds)."""
+    others = 0
+    busy: list[tuple[int, int]] = []
+
     def tasks():
+        nonlocal others
         for i, r in todo:
+            state = store.claim(key_of(i, r))
+            if state == "done":
+                others += 1
+                bar.step(True)
+                continue
+            if state == "busy":
+                busy.append((i, r))
+                continue
             yield (i, r), {"text": spec.text, "path": spec.path,
                            "overrides": {**spec.overrides, **base_overrides, **spec.points[i]},
                            "seed": spec.seed_of(i), "run": r, "fail": i in fail_points}
@@ -389,7 +420,7 @@ def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]]
         store.write_run(row, res.get("probes", ()) if ok else (), res.get("series", ()) if ok else ())
         bar.step(ok)
         count += 1
-    return count
+    return count, others, busy
 
 
 def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], key_of: Callable) -> dict[int, int]:
