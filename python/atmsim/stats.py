@@ -75,21 +75,27 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 #: (tests/test_stats.py checks every kind's probes).
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
-    "q_len_tail",
+    "q_len_tail", "ring_utilisation",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
     "aal5_rx_pdus", "aal5_drop_pdus", "ip_drop_datagrams", "iofm_stops", "iofm_bursts", "trace_pdus",
     "ping_tx", "ping_rx", "udp_tx", "udp_rx", "tcp_acks", "tcp_segments", "tcp_retransmits", "tcp_timeouts",
-    "tcp_fast_retransmits", "hold_events",
+    "tcp_fast_retransmits", "hold_events", "non_ip_pdus",
 })
 #: Units of quantities that cannot be negative (times, rates, sizes, levels).
-NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots"})
+NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots", "frames",
+                               "tokens"})
+#: Probes that may be negative whatever their unit (a conservation balance: 0 when
+#: conserved, either sign otherwise).
+SIGNED_PROBES = frozenset({"ring_frame_balance"})
 
 
 def domain_of(probe: str, statistic: str, unit: str) -> str:
     """The domain of one probe statistic: ``proportion``, ``count``, ``nonnegative``
     or ``signed`` (anything not declared above)."""
+    if probe in SIGNED_PROBES:
+        return SIGNED
     if probe in PROPORTION_PROBES and statistic not in ("count",):
         return PROPORTION
     if statistic == "count" or probe in COUNT_PROBES:
