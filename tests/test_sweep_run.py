@@ -327,3 +327,44 @@ def test_export_writes_the_stored_series(write_scenario, tmp_path):
     assert list(df.columns[:3]) == ["scenario", "quick", "point"]
     assert set(df["probe"]) == {"q_len"} and set(df["kind"]) == {"level"}
     np.testing.assert_allclose(sorted(df["value"]), sorted(res.series["value"]))
+
+
+PRECISION = BASE + """
+[sweep]
+replications = 2
+precision = 0.02
+statistics = ["mux.q_rx_cells.count", "sink/vc1.sink_throughput.value"]
+max_replications = 6
+[sweep.grid]
+"src.rate" = ["20 Mb/s", "100 Mb/s"]
+"""
+
+
+def test_precision_adds_replications_until_every_named_statistic_meets_it(write_scenario, tmp_path, cli):
+    path = str(write_scenario(PRECISION))
+    db = str(tmp_path / "r.sqlite")
+    res = run_sweep(path, db, workers=2)
+    n = res.runs.groupby("point").size().to_dict()
+    rep = res.precision.set_index("point")
+    names = [("mux", "q_rx_cells", "count"), ("sink/vc1", "sink_throughput", "value")]
+    for point, count in n.items():
+        assert 2 <= count <= 6 and count % 2 == 0
+        assert rep.loc[point, "replications"] == count
+        rels = []
+        for comp, probe, stat in names:
+            st = res.stats[(res.stats.point == point) & (res.stats.component == comp) & (res.stats.probe == probe)
+                           & (res.stats.statistic == stat)]
+            assert len(st) == 1, (comp, probe, stat)
+            m, lo, hi = st.iloc[0][["mean", "ci_low", "ci_high"]]
+            rels.append(max(hi - m, m - lo) / abs(m) if m else math.inf)
+        met = all(r <= 0.02 for r in rels)  # NaN (no interval yet) compares False: not met
+        assert bool(rep.loc[point, "met"]) == met, (point, rels)
+        # not met only at the cap; met points stopped as soon as they met it
+        assert met or (count == 6 and rep.loc[point, "hit_cap"]), (point, count, rels)
+    # the low-rate point has relatively noisier counts: at least as many replications
+    assert n[0] >= n[1]
+    p = cli("sweep", path, "--db", db, "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "precision: 95% CI half-width <= 0.02 x |mean| for mux.q_rx_cells.count, sink/vc1.sink_throughput.value" in p.stdout
+    capped = [str(i) for i in rep.index if rep.loc[i, "hit_cap"]]
+    assert f"{len(capped)} of 2 points hit the cap" in p.stdout

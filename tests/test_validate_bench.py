@@ -64,6 +64,10 @@ def test_bench_quick_json_shape():
     scale = mem["memory_scale"]
     assert scale["vcs"] == 1000 and scale["queued_cells"] >= 99_000
     assert 0 < scale["peak_rss_bytes"] < 2**30
+    # start-up (issue 19 item 8): reported with its target and verdict, not asserted on
+    st = obj["startup"]
+    assert st["target_s"] == 0.15 and st["runs"] == 3 and 0 < st["min_s"] <= st["median_s"]
+    assert st["met"] == (st["median_s"] <= st["target_s"])
 
 
 def test_every_experiment_gets_its_planned_replications():

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from atmsim import _atmsim
-from atmsim.exceptions import ParamError, ScenarioError
+from atmsim.exceptions import AtmsimWarning, ParamError, ScenarioError
 from atmsim.progress import RunProgress
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (start-up time)
@@ -155,11 +156,21 @@ class Result:
         """One line: the run's time series, one panel per ``component.probe`` (``which``
         picks some), sharing the time axis; a matplotlib ``Figure`` (Jupyter shows it),
         saved to ``path`` if given.  See :func:`atmsim.plot.series_figure`."""
+        if not self.raw.get("series"):  # before importing matplotlib
+            from atmsim.exceptions import ASK_FOR_SERIES, NoSeriesError
+
+            raise NoSeriesError(ASK_FOR_SERIES)
         from atmsim.plot import series_figure
 
         return series_figure(self.series, which, path)
 
     # convenience accessors
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings about the run's input, one line each (e.g. a ``[probes] keep``
+        pattern that matched no probe row); also issued as :class:`AtmsimWarning`."""
+        return list(self.raw.get("warnings") or [])
+
     @property
     def fingerprint(self) -> str:
         return self.summary["fingerprint"]
@@ -293,8 +304,12 @@ def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: Progres
     if progress is None or isinstance(progress, bool):
         # Always hand the native run a callback: it is where Ctrl-C is noticed.
         with RunProgress(label=sc.name, enabled=None if progress is None else progress) as bar:
-            return Result(sc.native.run(seed=seed, run=run, progress=bar))
-    return Result(sc.native.run(seed=seed, run=run, progress=progress))
+            res = Result(sc.native.run(seed=seed, run=run, progress=bar))
+    else:
+        res = Result(sc.native.run(seed=seed, run=run, progress=progress))
+    for w in res.warnings:
+        warnings.warn(w, AtmsimWarning, stacklevel=3)
+    return res
 
 
 def run(scenario_or_path: Union[Scenario, str, os.PathLike], seed: Optional[int] = None, run: int = 0,

@@ -252,11 +252,49 @@ def machine() -> str:
            f"Python {platform.python_version()}".replace("  ", " ")
 
 
+# --------------------------------------------------------------------------- start-up
+#: Issue 19 item 8: `atmsim run` of a 1 ms scenario, whole process, at most this (s).
+STARTUP_TARGET_S = 0.15
+
+
+def startup_row(quick: bool = False) -> dict[str, Any]:
+    """Wall time of the whole ``atmsim run`` process for a 1 ms scenario (the Poisson
+    example shortened to 1 ms): interpreter start, imports, load, run, print.  The
+    median of 7 runs (3 with --quick) after one warm-up run (file cache); ``met``
+    compares the median with :data:`STARTUP_TARGET_S`."""
+    import shutil
+    import statistics
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("atmsim")
+    cmd = [str(script)] if script.exists() else ([shutil.which("atmsim")] if shutil.which("atmsim")
+                                                 else [sys.executable, "-m", "atmsim"])
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "examples" / "poisson_oc3.toml"
+    args = cmd + ["run", str(scenario), "--quiet", "--set", "scenario.duration=1 ms", "--set", "scenario.warmup=0 s"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    times = []
+    for k in range((3 if quick else 7) + 1):
+        t0 = time.perf_counter()
+        proc = subprocess.run(args, capture_output=True, env=env)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise RuntimeError(f"start-up benchmark: atmsim run failed: {proc.stderr.decode(errors='replace')}")
+        if k:  # the first one warms the file cache
+            times.append(wall)
+    median = statistics.median(times)
+    return {"name": "startup", "command": "atmsim run poisson_oc3.toml (1 ms simulated) --quiet",
+            "runs": len(times), "median_s": median, "min_s": min(times), "target_s": STARTUP_TARGET_S,
+            "met": median <= STARTUP_TARGET_S}
+
+
 def main(quick: bool = False, json_out: bool = False) -> None:
     rows = run_all(quick)
     memory = memory_rows(quick)
+    startup = startup_row(quick)
     if json_out:
-        print(json.dumps({"benchmarks": rows, "quick": quick, "memory": memory,
+        print(json.dumps({"benchmarks": rows, "quick": quick, "memory": memory, "startup": startup,
                           "ratios": [{"name": n, "ratio": k, "value": v, "target": target_of(n, k),
                                       "met": None if target_of(n, k) is None else v >= target_of(n, k)}
                                      for n, k, v in ratios(rows)]}))
@@ -291,6 +329,9 @@ def main(quick: bool = False, json_out: bool = False) -> None:
         else:
             what = "queued cell" if m["name"] == "memory_per_queued_cell" else "VC"
             print(f"  per {what}: {m['bytes_per_unit']:.0f} bytes (between {m['sizes'][0]:,} and {m['sizes'][1]:,})")
+    print(f"\nstart-up: {startup['command']}, whole process: median {startup['median_s']:.3f} s, "
+          f"min {startup['min_s']:.3f} s over {startup['runs']} runs; target <= {startup['target_s']:g} s: "
+          f"{'met' if startup['met'] else 'NOT met'}")
     print(f"\nmachine: {machine()}" + ("   (--quick: 10x fewer events, not a measurement)" if quick else ""))
 
 

@@ -16,15 +16,19 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import shutil
 import signal
 import sys
+import textwrap
+import warnings
 from typing import Annotated, Any, Iterator, Optional
 
 import typer
 
 from atmsim import api
-from atmsim.exceptions import AtmsimError, ScenarioError, SimulationError
+from atmsim.exceptions import AtmsimError, AtmsimWarning, ScenarioError, SimulationError
 from atmsim.progress import RunProgress
+from atmsim.units import DEFAULT_RATE_UNIT, RATE_CHOICES, check_rate_unit, fmt_value, to_display
 
 app = typer.Typer(
     name="atmsim",
@@ -91,21 +95,63 @@ def parse_set(items: Optional[list[str]]) -> dict[str, str]:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+    return fmt_value(value)
 
 
-def _table(rows: list[list[str]], header: list[str], indent: str = "") -> str:
+def _rate_unit(units: Optional[str]) -> str:
+    try:
+        return check_rate_unit(units)
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def terminal_width() -> Optional[int]:
+    """Columns of the terminal (``COLUMNS`` first, then the terminal on stdout); None
+    when neither says (a pipe or file: lines are not wrapped)."""
+    cols = shutil.get_terminal_size(fallback=(0, 0)).columns
+    return cols if cols > 0 else None
+
+
+def _wrapped(text: str) -> str:
+    """``text`` wrapped to the terminal's width (continuation lines indented), as it
+    is when there is no terminal."""
+    width = terminal_width()
+    if width is None or len(text) <= width:
+        return text
+    return textwrap.fill(text, width=max(width, _MIN_COL + 4), subsequent_indent="    ", break_on_hyphens=False)
+
+
+#: Narrowest a column is made to fit the terminal (its header's length if longer).
+_MIN_COL = 12
+
+
+def _table(rows: list[list[str]], header: list[str], indent: str = "", width: Optional[int] = None) -> str:
+    """Columns padded to their widest cell.  When the table is wider than ``width``
+    (default: :func:`terminal_width`; None: no limit) the widest columns are narrowed,
+    one character at a time, down to 12 characters (then, if need be, to their header's
+    width) and their cells wrapped onto continuation lines."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    width = terminal_width() if width is None else width
+    if width is not None:
+        # first down to 12 characters (or the header), then, if need be, to the header
+        for floor in ([max(_MIN_COL, len(h)) for h in header], [max(4, len(h)) for h in header]):
+            while len(indent) + sum(widths) + 2 * (len(widths) - 1) > width:
+                i = max(range(len(widths)), key=lambda j: (widths[j] - floor[j], widths[j]))
+                if widths[i] <= floor[i]:
+                    break  # as narrow as this floor allows
+                widths[i] -= 1
     lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines.append(indent + "  ".join("-" * w for w in widths))
     for r in rows:
-        lines.append(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        pieces = [(textwrap.wrap(c, w, break_on_hyphens=False) or [""]) if len(c) > w else [c]
+                  for c, w in zip(r, widths)]
+        for k in range(max(len(p) for p in pieces)):
+            lines.append(indent + "  ".join((p[k] if k < len(p) else "").ljust(w)
+                                             for p, w in zip(pieces, widths)).rstrip())
     return "\n".join(lines)
 
 
-def format_result(res: api.Result, path: str) -> str:
+def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT) -> str:
     s = res.summary
     wall = s["wall_s"]
     rate = s["events"] / wall if wall > 0 else float("inf")
@@ -131,7 +177,8 @@ def format_result(res: api.Result, path: str) -> str:
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
             hidden += 1
             continue
-        rows.append([comp if comp != last else "", probe, stat, _fmt(float(value)), unit])
+        shown, shown_unit = to_display(float(value), unit, rate_unit)
+        rows.append([comp if comp != last else "", probe, stat, _fmt(shown), shown_unit])
         last = comp
     out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
     if hidden:
@@ -156,9 +203,10 @@ def format_result(res: api.Result, path: str) -> str:
     if series:
         srows = []
         for x in series:
-            vals = [v for v in x["values"] if v is not None and math.isfinite(v)]
+            vals = [to_display(v, x["unit"], rate_unit)[0] for v in x["values"] if v is not None and math.isfinite(v)]
             stats = [_fmt(min(vals)), _fmt(sum(vals) / len(vals)), _fmt(max(vals))] if vals else ["-"] * 3
-            srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats, x["unit"]])
+            srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats,
+                          to_display(0.0, x["unit"], rate_unit)[1]])
         out += ["", _table(srows, ["series", "probe", "kind", "samples", "min", "mean", "max", "unit"]),
                 "(every sample: --series-csv FILE, --json, or Result.series in Python)"]
     return "\n".join(out)
@@ -176,6 +224,10 @@ def run_cmd(
     series_csv: Annotated[Optional[str], typer.Option(
         "--series-csv", metavar="FILE",
         help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind).")] = None,
+    units: Annotated[Optional[str], typer.Option(
+        "--units", metavar="UNIT",
+        help=f"Show every bit rate (throughputs, b/s to Gb/s across kinds) in UNIT: {', '.join(RATE_CHOICES)} "
+             f"(default {DEFAULT_RATE_UNIT}); --json keeps each model's own unit.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     check_wire: Annotated[bool, typer.Option(
         "--check-wire",
@@ -189,20 +241,25 @@ def run_cmd(
              "(same as [scenario] fingerprint_content = true).")] = False,
 ) -> None:
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
+    rate_unit = _rate_unit(units)
     overrides = parse_set(set_)
     if check_wire:
         overrides["scenario.check_wire"] = "true"
     if fingerprint_content:
         overrides["scenario.fingerprint_content"] = "true"
     sc = api.load(scenario).with_overrides(overrides)
-    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar:
+    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
         res = sc.run(seed=seed, run=run, progress=bar)
+    for w in res.warnings:
+        print(f"atmsim: warning: {w}", file=sys.stderr)
     if series_csv:
         _write_series_csv(res, series_csv)
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
-        print(format_result(res, scenario))
+        print(format_result(res, scenario, rate_unit))
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:
@@ -227,9 +284,9 @@ def describe_cmd(
     if kind is None:
         print(_table([[k["kind"], k.get("help", "")] for k in info], ["kind", "help"]))
         return
-    print(f"{info['kind']}: {info.get('help', '')}")
+    print(_wrapped(f"{info['kind']}: {info.get('help', '')}"))
     if info.get("source"):
-        print(f"source: {info['source']}")
+        print(_wrapped(f"source: {info['source']}"))
     params = info.get("params", [])
     print("\nparameters:")
     prow = [[p["name"], p.get("unit") or "", "" if p.get("default") is None else str(p["default"]),
@@ -237,14 +294,14 @@ def describe_cmd(
             for p in params]
     print(_table(prow, ["name", "unit", "default", "required", "source of default", "help"], indent="  "))
     ins, outs = info.get("carries", ([], []))
-    print(f"\ninputs:  {', '.join(f'{n} ({c})' for n, c in ins) or '-'}")
-    print(f"outputs: {', '.join(f'{n} ({c})' for n, c in outs) or '-'}")
+    print("\n" + _wrapped(f"inputs:  {', '.join(f'{n} ({c})' for n, c in ins) or '-'}"))
+    print(_wrapped(f"outputs: {', '.join(f'{n} ({c})' for n, c in outs) or '-'}"))
     print("\nprobes:")
     qrow = [[q["name"], q.get("unit") or "", q.get("kind") or "", q.get("help") or ""] for q in info.get("probes", [])]
     print(_table(qrow, ["name", "unit", "kind", "help"], indent="  "))
     srow = [[f"{info['kind'].upper()}{'/' + q['at'] if q['at'] else ''}.{q['name']}", q["unit"], q["kind"], q["help"]]
             for q in info.get("series", [])]
-    print("\nseries ([probes] series = [\"NAME[/SUB].SERIES\"], NAME the component's name):")
+    print("\n" + _wrapped("series ([probes] series = [\"NAME[/SUB].SERIES\"], NAME the component's name):"))
     print(_table(srow, ["series", "unit", "kind", "help"], indent="  ") if srow else "  none")
 
 
@@ -260,6 +317,9 @@ def sweep_cmd(
     set_: Annotated[Optional[list[str]], typer.Option(
         "--set", metavar="KEY=VALUE", help="Override a parameter at every point (part of the run keys). Repeatable.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    allow_mixed: Annotated[bool, typer.Option(
+        "--allow-mixed", help="Resume even over runs made by another atmsim version or from another text of the "
+                              "scenario file (refused by default).")] = False,
 ) -> None:
     """Run a scenario's parameter sweep with replications into a resumable result store."""
     from atmsim import sweep, store
@@ -269,7 +329,8 @@ def sweep_cmd(
     try:
         with _interruptible():
             res = sweep.run_sweep(scenario, db, quick=quick, executor=executor, workers=workers,
-                                  scheduler=scheduler, progress=not quiet and stderr_is_tty(), overrides=overrides)
+                                  scheduler=scheduler, progress=not quiet and stderr_is_tty(), overrides=overrides,
+                                  allow_mixed=allow_mixed)
     except store.StorePathError as exc:
         _die(_one_line(exc), 2)
     except store.StoreError as exc:
@@ -295,6 +356,19 @@ def sweep_cmd(
         print(f"\ntarget {t.component}.{t.probe}.{t.statistic} (CI half-width <= {t.rel_half_width:g} x |mean|, "
               f"at most {t.max_replications} replications):")
         print(_table(rows, ["point", "values", "n", "mean", "95% CI"], indent="  "))
+    if spec.precision and not quick:
+        rep = res.precision
+        t0 = spec.precision[0]
+        names = ", ".join(f"{t.component}.{t.probe}.{t.statistic}" for t in spec.precision)
+        print(f"\nprecision: 95% CI half-width <= {t0.rel_half_width:g} x |mean| for {names}; "
+              f"at most {t0.max_replications} replications per point:")
+        rows = [[str(int(r.point)), json.dumps(spec.written[int(r.point)], ensure_ascii=False), str(int(r.replications)),
+                 "met" if r.met else ("NOT met, hit the cap" if r.hit_cap else "NOT met"), r.unmet]
+                for r in rep.itertuples(index=False)]
+        print(_table(rows, ["point", "values", "replications", "precision", "not met (relative half-width)"],
+                     indent="  "))
+        capped = [str(int(p)) for p in rep.loc[rep["hit_cap"], "point"]]
+        print(f"  {len(capped)} of {len(rep)} points hit the cap" + (f": {', '.join(capped)}" if capped else ""))
     if res.failures:
         print(f"\nfailed runs ({n_failed}; re-run the same command to retry them):", file=sys.stderr)
         shown = 20

@@ -11,4 +11,21 @@ raised in Rust and one raised here are the same type.
 """
 from atmsim._atmsim import AtmsimError, ParamError, ScenarioError, SimulationError
 
-__all__ = ["AtmsimError", "ScenarioError", "ParamError", "SimulationError"]
+
+class AtmsimWarning(UserWarning):
+    """Input that is valid but almost certainly not what was meant (the CLI prints it
+    as one line ``atmsim: warning: FILE:LINE: KEY: ...``)."""
+
+
+class NoSeriesError(ScenarioError, ValueError):
+    """A run without time series was asked to plot or export them (a ValueError too,
+    as before it was an atmsim error)."""
+
+
+#: How to ask for time series (the text of every NoSeriesError).
+ASK_FOR_SERIES = ("the run has no time series; ask for them in the scenario file, e.g. "
+                  "[probes] series = [\"mux.q_len\", \"sink.sink_throughput\"] "
+                  "(atmsim describe KIND lists each kind's series)")
+
+__all__ = ["AtmsimError", "ScenarioError", "ParamError", "SimulationError", "AtmsimWarning", "NoSeriesError",
+           "ASK_FOR_SERIES"]

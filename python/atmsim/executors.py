@@ -148,15 +148,26 @@ class LocalExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_init)
 
     def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        """Yield ``(tag, result)`` for every ``(tag, task)`` as runs finish (any order)."""
-        todo: deque = deque((tag, task, 0) for tag, task in tasks)
+        """Yield ``(tag, result)`` for every ``(tag, task)`` as runs finish (any order).
+        ``tasks`` is drawn lazily, as workers free up (a sweep claims each run in the
+        store when it is drawn)."""
+        fresh = iter(tasks)
+        todo: deque = deque()  # resubmissions after a worker died
         inflight: dict[Future, tuple[Any, dict[str, Any], int]] = {}
         window = 2 * self.workers
         if self._pool is None:
             self._pool = self._new_pool()
-        while todo or inflight:
-            while todo and len(inflight) < window:
-                tag, task, breaks = todo.popleft()
+        exhausted = False
+        while True:
+            while len(inflight) < window:
+                if todo:
+                    tag, task, breaks = todo.popleft()
+                else:
+                    nxt = None if exhausted else next(fresh, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    (tag, task), breaks = nxt, 0
                 try:
                     with _main_module_hidden():
                         fut = self._pool.submit(execute_run, task)
@@ -165,6 +176,8 @@ class LocalExecutor:
                     self._restart(inflight, todo)
                     continue
                 inflight[fut] = (tag, task, breaks)
+            if not inflight:
+                break
             done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
             broken = False
             for fut in done:
@@ -264,19 +277,26 @@ class DaskExecutor:
     def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
         from distributed import as_completed
 
-        todo = deque(tasks)
+        todo = iter(tasks)  # drawn lazily, as in LocalExecutor.run
         window = max(4, 4 * max(self.workers, 1))
         tags: dict[Any, Any] = {}
         ac = as_completed([], with_results=False)
+        exhausted = False
 
-        def submit_one() -> None:
-            tag, task = todo.popleft()
+        def submit_one() -> bool:
+            nonlocal exhausted
+            nxt = None if exhausted else next(todo, None)
+            if nxt is None:
+                exhausted = True
+                return False
+            tag, task = nxt
             fut = self.client.submit(execute_run, task, pure=False)
             tags[fut.key] = tag
             ac.add(fut)
+            return True
 
-        while todo and len(tags) < window:
-            submit_one()
+        while len(tags) < window and submit_one():
+            pass
         for fut in ac:
             tag = tags.pop(fut.key)
             try:
@@ -286,8 +306,8 @@ class DaskExecutor:
                           "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
             fut.release()
             yield tag, result
-            while todo and len(tags) < window:
-                submit_one()
+            while len(tags) < window and submit_one():
+                pass
 
     def close(self, kill: bool = False) -> None:
         try:

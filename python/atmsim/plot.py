@@ -153,10 +153,12 @@ def series_figure(series: pd.DataFrame, which: Optional[Sequence[str]] = None,
                   path: Optional[Path | str] = None) -> Figure:
     """A run's time series (``Result.series``): one panel per ``component.probe``, in
     order, sharing the time axis.  ``which`` picks some (``["q.q_len", ...]``);
-    ``path`` also saves the figure (format from the suffix).  Raises ValueError if the
-    run has no series, KeyError naming what exists for an unknown name."""
+    ``path`` also saves the figure (format from the suffix).  Raises NoSeriesError (an
+    atmsim ScenarioError, also a ValueError) saying how to ask for series if the run has none, KeyError naming what exists for an unknown name."""
     if series.empty:
-        raise ValueError("the run has no time series; add [probes] series = [\"COMPONENT.NAME\", ...] to the scenario")
+        from atmsim.exceptions import ASK_FOR_SERIES, NoSeriesError
+
+        raise NoSeriesError(ASK_FOR_SERIES)
     keys = list(dict.fromkeys(f"{c}.{p}" for c, p in zip(series["component"], series["probe"])))
     if which is not None:
         missing = [w for w in which if w not in keys]

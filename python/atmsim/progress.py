@@ -14,6 +14,7 @@ even for quiet runs.
 from __future__ import annotations
 
 import io
+import math
 import os
 import sys
 from typing import TYPE_CHECKING, Optional, TextIO
@@ -42,6 +43,19 @@ def _fixed_ncols(stream: TextIO) -> Optional[int]:
         return 80
 
 
+def time_bar_format(duration_s: float) -> str:
+    """tqdm ``bar_format`` for a run of ``duration_s`` simulated seconds: done and total
+    read like times, in positional notation with the total's precision ("1500/2000 s",
+    "0.0125/0.1 s"; never "2e+03 s")."""
+    from atmsim.units import fmt_value
+
+    total = fmt_value(duration_s, digits=6)
+    a = abs(duration_s)
+    decimals = 0 if not a or not math.isfinite(a) else max(0, 2 - math.floor(math.log10(a)))
+    total = total.replace("{", "{{").replace("}", "}}")
+    return "{desc} {percentage:3.0f}%|{bar}| {n:." + str(decimals) + "f}/" + total + " s simulated [{elapsed}<{remaining}]"
+
+
 class RunProgress:
     """Callable progress sink for one simulation run (a context manager)."""
 
@@ -66,8 +80,7 @@ class RunProgress:
                 total=duration_s, desc=self.label, unit="s", unit_scale=False,
                 file=self.stream, delay=self.delay_s, leave=False,
                 dynamic_ncols=ncols is None, ncols=ncols, nrows=None if ncols is None else 24,
-                bar_format="{desc} {percentage:3.0f}%|{bar}| {n:.3g}/{total:.3g} s simulated "
-                           "[{elapsed}<{remaining}]",
+                bar_format=time_bar_format(duration_s),
             )
         self._bar.update(max(0.0, sim_now_s - self._bar.n))
 

@@ -85,20 +85,22 @@ COUNT_PROBES = frozenset({
 })
 #: Units of quantities that cannot be negative (times, rates, sizes, levels).
 NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots", "frames",
-                               "tokens", "requests"})
-#: Probes that are deliberately signed (a book balance that is 0 when the books are
-#: right and may be either side of it when they are not).
+                               "tokens", "requests", "entries"})
+#: Probes that may be negative whatever their unit (a conservation balance: 0 when
+#: conserved, either sign otherwise).
 SIGNED_PROBES = frozenset({"ring_frame_balance"})
 
 
 def domain_of(probe: str, statistic: str, unit: str) -> str:
     """The domain of one probe statistic: ``proportion``, ``count``, ``nonnegative``
     or ``signed`` (anything not declared above)."""
+    if probe in SIGNED_PROBES:
+        return SIGNED
     if probe in PROPORTION_PROBES and statistic not in ("count",):
         return PROPORTION
     if statistic == "count" or probe in COUNT_PROBES:
         return COUNT
-    if unit in NONNEGATIVE_UNITS and probe not in SIGNED_PROBES:
+    if unit in NONNEGATIVE_UNITS:
         return NONNEGATIVE
     return SIGNED
 

@@ -12,6 +12,8 @@ Schema (``SCHEMA_VERSION`` 1)::
          fingerprint TEXT, software_version TEXT, error TEXT, finished TEXT)
     probe_values(run_key, component, probe, statistic, value REAL, unit,
                  PRIMARY KEY (run_key, component, probe, statistic))
+    claims(run_key TEXT PRIMARY KEY, host TEXT, pid INTEGER, claimed TEXT)
+                                         -- runs being computed (added in place to older stores)
 
 Guarantees:
 
@@ -22,7 +24,11 @@ Guarantees:
   which a re-run then simply recomputes.
 * **One row per run**: ``run_key`` is the primary key; a failed run that is retried
   replaces its row; a 'done' run is never rewritten (the sweep skips it).
-* **One writer**: only the parent process writes; workers return results.
+* **One writer per sweep**: only a sweep's parent process writes; workers return
+  results.  Several sweeps may share one store: each **claims** a run (a ``claims``
+  row: host, pid) in the store before it starts it, skips runs another live process
+  has claimed and waits for them; a claim whose process died (same host, pid gone) is
+  taken over.  A run's row replaces its claim in one transaction.
 
 Errors: :class:`StorePathError` (the ``--db`` path cannot be created or opened:
 bad input, CLI exit 2, nothing written) and :class:`StoreError` (a write failed,
@@ -36,6 +42,7 @@ import datetime as _dt
 import errno
 import json
 import os
+import socket
 import sqlite3
 from typing import Any, Iterable, Optional, Sequence
 
@@ -86,6 +93,12 @@ CREATE TABLE IF NOT EXISTS probe_values (
     unit TEXT NOT NULL,
     PRIMARY KEY (run_key, component, probe, statistic)
 );
+CREATE TABLE IF NOT EXISTS claims (
+    run_key TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    claimed TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS series_values (
     run_key TEXT NOT NULL REFERENCES runs(run_key),
     component TEXT NOT NULL,
@@ -111,7 +124,18 @@ class StoreError(AtmsimError):
 
 
 class StorePathError(ScenarioError):
-    """The ``--db`` path cannot be created or opened (bad input): CLI exit 2."""
+    """The ``--db`` path cannot be created or opened, or became unwritable (bad input):
+    CLI exit 2."""
+
+
+class StoreMixError(ScenarioError):
+    """Resuming would mix runs of another atmsim version or of another text of the
+    scenario file into one sweep (``--allow-mixed`` permits it): CLI exit 2."""
+
+
+#: sqlite3 error texts that mean the store cannot be written at all (not a full disk):
+#: re-running cannot help, the file or its directory must be made writable.
+_UNWRITABLE = ("readonly", "read-only", "unable to open", "permission", "access denied")
 
 
 def now_iso() -> str:
@@ -221,6 +245,7 @@ class Store:
         row = tuple(run.get(col) for col in RUN_COLUMNS)
 
         def tx(c: sqlite3.Connection) -> None:
+            c.execute("DELETE FROM claims WHERE run_key=?", (run["run_key"],))
             c.execute("DELETE FROM probe_values WHERE run_key=?", (run["run_key"],))
             c.execute("DELETE FROM series_values WHERE run_key=?", (run["run_key"],))
             c.execute(f"INSERT OR REPLACE INTO runs({', '.join(RUN_COLUMNS)}) "
@@ -254,12 +279,84 @@ class Store:
             if "full" in msg.lower():
                 raise StoreError(f"{self.path}: the result store is full ({msg}); free disk space and re-run "
                                  f"the same command to finish the missing runs") from None
+            if any(w in msg.lower() for w in _UNWRITABLE):
+                d = os.path.dirname(os.path.abspath(self.path)) or "."
+                raise StorePathError(
+                    f"{self.path}: the result store cannot be written ({msg}): re-running will not help; make "
+                    f"{os.path.basename(self.path)} and its directory {d} writable for this user (SQLite also "
+                    f"writes {os.path.basename(self.path)}-wal and -shm there), or give another --db; the runs "
+                    f"finished so far are in {self.path}") from None
             raise StoreError(f"{self.path}: writing the result store failed ({msg}); re-run the same "
                              f"command to finish the missing runs") from None
         except BaseException:
             if c.in_transaction:
                 c.execute("ROLLBACK")
             raise
+
+    # ------------------------------------------------------------------ claims
+    @property
+    def me(self) -> tuple[str, int]:
+        """This process, as claims name it: (host name, pid)."""
+        return socket.gethostname(), os.getpid()
+
+    def claim(self, run_key: str) -> str:
+        """Claim ``run_key`` for this process before running it: ``"claimed"`` (run it;
+        also when a claim of a dead process was taken over), ``"done"`` (another sweep
+        finished it: skip it) or ``"busy"`` (a live process has it: come back later)."""
+        host, pid = self.me
+        out = "claimed"
+
+        def tx(c: sqlite3.Connection) -> None:
+            nonlocal out
+            if c.execute("SELECT 1 FROM runs WHERE run_key=? AND status='done'", (run_key,)).fetchone():
+                out = "done"
+                return
+            row = c.execute("SELECT host, pid FROM claims WHERE run_key=?", (run_key,)).fetchone()
+            if row is not None and (row[0], int(row[1])) != (host, pid) and _alive(row[0], int(row[1])):
+                out = "busy"
+                return
+            out = "claimed"
+            c.execute("INSERT OR REPLACE INTO claims(run_key, host, pid, claimed) VALUES (?,?,?,?)",
+                      (run_key, host, pid, now_iso()))
+        self._write(tx)
+        return out
+
+    def release_claims(self) -> None:
+        """Drop this process's remaining claims (runs it did not finish)."""
+        host, pid = self.me
+        self._write(lambda c: c.execute("DELETE FROM claims WHERE host=? AND pid=?", (host, pid)))
+
+    def check_mixing(self, sweep_key: str, *, path: str, scenario_hash: str, quick: bool,
+                     overrides: dict[str, str], software_version: str) -> None:
+        """Raise :class:`StoreMixError` if resuming this sweep would mix results: done
+        runs of it made by another atmsim version, or — when this sweep is new to the
+        store — runs of the same scenario file (same path, quick mode and overrides)
+        made from another text of it."""
+        versions = [r[0] for r in self.conn.execute(
+            "SELECT software_version, count(*) FROM runs WHERE sweep_key=? AND status='done' "
+            "AND software_version != ? GROUP BY software_version ORDER BY software_version",
+            (sweep_key, software_version))]
+        if versions:
+            n = self.conn.execute("SELECT count(*) FROM runs WHERE sweep_key=? AND status='done' "
+                                  "AND software_version != ?", (sweep_key, software_version)).fetchone()[0]
+            raise StoreMixError(
+                f"{self.path}: holds {n} runs of this sweep made by atmsim {', '.join(versions)}, and this is atmsim "
+                f"{software_version}: resuming would mix results of two code versions; give a new --db to "
+                f"recompute, or --allow-mixed to reuse them (each run keeps its version in the store)")
+        if self.conn.execute("SELECT 1 FROM sweeps WHERE sweep_key=?", (sweep_key,)).fetchone():
+            return  # this text's sweep is in the store already (begun here, or mixing was allowed)
+        ov = json.dumps(overrides, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        old = self.conn.execute(
+            "SELECT s.created, count(r.run_key) FROM sweeps s JOIN runs r ON r.sweep_key = s.sweep_key "
+            "WHERE s.scenario_path=? AND s.quick=? AND s.overrides=? AND s.scenario_hash != ? "
+            "AND r.status='done' GROUP BY s.sweep_key ORDER BY s.created DESC",
+            (path, int(quick), ov, scenario_hash)).fetchall()
+        if old:
+            n = sum(int(c) for _t, c in old)
+            raise StoreMixError(
+                f"{self.path}: holds {n} runs of {path} as the file read before it was changed (last such sweep "
+                f"started {old[0][0]}): the new results would sit beside them in one store; give a new --db, or "
+                f"--allow-mixed to keep both (they stay apart: each sweep's statistics use only its own runs)")
 
     # ------------------------------------------------------------------ reading
     def done_keys(self, sweep_key: str) -> set[str]:
@@ -323,6 +420,25 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether the claiming process still runs.  Only a process on this host can be
+    checked; one on another host counts as alive (its claim is never taken over)."""
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (exited, not yet reaped by its parent) is not running
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def _real(value: Any) -> Optional[float]:

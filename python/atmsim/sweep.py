@@ -60,6 +60,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -69,7 +70,7 @@ import pandas as pd
 
 from atmsim import _atmsim
 from atmsim.exceptions import AtmsimError, ScenarioError
-from atmsim.stats import STAT_COLUMNS, Interval, summarize, target_satisfied
+from atmsim.stats import STAT_COLUMNS, Interval, relative_half_width, summarize, target_satisfied
 from atmsim.store import Store, now_iso
 
 # The spec's constants, defined once in the core (atmsim_scenario::sweep).
@@ -143,6 +144,14 @@ class SweepSpec:
     target: Optional[Target]
     overrides: dict[str, str]           # extra overrides (run_sweep(overrides=...), --set)
     has_sweep_table: bool
+    #: ``[sweep] precision`` with ``statistics``: one target per named statistic.
+    precision: list[Target] = dataclasses.field(default_factory=list)
+
+    @property
+    def targets(self) -> list[Target]:
+        """The statistics whose relative precision stops a point's replications:
+        ``target``, or every statistic ``precision`` names (empty: fixed replications)."""
+        return [self.target] if self.target is not None else list(self.precision)
 
     def replications_for(self, quick: bool) -> int:
         return self.quick_replications if quick else self.replications
@@ -167,14 +176,17 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
         raise ScenarioError(f"{path}: not UTF-8 text; scenario files are UTF-8 TOML") from None
     overrides = {str(k): str(v) for k, v in (overrides or {}).items()}
     d = _atmsim.loads_sweep(text, path, overrides)
-    t = d["target"]
-    target = None if t is None else Target(t["component"], t["probe"], t["statistic"], t["rel_half_width"],
-                                           t["max_replications"], t["batch"], t["line"])
+    def as_target(t: dict[str, Any]) -> Target:
+        return Target(t["component"], t["probe"], t["statistic"], t["rel_half_width"], t["max_replications"],
+                      t["batch"], t["line"])
+
+    target = None if d["target"] is None else as_target(d["target"])
+    precision = [as_target(t) for t in d.get("precision", [])]
     return SweepSpec(path=path, text=text, scenario_hash=hashlib.sha256(raw_bytes).hexdigest(),
                      name=d["name"], seed=int(d["seed"]), keys=d["keys"], points=d["points"], written=d["written"],
                      replications=d["replications"], quick_replications=d["quick_replications"],
                      quick_overrides=d["quick_overrides"], target=target, overrides=overrides,
-                     has_sweep_table=d["has_sweep_table"])
+                     has_sweep_table=d["has_sweep_table"], precision=precision)
 
 
 # --------------------------------------------------------------------------- running
@@ -199,6 +211,15 @@ class SweepResult:
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    @property
+    def precision(self) -> Optional[pd.DataFrame]:
+        """With ``[sweep] target`` or ``precision`` (and not --quick): per point, the
+        replications it took, whether every target statistic met its relative
+        half-width and which points hit the cap (:func:`precision_report`); else None."""
+        if not self.spec.targets or self.quick:
+            return None
+        return precision_report(self.spec, self.runs, self.stats)
 
     def plot(self, component: str, probe: str, statistic: str = "mean", x: str | None = None,
              path: str | None = None):
@@ -249,6 +270,10 @@ class _Bar:
             self.bar.close()
 
 
+#: Seconds between looks at runs another sweep on the same store is computing.
+CLAIM_POLL_S = 0.2
+
+
 def _software_version() -> str:
     return _atmsim.version()
 
@@ -260,8 +285,10 @@ def _fail_points() -> set[int]:
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
               workers: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = False,
-              overrides: Optional[dict[str, str]] = None) -> SweepResult:
-    """Run (or finish) a scenario's sweep into the store ``db``; see the module doc."""
+              overrides: Optional[dict[str, str]] = None, allow_mixed: bool = False) -> SweepResult:
+    """Run (or finish) a scenario's sweep into the store ``db``; see the module doc.
+    Refuses (StoreMixError) to resume over runs of another atmsim version or of
+    another text of the scenario file unless ``allow_mixed``."""
     from atmsim.executors import check_executor_args, make_executor
 
     t_start = time.perf_counter()
@@ -278,6 +305,9 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
     bar = None
     executed = 0
     try:
+        if not allow_mixed:
+            store.check_mixing(sweep_key, path=os.path.abspath(spec.path), scenario_hash=spec.scenario_hash,
+                               quick=quick, overrides=spec.overrides, software_version=version)
         store.ensure_sweep(sweep_key, name=spec.name, path=os.path.abspath(spec.path),
                            scenario_hash=spec.scenario_hash, quick=quick, overrides=spec.overrides,
                            software_version=version)
@@ -299,12 +329,20 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             bar.bar.update(skipped)
         todo = [(i, r) for i, r in all_planned if key_of(i, r) not in done]
         while True:
-            if todo:
+            deferred: list[tuple[int, int]] = []
+            while todo:
                 if ex is None:
                     ex = make_executor(executor, workers, scheduler)
-                executed += _execute(spec, store, ex, todo, key_of, sweep_key, quick, run_overrides_base,
-                                     fail_points, version, bar)
-            if spec.target is None or quick:
+                n_run, n_other, deferred = _execute(spec, store, ex, todo, key_of, sweep_key, quick,
+                                                    run_overrides_base, fail_points, version, bar)
+                executed += n_run
+                skipped += n_other
+                # runs another live sweep on this store holds: wait for them, or take them
+                # over if their process dies
+                todo = deferred
+                if todo:
+                    time.sleep(CLAIM_POLL_S)
+            if not spec.targets or quick:
                 break
             more = _more_replications(spec, store, planned, key_of)
             if not more:
@@ -329,6 +367,10 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
             bar.close()
         if ex is not None:
             ex.close(kill=sys.exc_info()[0] is not None)
+        try:
+            store.release_claims()
+        except AtmsimError:
+            pass  # an unwritable store: the claims die with this process anyway
         store.close()
     runs, stats, failures = _frames(spec, runs_db, values)
     series = _insert_keys(spec, series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"}), at=2)
@@ -340,9 +382,24 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
 
 def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]], key_of: Callable,
              sweep_key: str, quick: bool, base_overrides: dict[str, str], fail_points: set[int],
-             version: str, bar: _Bar) -> int:
+             version: str, bar: _Bar) -> tuple[int, int, list[tuple[int, int]]]:
+    """Run ``todo``, claiming each run in the store as it is handed to a worker:
+    (runs made here, runs another sweep finished meanwhile, runs another live sweep
+    holds)."""
+    others = 0
+    busy: list[tuple[int, int]] = []
+
     def tasks():
+        nonlocal others
         for i, r in todo:
+            state = store.claim(key_of(i, r))
+            if state == "done":
+                others += 1
+                bar.step(True)
+                continue
+            if state == "busy":
+                busy.append((i, r))
+                continue
             yield (i, r), {"text": spec.text, "path": spec.path,
                            "overrides": {**spec.overrides, **base_overrides, **spec.points[i]},
                            "seed": spec.seed_of(i), "run": r, "fail": i in fail_points}
@@ -363,37 +420,81 @@ def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]]
         store.write_run(row, res.get("probes", ()) if ok else (), res.get("series", ()) if ok else ())
         bar.step(ok)
         count += 1
-    return count
+    return count, others, busy
 
 
 def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], key_of: Callable) -> dict[int, int]:
     """Relative-precision stopping: {point: new planned replications} for the points
-    whose target CI is still too wide and that are below the cap."""
-    t = spec.target
-    assert t is not None
+    where some target statistic's CI is still too wide and that are below the cap."""
     all_keys = [key_of(i, r) for i in planned for r in range(planned[i])]
-    vals = store.values(all_keys)
-    sel = vals[(vals["component"] == t.component) & (vals["probe"] == t.probe)]
-    have = sel[sel["statistic"] == t.statistic]
-    if have.empty and not vals.empty:
-        stats = sorted(set(sel["statistic"]))
-        where = spec.path if t.line is None else f"{spec.path}:{t.line}"
-        raise ScenarioError(
-            f"{where}: sweep.target: probe {t.component}.{t.probe} has no statistic "
-            f"'{t.statistic}'{_atmsim.did_you_mean(t.statistic, stats)}; it has: {', '.join(stats) or 'none'}")
+    unmet = _unmet_targets(spec, store.values(all_keys))
     more: dict[int, int] = {}
-    st = summarize(have.drop(columns=["point"]).rename(columns={"point_index": "point"}), by=["point"]) if not have.empty else None
-    by_point = {} if st is None else {int(r.point): r for r in st.itertuples(index=False)}
     for i, n_planned in planned.items():
-        if n_planned >= t.max_replications:
+        caps = [t for t in unmet.get(i, ())]
+        if not caps:
             continue
-        r = by_point.get(i)
-        if r is not None and target_satisfied(Interval(int(r.n), float(r.mean), float(r.std), float(r.ci_low),
-                                                       float(r.ci_high), str(r.interval), str(r.ci_note)),
-                                              t.rel_half_width):
+        cap = min(t.max_replications for t in caps)
+        if n_planned >= cap:
             continue
-        more[i] = min(t.max_replications, n_planned + t.batch)
+        more[i] = min(cap, n_planned + max(t.batch for t in caps))
     return more
+
+
+def _unmet_targets(spec: SweepSpec, vals: pd.DataFrame) -> dict[int, list[Target]]:
+    """{point: the targets of :attr:`SweepSpec.targets` its replications do not meet yet}
+    (every point of ``vals``' runs; a point with no value of a target does not meet it)."""
+    points = sorted({int(p) for p in vals["point_index"]}) if not vals.empty else []
+    unmet: dict[int, list[Target]] = {i: [] for i in points}
+    for t in spec.targets:
+        sel = vals[(vals["component"] == t.component) & (vals["probe"] == t.probe)]
+        have = sel[sel["statistic"] == t.statistic]
+        if have.empty and not vals.empty:
+            stats = sorted(set(sel["statistic"]))
+            where = spec.path if t.line is None else f"{spec.path}:{t.line}"
+            key = "sweep.target" if spec.target is not None else "sweep.statistics"
+            raise ScenarioError(
+                f"{where}: {key}: probe {t.component}.{t.probe} has no statistic "
+                f"'{t.statistic}'{_atmsim.did_you_mean(t.statistic, stats)}; it has: {', '.join(stats) or 'none'}")
+        st = summarize(have.drop(columns=["point"]).rename(columns={"point_index": "point"}), by=["point"]) \
+            if not have.empty else None
+        by_point = {} if st is None else {int(r.point): r for r in st.itertuples(index=False)}
+        for i in points:
+            r = by_point.get(i)
+            if r is None or not target_satisfied(
+                    Interval(int(r.n), float(r.mean), float(r.std), float(r.ci_low), float(r.ci_high),
+                             str(r.interval), str(r.ci_note)), t.rel_half_width):
+                unmet[i].append(t)
+    return unmet
+
+
+def precision_report(spec: SweepSpec, runs: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of a sweep with targets: ``point``, the swept keys,
+    ``replications`` (done), ``met`` (every target statistic within its relative
+    half-width), ``hit_cap`` (not met and at the cap: more replications were not run),
+    ``unmet`` (the statistics not met, ``COMPONENT.PROBE.STATISTIC (relative half-width
+    or why none)``, ``; ``-separated)."""
+    rows = []
+    done = runs[runs["status"] == "done"].groupby("point").size().to_dict() if len(runs) else {}
+    for i in range(len(spec.points)):
+        unmet = []
+        for t in spec.targets:
+            sel = stats[(stats["point"] == i) & (stats["component"] == t.component) & (stats["probe"] == t.probe)
+                        & (stats["statistic"] == t.statistic)]
+            name = f"{t.component}.{t.probe}.{t.statistic}"
+            if sel.empty:
+                unmet.append(f"{name} (no value)")
+                continue
+            r = sel.iloc[0]
+            iv = Interval(int(r["n"]), float(r["mean"]), float(r["std"]), float(r["ci_low"]), float(r["ci_high"]),
+                          str(r["interval"]), str(r["ci_note"]))
+            if not target_satisfied(iv, t.rel_half_width):
+                rel = relative_half_width(iv)
+                unmet.append(f"{name} ({r['ci_note'] or 'no interval'})" if math.isnan(rel) else f"{name} (±{rel:.3g})")
+        n = int(done.get(i, 0))
+        cap = min((t.max_replications for t in spec.targets), default=n)
+        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "replications": n,
+                     "met": not unmet, "hit_cap": bool(unmet) and n >= cap, "unmet": "; ".join(unmet)})
+    return pd.DataFrame(rows, columns=["point", *spec.keys, "replications", "met", "hit_cap", "unmet"])
 
 
 def _insert_keys(spec: SweepSpec, df: pd.DataFrame, at: int) -> pd.DataFrame:

@@ -214,10 +214,20 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
                     let v = match sz {
                         Size::Cells(c) | Size::Bytes(c) => c,
                     };
-                    if v >= 0.0 {
-                        Ok(Value::Size(sz))
-                    } else {
+                    let cells = match sz {
+                        Size::Cells(c) => c,
+                        Size::Bytes(b) => b / CELL_OCTETS as f64,
+                    };
+                    if !(v >= 0.0) {
                         Err(format!("'{s}': a size must be zero or positive"))
+                    } else if cells > MAX_SIZE_CELLS {
+                        let unlimited = match spec.ty {
+                            ParamType::SizeOr(w) => format!("; write \"{w}\" for no limit"),
+                            _ => String::new(),
+                        };
+                        Err(format!("'{s}': a size must be at most 2^53 = {} cells (larger sizes cannot be counted exactly){unlimited}", MAX_SIZE_CELLS as u64))
+                    } else {
+                        Ok(Value::Size(sz))
                     }
                 }
             }
@@ -428,6 +438,11 @@ impl PropagationParams {
     }
 }
 
+/// The largest size a parameter may have, in cells (2^53: every whole number of cells
+/// up to it is exact in the f64 the unit parser yields; `capacity = "1e30 cells"` is
+/// rejected, not silently unlimited).
+pub const MAX_SIZE_CELLS: f64 = 9_007_199_254_740_992.0;
+
 /// A buffer size (`SizeOr("unlimited")` parameters), in whole cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellLimit {
@@ -465,6 +480,11 @@ mod tests {
         assert_eq!(parse_value(&CAP, &Raw::Str("unlimited".into())).unwrap(), Value::Word("unlimited".into()));
         let e = parse_value(&CAP, &Raw::Str("lots".into())).unwrap_err();
         assert!(e.contains("\"unlimited\""), "{e}");
+        let e = parse_value(&CAP, &Raw::Str("1e30 cells".into())).unwrap_err();
+        assert!(e.contains("at most 2^53") && e.contains("\"unlimited\" for no limit"), "{e}");
+        let e = parse_value(&CAP, &Raw::Str("1e18 B".into())).unwrap_err();
+        assert!(e.contains("at most 2^53"), "{e}");
+        assert_eq!(parse_value(&CAP, &Raw::Str("9007199254740992 cells".into())).unwrap(), Value::Size(Size::Cells(9007199254740992.0)));
     }
 
     /// Example values for parameters that have no default but are needed: required ones,

@@ -112,6 +112,7 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
         series.append(sd)?;
     }
     d.set_item("series", series)?;
+    d.set_item("warnings", r.warnings.clone())?;
     Ok(d)
 }
 
@@ -340,20 +341,26 @@ fn loads_sweep<'py>(py: Python<'py>, text: &str, path: String, overrides: Option
         quick.set_item(k, v)?;
     }
     d.set_item("quick_overrides", quick)?;
+    let target_dict = |t: &atmsim_scenario::sweep::Target| -> PyResult<Bound<'_, PyDict>> {
+        let td = PyDict::new_bound(py);
+        td.set_item("component", &t.component)?;
+        td.set_item("probe", &t.probe)?;
+        td.set_item("statistic", &t.statistic)?;
+        td.set_item("rel_half_width", t.rel_half_width)?;
+        td.set_item("max_replications", t.max_replications)?;
+        td.set_item("batch", t.batch)?;
+        td.set_item("line", t.line)?;
+        Ok(td)
+    };
     match &spec.target {
         None => d.set_item("target", py.None())?,
-        Some(t) => {
-            let td = PyDict::new_bound(py);
-            td.set_item("component", &t.component)?;
-            td.set_item("probe", &t.probe)?;
-            td.set_item("statistic", &t.statistic)?;
-            td.set_item("rel_half_width", t.rel_half_width)?;
-            td.set_item("max_replications", t.max_replications)?;
-            td.set_item("batch", t.batch)?;
-            td.set_item("line", t.line)?;
-            d.set_item("target", td)?;
-        }
+        Some(t) => d.set_item("target", target_dict(t)?)?,
     }
+    let precision = PyList::empty_bound(py);
+    for t in &spec.precision {
+        precision.append(target_dict(t)?)?;
+    }
+    d.set_item("precision", precision)?;
     d.set_item("has_sweep_table", spec.has_table)?;
     d.set_item("line", spec.line)?;
     Ok(d)

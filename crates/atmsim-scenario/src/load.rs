@@ -640,6 +640,30 @@ impl Scenario {
         s
     }
 
+    /// One warning per `[probes] keep` pattern that matches none of `rows` (a misspelt
+    /// pattern silently hides every row it was meant to keep).
+    pub fn unmatched_keep(&self, rows: &[atmsim_kernel::ProbeRow]) -> Vec<String> {
+        let line = self.raw.probes.iter().find(|e| e.key == "keep").and_then(|e| e.line);
+        let at = match line {
+            Some(l) => format!("{}:{l}", self.raw.file),
+            None => self.raw.file.clone(),
+        };
+        let mut keys: Vec<String> = rows.iter().map(|r| format!("{}.{}", r.component, r.probe)).collect();
+        keys.dedup();
+        self.keep
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                let m = WildMatch::new(p);
+                !keys.iter().any(|k| m.matches(k))
+            })
+            .map(|(i, p)| {
+                let examples: Vec<&str> = keys.iter().take(3).map(String::as_str).collect();
+                format!("{at}: probes.keep[{i}]: '{p}' matches no probe row, so it keeps nothing; rows are COMPONENT.PROBE, e.g. {}", examples.join(", "))
+            })
+            .collect()
+    }
+
     /// Whether probe row `(component, probe)` is kept by `[probes] keep`.
     pub fn keeps(&self, component: &str, probe: &str) -> bool {
         self.keep.is_empty() || {

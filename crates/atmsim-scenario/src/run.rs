@@ -51,6 +51,9 @@ pub struct RunResult {
     pub flows: Vec<FlowBooks>,
     /// The series asked for in `[probes] series`, in that order.
     pub series: Vec<SeriesRow>,
+    /// Warnings about the run's input, one line each (`FILE:LINE: KEY: ...`): a
+    /// `[probes] keep` pattern that matched no probe row.
+    pub warnings: Vec<String>,
 }
 
 impl Scenario {
@@ -120,6 +123,7 @@ impl Scenario {
             }
             flows.push(books);
         }
+        let warnings = self.unmatched_keep(&probes);
         probes.retain(|r| self.keeps(&r.component, r.probe));
         let interval_s = out.series.interval.as_secs_f64();
         let series = self
@@ -128,6 +132,6 @@ impl Scenario {
             .zip(out.series.values)
             .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
             .collect();
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series })
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings })
     }
 }

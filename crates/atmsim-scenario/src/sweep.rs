@@ -6,6 +6,10 @@
 //! quick_replications = 2      # with --quick (default 2)
 //! target = { component = "mux", probe = "q_loss_ratio", statistic = "value",
 //!            rel_half_width = 0.1, max_replications = 50 }   # optional; batch = N
+//! # or, for several statistics at once (not with target):
+//! precision = 0.05            # relative 95% CI half-width every named statistic must meet
+//! statistics = ["mux.q_loss_ratio.value", "sink/vc1.sink_delay.mean"]   # COMPONENT[/PART].PROBE.STATISTIC
+//! max_replications = 50       # the cap per point (default 10 x replications)
 //!
 //! [sweep.grid]                # cartesian product of these axes, in file order
 //! "src.rate" = ["20 Mb/s", "40 Mb/s"]
@@ -55,7 +59,10 @@ pub const DEFAULT_QUICK_REPLICATIONS: u64 = 2;
 /// At most this many values in one range.
 pub const MAX_RANGE_POINTS: u64 = 10_000;
 /// The keys of `[sweep]`.
-pub const SWEEP_KEYS: [&str; 6] = ["replications", "quick_replications", "target", "grid", "zip", "quick"];
+pub const SWEEP_KEYS: [&str; 9] =
+    ["replications", "quick_replications", "target", "precision", "statistics", "max_replications", "grid", "zip", "quick"];
+/// `max_replications` with `precision` when not given: this many times `replications`.
+pub const DEFAULT_PRECISION_CAP_FACTOR: u64 = 10;
 /// The keys of `[sweep] target`.
 pub const TARGET_KEYS: [&str; 6] = ["component", "probe", "statistic", "rel_half_width", "max_replications", "batch"];
 /// The keys of a range `{ from, to, step, unit }`.
@@ -151,6 +158,9 @@ pub struct SweepSpec {
     /// `[sweep.quick]`: overrides applied only with --quick, in file order.
     pub quick: Vec<(String, String)>,
     pub target: Option<Target>,
+    /// `precision` with `statistics` and `max_replications`: one target per named
+    /// statistic, all with the same half-width and cap (empty without `precision`).
+    pub precision: Vec<Target>,
     /// Whether the file has a `[sweep]` table at all.
     pub has_table: bool,
     /// The line of `[sweep]` (or of its first sub-table), when it has one.
@@ -576,7 +586,8 @@ impl Reader<'_> {
             None => None,
             Some(item) => Some(self.target(sweep, item, replications)?),
         };
-        Ok(SweepSpec { keys, points, written, replications, quick_replications, quick: quick_overrides, target, has_table, line: sweep_line })
+        let precision = self.precision(sweep, replications)?;
+        Ok(SweepSpec { keys, points, written, replications, quick_replications, quick: quick_overrides, target, precision, has_table, line: sweep_line })
     }
 
     /// The values of one axis `key = item` of `table` (`[sweep.grid]` or `[sweep.zip]`).
@@ -649,6 +660,89 @@ impl Reader<'_> {
         }
     }
 
+    /// Whether `component` is one of the scenario's components (the message says which are).
+    fn check_component(&self, component: &str) -> Result<(), String> {
+        if self.base.components.iter().any(|c| c.name == component) {
+            return Ok(());
+        }
+        let mut names: Vec<&str> = self.base.components.iter().map(|c| c.name.as_str()).collect();
+        let hint = did_you_mean(component, names.iter().copied());
+        names.sort_unstable();
+        Err(format!("no component '{component}'{hint}; components: {}", names.join(", ")))
+    }
+
+    /// Whether the (existing) `component`'s kind has the probe `probe`.
+    fn check_probe(&self, component: &str, probe: &str) -> Result<(), String> {
+        let Some(c) = self.base.components.iter().find(|c| c.name == component) else { return self.check_component(component) };
+        let probes: Vec<&str> = c.kind.probes().map(|p| p.name).collect();
+        if probes.contains(&probe) {
+            return Ok(());
+        }
+        let hint = did_you_mean(probe, probes.iter().copied());
+        Err(format!("component '{component}' ({}) has no probe '{probe}'{hint}; probes: {}", c.kind.kind, probes.join(", ")))
+    }
+
+    /// `precision`, `statistics` and `max_replications` of `[sweep]`: one [`Target`] per
+    /// named statistic (none without `precision`).
+    fn precision(&self, sweep: &dyn TableLike, replications: u64) -> Result<Vec<Target>, ScenarioError> {
+        let Some(p_item) = sweep.get("precision") else {
+            for k in ["statistics", "max_replications"] {
+                if sweep.contains_key(k) {
+                    return Err(self.err(self.key_line(sweep, k), "sweep", Some(k), "is used only with precision = <relative half-width, e.g. 0.05>"));
+                }
+            }
+            return Ok(Vec::new());
+        };
+        let line = self.key_line(sweep, "precision");
+        if sweep.contains_key("target") {
+            return Err(self.err(line, "sweep", Some("precision"), "give either target or precision (with statistics), not both"));
+        }
+        let rel_half_width = match p_item.as_value() {
+            Some(Value::Integer(i)) => *i.value() as f64,
+            Some(Value::Float(f)) => *f.value(),
+            _ => f64::NAN,
+        };
+        if !(rel_half_width > 0.0 && rel_half_width.is_finite()) {
+            return Err(self.err(line, "sweep", Some("precision"), format!("{} must be a number > 0: the relative 95% CI half-width (e.g. 0.05 for ±5%)", shown(p_item))));
+        }
+        let example = "statistics = [\"mux.q_loss_ratio.value\", ...] (COMPONENT.PROBE.STATISTIC)";
+        let Some(s_item) = sweep.get("statistics") else {
+            return Err(self.err(line, "sweep", Some("precision"), format!("needs the statistics it applies to: {example}")));
+        };
+        let s_line = self.key_line(sweep, "statistics");
+        let serr = |m: String| self.err(s_line, "sweep", Some("statistics"), m);
+        let list = s_item.as_array().ok_or_else(|| serr(format!("{} must be a list: {example}", shown(s_item))))?;
+        if list.is_empty() {
+            return Err(serr(format!("empty list; {example}")));
+        }
+        let max_replications = match sweep.get("max_replications") {
+            None => (replications * DEFAULT_PRECISION_CAP_FACTOR).max(2),
+            Some(m) => match m.as_integer() {
+                Some(n) if n >= 0 && n as u64 >= replications.max(2) => n as u64,
+                _ => return Err(self.err(self.key_line(sweep, "max_replications"), "sweep", Some("max_replications"),
+                    format!("{} must be a whole number >= replications ({replications}) and >= 2", shown(m)))),
+            },
+        };
+        let mut out: Vec<Target> = Vec::with_capacity(list.len());
+        for v in list.iter() {
+            let text = v.as_str().ok_or_else(|| serr(format!("{} must be a string COMPONENT.PROBE.STATISTIC, e.g. \"mux.q_loss_ratio.value\"", shown_value(v))))?;
+            let parts: Vec<&str> = text.rsplitn(3, '.').collect();
+            if parts.len() != 3 || parts.iter().any(|x| x.is_empty()) {
+                return Err(serr(format!("'{text}' is not COMPONENT.PROBE.STATISTIC, e.g. \"mux.q_loss_ratio.value\"")));
+            }
+            let (component, probe, statistic) = (parts[2], parts[1], parts[0]);
+            // a part's rows (sink/vc1, sw/p3) belong to the component before the '/'
+            let base = component.split('/').next().unwrap_or(component);
+            self.check_probe(base, probe).map_err(|m| serr(format!("'{text}': {m}")))?;
+            if out.iter().any(|t| t.component == component && t.probe == probe && t.statistic == statistic) {
+                return Err(serr(format!("'{text}' is named twice")));
+            }
+            out.push(Target { component: component.into(), probe: probe.into(), statistic: statistic.into(), rel_half_width,
+                              max_replications, batch: replications, line: s_line });
+        }
+        Ok(out)
+    }
+
     fn target(&self, sweep: &dyn TableLike, item: &Item, replications: u64) -> Result<Target, ScenarioError> {
         let line = self.key_line(sweep, "target");
         let err = |l: Option<usize>, msg: String| self.err(l.or(line), "sweep", Some("target"), msg);
@@ -673,17 +767,8 @@ impl Reader<'_> {
             strs.push(v.as_str().map(str::to_string).ok_or_else(|| err(at(k), format!("{k} = {} must be a string", shown(v))))?);
         }
         let (component, probe, statistic) = (strs[0].clone(), strs[1].clone(), strs[2].clone());
-        let Some(c) = self.base.components.iter().find(|c| c.name == component) else {
-            let mut names: Vec<&str> = self.base.components.iter().map(|c| c.name.as_str()).collect();
-            let hint = did_you_mean(&component, names.iter().copied());
-            names.sort_unstable();
-            return Err(err(at("component"), format!("no component '{component}'{hint}; components: {}", names.join(", "))));
-        };
-        let probes: Vec<&str> = c.kind.probes().map(|p| p.name).collect();
-        if !probes.contains(&probe.as_str()) {
-            let hint = did_you_mean(&probe, probes.iter().copied());
-            return Err(err(at("probe"), format!("component '{component}' ({}) has no probe '{probe}'{hint}; probes: {}", c.kind.kind, probes.join(", "))));
-        }
+        self.check_component(&component).map_err(|m| err(at("component"), m))?;
+        self.check_probe(&component, &probe).map_err(|m| err(at("probe"), m))?;
         let Some(rhw_item) = t.get("rel_half_width") else {
             return Err(err(line, format!("lacks 'rel_half_width'; valid keys: {}", TARGET_KEYS.join(", "))));
         };
@@ -1029,6 +1114,40 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         // A [sweep.target] table: the line of the offending key.
         let m = error_at("[sweep.target]\ncomponent = \"mux\"\nprobe = \"q_loss_ratio\"\nstatistic = \"value\"\nrel_half_width = -1\nmax_replications = 5\n", "rel_half_width = -1", "sweep.target");
         assert!(m.contains("rel_half_width = -1 must be a number > 0"), "{m}");
+    }
+
+    #[test]
+    fn precision_names_statistics_and_a_cap() {
+        let spec = load("[sweep]\nreplications = 3\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\", \"sink/vc1.sink_delay.mean\"]\n").unwrap();
+        let names: Vec<String> = spec.precision.iter().map(|t| format!("{}.{}.{}", t.component, t.probe, t.statistic)).collect();
+        assert_eq!(names, ["mux.q_loss_ratio.value", "sink/vc1.sink_delay.mean"]);
+        assert!(spec.precision.iter().all(|t| t.rel_half_width == 0.05 && t.max_replications == 30 && t.batch == 3));
+        let spec = load("[sweep]\nprecision = 0.1\nstatistics = [\"mux.q_loss_ratio.value\"]\nmax_replications = 7\n").unwrap();
+        assert_eq!(spec.precision[0].max_replications, 7);
+        assert!(load("[sweep]\nreplications = 2\n").unwrap().precision.is_empty());
+    }
+
+    #[test]
+    fn precision_errors() {
+        let m = error_at("[sweep]\nprecision = 0\nstatistics = [\"mux.q_loss_ratio.value\"]\n", "precision", "sweep.precision");
+        assert!(m.contains("0 must be a number > 0"), "{m}");
+        let m = error_at("[sweep]\nprecision = 0.05\n", "precision", "sweep.precision");
+        assert!(m.contains("needs the statistics"), "{m}");
+        let m = error_at("[sweep]\nprecision = 0.05\nstatistics = [\"mux.q_loss_rato.value\"]\n", "statistics", "sweep.statistics");
+        assert!(m.contains("has no probe 'q_loss_rato' (did you mean 'q_loss_ratio'?)"), "{m}");
+        let m = error_at("[sweep]\nprecision = 0.05\nstatistics = [\"mxu.q.value\"]\n", "statistics", "sweep.statistics");
+        assert!(m.contains("no component 'mxu' (did you mean 'mux'?)"), "{m}");
+        let m = error_at("[sweep]\nprecision = 0.05\nstatistics = [\"q_loss_ratio\"]\n", "statistics", "sweep.statistics");
+        assert!(m.contains("is not COMPONENT.PROBE.STATISTIC"), "{m}");
+        let m = error_at("[sweep]\nprecision = 0.05\nstatistics = []\n", "statistics", "sweep.statistics");
+        assert!(m.contains("empty list"), "{m}");
+        let m = error_at("[sweep]\nreplications = 6\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\"]\nmax_replications = 5\n", "max_replications", "sweep.max_replications");
+        assert!(m.contains("must be a whole number >= replications (6)"), "{m}");
+        let m = error_at("[sweep]\nmax_replications = 5\n", "max_replications", "sweep.max_replications");
+        assert!(m.contains("only with precision"), "{m}");
+        let t = "target = { component = \"mux\", probe = \"q_loss_ratio\", statistic = \"value\", rel_half_width = 0.1, max_replications = 5 }";
+        let m = error_at(&format!("[sweep]\n{t}\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\"]\n"), "precision", "sweep.precision");
+        assert!(m.contains("not both"), "{m}");
     }
 
     #[test]

@@ -127,8 +127,11 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
             raise ScenarioError(f"{path}: no such file (scenario of reproduction {repro.name!r}, experiment {exp.key!r})")
         if progress:
             print(f"{repro.name}: {exp.key} ({path.name})", file=sys.stderr, flush=True)
+        # allow_mixed: OUT/results.sqlite is a working store that `make run` refreshes after
+        # scenario edits; each experiment's statistics use only its own runs, and the
+        # report names the version that made them (docs/experiments.md, "Resume semantics")
         sr = run_sweep(str(path), str(db), quick=quick, executor=executor, workers=workers,
-                       scheduler=scheduler, progress=progress)
+                       scheduler=scheduler, progress=progress, allow_mixed=True)
         out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None),
                                     getattr(sr, "series", None)))
     return out

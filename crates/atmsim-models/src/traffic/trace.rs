@@ -18,7 +18,9 @@
 //! source's `start`; `time_scale` multiplies trace times (0.5 plays it twice as fast);
 //! with `loop` the trace repeats (packets: after its span plus one mean gap), else the
 //! source falls silent at its end. Relative file names are resolved against the
-//! scenario file's directory; a file is read and checked once per process.
+//! scenario file's directory; `data:NAME` names a trace shipped with atmsim (see
+//! [`resolve`]), so a scenario finds it wherever it is copied; a file is read and
+//! checked once per process.
 
 use crate::kind::{BuildInfo, Cx};
 use std::collections::HashMap;
@@ -35,7 +37,7 @@ pub const FORMATS: [&str; 2] = ["packets", "frames"];
 pub const SPACINGS: [&str; 2] = ["peak", "even"];
 
 pub const PARAMS: [ParamSpec; 8] = [
-    ParamSpec { name: "file", ty: ParamType::Text, default: None, required: true, help: "the trace file (relative to the scenario file's directory)", source: "required" },
+    ParamSpec { name: "file", ty: ParamType::Text, default: None, required: true, help: "the trace file: a path relative to the scenario file's directory, or data:NAME for a trace shipped with atmsim (data:BC-pAug89-small.TL, data:starwars.frames.old)", source: "required" },
     ParamSpec { name: "format", ty: ParamType::Choice(&FORMATS), default: Some("packets"), required: false, help: "packets: 'TIME LENGTH' per line (s, octets); frames: octets per line at frame_rate", source: "Bellcore .TL traces; Garrett & Willinger frame-size traces" },
     ParamSpec { name: "frame_rate", ty: ParamType::Float { min: 1e-3, max: 1e6 }, default: Some("24"), required: false, help: "frames per second (format = frames)", source: "Star Wars MPEG-1 trace: 24 frames/s (Garrett & Willinger 1994)" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "cell rate a PDU's cells leave at (spacing = peak)", source: "OC-3c cell rate (an OC-3c adapter)" },
@@ -57,6 +59,41 @@ pub struct TraceData {
 fn cache() -> &'static Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>> {
     static CACHE: OnceLock<Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Prefix of a trace shipped with atmsim: `file = "data:BC-pAug89-small.TL"`.
+pub const DATA_PREFIX: &str = "data:";
+
+/// The directory of the shipped traces: `$ATMSIM_DATA_DIR` when set, else the
+/// repository's `scenarios/data/` this build was compiled from.
+pub fn data_dir() -> PathBuf {
+    match std::env::var_os("ATMSIM_DATA_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/data"),
+    }
+}
+
+/// Where the trace `file` is: `data:NAME` → `NAME` in [`data_dir`] (a plain file
+/// name; an unknown one lists the shipped names); anything else relative to `dir`
+/// (the scenario file's directory).
+pub fn resolve(file: &str, dir: &Path) -> Result<PathBuf, String> {
+    let Some(name) = file.strip_prefix(DATA_PREFIX) else { return Ok(dir.join(file)) };
+    let data = data_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&data)
+        .map(|it| it.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "README.md" && !n.starts_with('.')).collect())
+        .unwrap_or_default();
+    names.sort();
+    let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "." && name != "..";
+    if plain && names.iter().any(|n| n == name) {
+        return Ok(data.join(name));
+    }
+    let valid = if names.is_empty() {
+        format!("no shipped traces found in '{}' (set ATMSIM_DATA_DIR to the directory holding them)", data.display())
+    } else {
+        format!("valid: {}", names.iter().map(|n| format!("{DATA_PREFIX}{n}")).collect::<Vec<_>>().join(", "))
+    };
+    Err(format!("'{file}': no shipped trace of that name; {valid}; or give a path relative to the scenario file"))
 }
 
 /// Reads and checks a trace (once per process and file).
@@ -208,7 +245,7 @@ pub struct TraceSource {
 impl TraceSource {
     /// Reads the trace (relative to `dir`) and checks it against the parameters.
     pub fn new(params: TraceParams, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
-        let path = dir.join(&params.file);
+        let path = resolve(&params.file, dir).map_err(|m| ParamIssue::new("file", m))?;
         let data = load(&path, params.format.name()).map_err(|m| ParamIssue::new("file", m))?;
         let frames = params.format == Format::Frames;
         let time_scale = params.time_scale;
@@ -375,6 +412,18 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_names_resolve_to_the_shipped_traces_and_paths_to_the_scenario_dir() {
+        let p = resolve("data:BC-pAug89-small.TL", Path::new("/nowhere")).unwrap();
+        assert!(p.is_file(), "{}", p.display());
+        assert_eq!(p.file_name().unwrap(), "BC-pAug89-small.TL");
+        assert_eq!(resolve("../data/x.TL", Path::new("/a/b")).unwrap(), Path::new("/a/b/../data/x.TL"));
+        for bad in ["data:nope.TL", "data:../data/BC-pAug89-small.TL", "data:", "data:README.md"] {
+            let e = resolve(bad, Path::new(".")).unwrap_err();
+            assert!(e.contains("no shipped trace of that name") && e.contains("data:BC-pAug89-small.TL, data:starwars.frames.old"), "{e}");
+        }
+    }
 
     #[test]
     fn packet_traces_parse_relative_to_the_first_time() {

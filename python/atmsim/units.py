@@ -1,0 +1,68 @@
+"""How numbers and units are shown to a user (tables of ``atmsim run``/``sweep``,
+the reproduction report).
+
+* :func:`fmt_value` — counters as exact integers (``95358100``, never
+  ``9.53581e+07``), other values with ``digits`` significant digits and no exponent
+  between 1e-4 and 1e15.
+* :func:`to_display` — one unit per quantity across kinds: every bit rate
+  (``b/s``, ``kb/s``, ``Mb/s``, ``Gb/s``, ``B/s``) is shown in the one unit the user
+  asks for with ``--units`` (default :data:`DEFAULT_RATE_UNIT`).  The models keep
+  reporting in their own units (``Result.probes``, ``--json``, the store); only
+  what is shown is converted.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+#: Bits per second in one of each bit-rate unit the models report.
+BIT_RATE_UNITS = {"b/s": 1.0, "bit/s": 1.0, "bps": 1.0, "kb/s": 1e3, "Mb/s": 1e6, "Mbps": 1e6, "Gb/s": 1e9,
+                  "B/s": 8.0}
+#: Units ``--units`` accepts for bit rates.
+RATE_CHOICES = ("b/s", "kb/s", "Mb/s", "Gb/s")
+DEFAULT_RATE_UNIT = "Mb/s"
+
+#: Largest magnitude an integral float is printed as an exact integer (2^53: every
+#: integer up to it is exactly representable).
+_EXACT_INT = 2.0 ** 53
+
+
+def fmt_value(x: object, digits: int = 6) -> str:
+    """A number as a user should read it ('' for None and non-finite floats)."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    try:
+        v = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(x)
+    if not math.isfinite(v):
+        return "" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if v.is_integer() and abs(v) <= _EXACT_INT:
+        return str(int(v))
+    a = abs(v)
+    if 1e-4 <= a < 1e15:
+        # `digits` significant digits in positional notation, trailing zeros dropped
+        decimals = max(0, digits - 1 - math.floor(math.log10(a)))
+        s = f"{v:.{decimals}f}"
+        return s.rstrip("0").rstrip(".") if "." in s else s
+    return f"{v:.{digits}g}"
+
+
+def check_rate_unit(unit: Optional[str]) -> str:
+    """``--units`` value → a unit of :data:`RATE_CHOICES` (ValueError with the valid ones)."""
+    u = DEFAULT_RATE_UNIT if unit is None else unit.strip()
+    if u not in RATE_CHOICES:
+        raise ValueError(f"--units {unit!r}: not a bit-rate unit; valid: {', '.join(RATE_CHOICES)}")
+    return u
+
+
+def to_display(value: float, unit: str, rate_unit: str = DEFAULT_RATE_UNIT) -> tuple[float, str]:
+    """``(value, unit)`` in the display unit of its quantity (bit rates in ``rate_unit``)."""
+    f = BIT_RATE_UNITS.get(unit)
+    if f is None or unit == rate_unit:
+        return value, unit
+    return value * f / BIT_RATE_UNITS[rate_unit], rate_unit
