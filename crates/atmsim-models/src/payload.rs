@@ -164,11 +164,6 @@ impl Payloads {
 
 /// A digest of a payload's contents (for the run's fingerprint).
 pub fn digest(p: &Payload) -> u64 {
-    if let Payload::Credit(c) = p {
-        // Its own fold (the other payloads' digests stay as they were).
-        let h = c.entries().fold(0x84_2222_5bd5_u64 ^ c.len() as u64, |h, e| (h ^ ((u64::from(e.vci) << 8) | u64::from(e.credit))).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17));
-        return h;
-    }
     let words: [u64; 4] = match p {
         Payload::Ip { ip, l4 } => [
             u64::from_be_bytes([ip.src[0], ip.src[1], ip.src[2], ip.src[3], ip.dst[0], ip.dst[1], ip.dst[2], ip.dst[3]]),
@@ -192,7 +187,10 @@ pub fn digest(p: &Payload) -> u64 {
             ((r.ql as u64) << 32) | r.sn as u64,
             1,
         ],
-        Payload::Credit(_) => unreachable!("folded above"),
+        Payload::Credit(c) => {
+            // Its own fold (the other payloads' digests stay as they were).
+            return c.entries().fold(0x84_2222_5bd5_u64 ^ c.len() as u64, |h, e| (h ^ ((u64::from(e.vci) << 8) | u64::from(e.credit))).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17));
+        }
     };
     words.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29))
 }

@@ -93,7 +93,7 @@ impl<T> CreditLinecard<T> {
             return None;
         };
         self.last = v;
-        let vc = self.vcs.get_mut(&v).expect("picked from the map");
+        let vc = self.vcs.get_mut(&v)?;
         vc.credit -= 1;
         self.stats.sent += 1;
         vc.queue.pop_front().map(|c| (v, c))

@@ -73,9 +73,11 @@ impl CreditPacker {
         }
         let sent = if o.cell.is_full() { Some(std::mem::take(o)) } else { None };
         let o = &mut self.open[channel];
-        // In range by construction: the caller's VCI is validated, the credit is 1.
-        o.cell.push(CreditEntry { vci, credit: 1 }).expect("a checked VCI in a non-full cell");
-        self.stats.entries += 1;
+        // In range by construction (the caller's VCI is validated, the credit is 1, the
+        // cell is not full); an entry the format refuses is not counted.
+        if o.cell.push(CreditEntry { vci, credit: 1 }).is_ok() {
+            self.stats.entries += 1;
+        }
         if o.due.is_none() {
             o.due = Some(now.plus(flush_after));
         }
