@@ -5,7 +5,9 @@
 //! beside this file. A refactor must keep them all; a change that legitimately alters a
 //! trace rewrites the file with `ATMSIM_BLESS=1 make test` (or
 //! `ATMSIM_BLESS=1 cargo test --release -p atmsim-scenario golden`) in a commit of its
-//! own whose message says why the trace changed.
+//! own whose message says why the trace changed. A new scenario adds its own line
+//! (`ATMSIM_BLESS=1` writes it; `git diff` must show no other line changed): that is
+//! not a re-bless, since no existing trace moved, and it lands with the scenario.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
