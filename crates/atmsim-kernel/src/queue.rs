@@ -188,6 +188,13 @@ impl EventQueue {
         }
     }
 
+    /// How many events have been scheduled so far (a handler that scheduled nothing
+    /// leaves it unchanged).
+    #[inline]
+    pub fn scheduled(&self) -> u64 {
+        self.seq
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len() + self.ready.len() + self.staged.len() + usize::from(self.has_first)
     }

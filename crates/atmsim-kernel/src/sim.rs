@@ -10,6 +10,22 @@
 //! Anything that takes time (transmission, propagation, processing) is a timer the
 //! component schedules on itself with [`Ctx::schedule_at`] while keeping the data.
 //!
+//! *Timed deliveries.* [`Ctx::send_at`] hands a message over for delivery at a later
+//! instant (a FIFO server that computes each departure on arrival, see
+//! docs/architecture.md, "Timed deliveries"). To an ordinary component it is one event
+//! carrying the message. A *passive* component ([`Component::passive`]: one that only
+//! records what it receives — never schedules, never sends) takes its timed deliveries
+//! without an event each: they wait in a list sorted by (instant, order of sending) and
+//! are handed over, each with `now` set to its own instant, whenever later ones are
+//! sent, before a zero-time delivery to it, and before the warm-up reset, every sample
+//! and the end of the run — so at every instant anything outside can observe, the
+//! component has seen exactly the deliveries due by then, in time order (the
+//! fingerprint folds them per component, in that order, so that when the kernel hands
+//! them over — which sampling changes — does not change the trace). Components
+//! that compute state ahead of time likewise bring it up to date in
+//! [`Component::settle`]. `Simulation::fast_path(false)` turns all of this off (no
+//! component is passive): the equivalence tests compare the two.
+//!
 //! The event-trace fingerprint is a running 64-bit hash of (time, component, event kind)
 //! for every timer and every message delivery; equal fingerprints mean equal traces.
 //! With [`Simulation::fingerprint_content`] it also covers what each delivered message
@@ -76,6 +92,23 @@ pub trait Component {
         let _ = (index, now);
         f64::NAN
     }
+    /// Whether this component is passive: it only records what it receives (it never
+    /// schedules a timer or sends a message), so the kernel may hand it timed
+    /// deliveries late, in time order, without an event each (see the module doc).
+    fn passive(&self) -> bool {
+        false
+    }
+    /// Brings state this component computes ahead of time up to date with every
+    /// instant before `before` (called before the warm-up reset, each sample and the
+    /// report). Nothing to do for most.
+    fn settle(&mut self, before: SimTime) {
+        let _ = before;
+    }
+    /// Books a message the kernel still holds at the end of the run (a timed delivery
+    /// not yet due) in the conservation ledger.
+    fn book(msg: &Self::Msg, ledger: &mut Ledger) {
+        let _ = (msg, ledger);
+    }
 }
 
 /// A message on its way from an output port.
@@ -111,14 +144,47 @@ impl<M> Mail<M> {
     }
 }
 
+/// A timed delivery waiting for a passive component: its instant, the input port and
+/// the message (the list keeps them in order of sending within an instant).
+struct Later<M> {
+    time: SimTime,
+    port: PortId,
+    msg: M,
+}
+
+/// The flag on an event's component id marking a timed delivery (its tag is the slot
+/// holding the message). Component ids never reach it.
+const TIMED: CompId = 1 << 31;
+
 /// What handlers change besides their component: the future-event list, the mail, a
-/// reported fault and the run's store. One struct, so that a `Ctx` is three words to
-/// set up per event.
+/// reported fault, the run's store, and the timed deliveries. One struct, so that a
+/// `Ctx` is three words to set up per event. The wiring (`port_base`, `routes`) and
+/// which components are passive are here too, read-only, so that a handler's
+/// [`Ctx::send_at`] can place its message at once.
 struct Core<M, S> {
     queue: EventQueue,
     mail: Mail<M>,
     fault: Option<String>,
     store: S,
+    port_base: Vec<u32>,
+    routes: Vec<Route>,
+    passive: Vec<bool>,
+    /// Per passive component, its timed deliveries not yet handed over, in (instant,
+    /// sending order); empty for the others.
+    later: Vec<std::collections::VecDeque<Later<M>>>,
+    /// Passive components with a delivery due before the current instant.
+    due: Vec<CompId>,
+    /// Messages of pending timed-delivery events (input port, message), by slot.
+    slab: Vec<Option<(PortId, M)>>,
+    free: Vec<u32>,
+}
+
+impl<M, S> Core<M, S> {
+    #[inline(always)]
+    fn route(&self, src: CompId, port: PortId) -> Route {
+        let idx = self.port_base[src as usize] as usize + port as usize;
+        self.routes.get(idx).copied().unwrap_or(NO_ROUTE)
+    }
 }
 
 /// What a component may do while handling an event.
@@ -154,6 +220,58 @@ impl<M, S> Ctx<'_, M, S> {
     #[inline(always)]
     pub fn send(&mut self, port: PortId, msg: M) {
         self.core.mail.post(Outgoing { msg, src: self.id, port });
+    }
+    /// Sends `msg` out of output port `port` for delivery at `t` (not before now; at
+    /// now it is [`Ctx::send`]). Messages sent from one port for the same instant are
+    /// delivered in the order they were sent.
+    #[inline(always)]
+    pub fn send_at(&mut self, t: SimTime, port: PortId, msg: M) {
+        if t <= self.now {
+            if t < self.now {
+                self.fail(format!("delivery on port {port} sent into the past ({t} < {})", self.now));
+            }
+            self.send(port, msg);
+            return;
+        }
+        let route = self.core.route(self.id, port);
+        if route.comp == CompId::MAX {
+            self.fail(format!("send on unwired output port {port}"));
+            return;
+        }
+        let core = &mut *self.core;
+        if core.passive.get(route.comp as usize).copied().unwrap_or(false) {
+            let q = &mut core.later[route.comp as usize];
+            let entry = Later { time: t, port: route.port, msg };
+            // Usually the latest instant: the list stays sorted, ties in sending order.
+            match q.back() {
+                Some(b) if b.time > t => {
+                    let at = q.partition_point(|e| e.time <= t);
+                    q.insert(at, entry);
+                }
+                _ => q.push_back(entry),
+            }
+            if q.front().is_some_and(|e| e.time < self.now) && core.due.last() != Some(&route.comp) {
+                core.due.push(route.comp);
+            }
+        } else {
+            let slot = match core.free.pop() {
+                Some(s) => {
+                    core.slab[s as usize] = Some((route.port, msg));
+                    s
+                }
+                None => {
+                    core.slab.push(Some((route.port, msg)));
+                    (core.slab.len() - 1) as u32
+                }
+            };
+            core.queue.schedule(t, route.comp | TIMED, slot);
+        }
+    }
+    /// Whether what this component sends on output port `port` goes to a passive
+    /// component (which takes timed deliveries without an event each).
+    pub fn passive_downstream(&self, port: PortId) -> bool {
+        let r = self.core.route(self.id, port);
+        self.core.passive.get(r.comp as usize).copied().unwrap_or(false)
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -197,10 +315,13 @@ pub const PROGRESS_EVERY: u64 = 1 << 16;
 pub struct Simulation<C: Component> {
     comps: Vec<C>,
     paths: Vec<String>,
-    port_base: Vec<u32>,
-    routes: Vec<Route>,
     core: Core<C::Msg, C::Store>,
+    /// Let passive components take timed deliveries without an event each.
+    fast_path: bool,
     fingerprint: u64,
+    /// Per passive component, the fingerprint of the timed deliveries handed to it
+    /// (folded into `fingerprint` at the end of the run).
+    later_fp: Vec<u64>,
     /// Fold each delivered message's [`Component::digest`] into the fingerprint.
     content: bool,
     events: u64,
@@ -225,12 +346,25 @@ impl<C: Component> Simulation<C> {
         while port_base.len() < comps.len() {
             port_base.push(flat.len() as u32);
         }
+        let n = comps.len();
         Simulation {
             comps,
             paths,
-            port_base,
-            routes: flat,
-            core: Core { queue: EventQueue::with_capacity(1024), mail: Mail { first: None, rest: VecDeque::with_capacity(64) }, fault: None, store: C::Store::default() },
+            core: Core {
+                queue: EventQueue::with_capacity(1024),
+                mail: Mail { first: None, rest: VecDeque::with_capacity(64) },
+                fault: None,
+                store: C::Store::default(),
+                port_base,
+                routes: flat,
+                passive: vec![false; n],
+                later: (0..n).map(|_| VecDeque::new()).collect(),
+                due: Vec::new(),
+                slab: Vec::new(),
+                free: Vec::new(),
+            },
+            fast_path: true,
+            later_fp: vec![0; n],
             fingerprint: 0xcbf2_9ce4_8422_2325,
             content: false,
             events: 0,
@@ -242,6 +376,14 @@ impl<C: Component> Simulation<C> {
     /// and where it was delivered (see the module doc).
     pub fn fingerprint_content(&mut self, on: bool) {
         self.content = on;
+    }
+
+    /// Whether passive components take timed deliveries without an event each (on by
+    /// default; off, every timed delivery is an event and no component sees
+    /// [`Ctx::passive_downstream`] true, so components that choose a fast path by it
+    /// take their exact one).
+    pub fn fast_path(&mut self, on: bool) {
+        self.fast_path = on;
     }
 
     /// The run's store, to configure it before the run (e.g. a checking mode).
@@ -265,15 +407,16 @@ impl<C: Component> Simulation<C> {
     /// `warm_upto` (a reset at the warm-up instant comes before the events of that
     /// instant, a sample after them).
     #[cold]
-    fn catch_up(&mut self, sample_before: SimTime, warm_upto: SimTime, warmup: SimTime, warm: &mut bool, sampler: &mut Option<Sampler>) {
+    fn catch_up<const CONTENT: bool>(&mut self, sample_before: SimTime, warm_upto: SimTime, warmup: SimTime, warm: &mut bool, sampler: &mut Option<Sampler>) -> Result<(), SimError> {
         loop {
             let s_next = sampler.as_ref().map(|s| s.next).filter(|&s| s < sample_before);
             let w_due = !*warm && warmup <= warm_upto;
             match (s_next, w_due) {
-                (None, false) => return,
-                (Some(s), true) if s < warmup => self.take_sample(sampler, s),
-                (Some(s), false) => self.take_sample(sampler, s),
+                (None, false) => return Ok(()),
+                (Some(s), true) if s < warmup => self.take_sample::<CONTENT>(sampler, s)?,
+                (Some(s), false) => self.take_sample::<CONTENT>(sampler, s)?,
                 (_, true) => {
+                    self.settle_all::<CONTENT>(warmup)?;
                     let before = sampler.as_ref().map(|s| self.read_all(s, warmup));
                     self.comps.iter_mut().for_each(|c| c.reset_stats(warmup));
                     let after = sampler.as_ref().map(|s| self.read_all(s, warmup));
@@ -286,11 +429,67 @@ impl<C: Component> Simulation<C> {
         }
     }
 
-    fn take_sample(&self, sampler: &mut Option<Sampler>, at: SimTime) {
+    fn take_sample<const CONTENT: bool>(&mut self, sampler: &mut Option<Sampler>, at: SimTime) -> Result<(), SimError> {
+        // A sample shows the state after every event of its instant.
+        self.settle_all::<CONTENT>(SimTime(at.0.saturating_add(1)))?;
         if let Some(s) = sampler.as_mut() {
             let comps = &self.comps;
             s.sample(&mut |p| comps[p.comp as usize].sample(p.index, at));
         }
+        Ok(())
+    }
+
+    /// Brings every component up to date with the instants before `before`: state
+    /// computed ahead of time ([`Component::settle`]) and passive components' timed
+    /// deliveries due before it.
+    #[cold]
+    fn settle_all<const CONTENT: bool>(&mut self, before: SimTime) -> Result<(), SimError> {
+        for c in 0..self.comps.len() {
+            self.comps[c].settle(before);
+            if !self.core.later[c].is_empty() {
+                self.hand_over::<CONTENT>(c as CompId, before)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands passive component `comp` its timed deliveries due before `before`, in
+    /// order, each at its own instant.
+    fn hand_over<const CONTENT: bool>(&mut self, comp: CompId, before: SimTime) -> Result<(), SimError> {
+        loop {
+            let q = &mut self.core.later[comp as usize];
+            if !q.front().is_some_and(|e| e.time < before) {
+                return Ok(());
+            }
+            let Some(Later { time, port, msg, .. }) = q.pop_front() else { return Ok(()) };
+            // Folded into the component's own trace, whose order (time, then sending)
+            // does not depend on when the kernel hands deliveries over.
+            let h = &mut self.later_fp[comp as usize];
+            *h = mix(mix(*h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
+            if CONTENT {
+                *h = mix(*h, C::digest(&msg, &self.core.store));
+            }
+            self.events += 1;
+            let scheduled = self.core.queue.scheduled();
+            let mut ctx = Ctx { now: time, id: comp, core: &mut self.core };
+            self.comps[comp as usize].on_message(port, msg, &mut ctx);
+            if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || self.core.mail.first.is_some()) {
+                self.core.fault = Some("a passive component scheduled a timer or sent a message".into());
+            }
+            if self.core.fault.is_some() {
+                let m = self.core.fault.take().unwrap_or_default();
+                return Err(self.model_panic(comp, time, m));
+            }
+        }
+    }
+
+    /// Hands over what passive components were sent for instants now past.
+    #[cold]
+    fn hand_over_due<const CONTENT: bool>(&mut self, now: SimTime) -> Result<(), SimError> {
+        while let Some(c) = self.core.due.pop() {
+            self.hand_over::<CONTENT>(c, now)?;
+        }
+        Ok(())
     }
 
     fn model_panic(&self, comp: CompId, now: SimTime, msg: String) -> SimError {
@@ -303,10 +502,13 @@ impl<C: Component> Simulation<C> {
     #[inline(always)]
     fn drain<const CONTENT: bool>(&mut self, now: SimTime) -> Result<(), SimError> {
         while let Some(Outgoing { msg, src, port }) = self.core.mail.next() {
-            let idx = self.port_base[src as usize] as usize + port as usize;
-            let route = self.routes.get(idx).copied().unwrap_or(NO_ROUTE);
+            let route = self.core.route(src, port);
             if route.comp == CompId::MAX {
                 return Err(self.model_panic(src, now, format!("send on unwired output port {port}")));
+            }
+            if !self.core.later[route.comp as usize].is_empty() {
+                // A passive component first sees what was due up to now.
+                self.hand_over::<CONTENT>(route.comp, SimTime(now.0.saturating_add(1)))?;
             }
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
             if CONTENT {
@@ -321,6 +523,23 @@ impl<C: Component> Simulation<C> {
             }
         }
         Ok(())
+    }
+
+    /// Delivers the message of a timed-delivery event (slot `slot`) to `comp`.
+    #[inline(always)]
+    fn deliver_timed<const CONTENT: bool>(&mut self, now: SimTime, comp: CompId, slot: u32) {
+        let Some((port, msg)) = self.core.slab.get_mut(slot as usize).and_then(Option::take) else {
+            self.core.fault = Some(format!("timed delivery {slot} has no message"));
+            return;
+        };
+        self.core.free.push(slot);
+        self.fingerprint = mix(mix(self.fingerprint, now.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
+        if CONTENT {
+            self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
+        }
+        self.events += 1;
+        let mut ctx = Ctx { now, id: comp, core: &mut self.core };
+        self.comps[comp as usize].on_message(port, msg, &mut ctx);
     }
 
     /// Runs over `[0, end)`, deleting statistics gathered before `warmup`. `progress` is
@@ -347,6 +566,9 @@ impl<C: Component> Simulation<C> {
         warmup: SimTime,
         progress: &mut dyn FnMut(SimTime, u64) -> bool,
     ) -> Result<RunOutcome, SimError> {
+        for i in 0..self.comps.len() {
+            self.core.passive[i] = self.fast_path && self.comps[i].passive();
+        }
         for i in 0..self.comps.len() {
             let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, core: &mut self.core };
             self.comps[i].start(&mut ctx);
@@ -381,20 +603,28 @@ impl<C: Component> Simulation<C> {
                 if ev.time >= end {
                     break;
                 }
-                self.catch_up(ev.time, ev.time, warmup, &mut warm, &mut sampler);
+                self.catch_up::<CONTENT>(ev.time, ev.time, warmup, &mut warm, &mut sampler)?;
                 checkpoint = next_checkpoint(warm, &sampler);
             }
             let now = ev.time;
-            self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
-            self.events += 1;
-            let mut ctx = Ctx { now, id: ev.comp, core: &mut self.core };
-            self.comps[ev.comp as usize].on_timer(ev.tag, &mut ctx);
+            if ev.comp & TIMED == 0 {
+                self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
+                self.events += 1;
+                let mut ctx = Ctx { now, id: ev.comp, core: &mut self.core };
+                self.comps[ev.comp as usize].on_timer(ev.tag, &mut ctx);
+            } else {
+                self.deliver_timed::<CONTENT>(now, ev.comp & !TIMED, ev.tag);
+            }
+            let comp = ev.comp & !TIMED;
             if self.core.fault.is_some() {
                 let m = self.core.fault.take().unwrap_or_default();
-                return Err(self.model_panic(ev.comp, now, m));
+                return Err(self.model_panic(comp, now, m));
             }
             if self.core.mail.first.is_some() {
                 self.drain::<CONTENT>(now)?;
+            }
+            if !self.core.due.is_empty() {
+                self.hand_over_due::<CONTENT>(now)?;
             }
             self.core.queue.finish();
             if self.events >= next_progress {
@@ -406,7 +636,8 @@ impl<C: Component> Simulation<C> {
         }
         let loop_s = loop_started.elapsed().as_secs_f64();
         // Samples up to and including the end; a warm-up the events never reached.
-        self.catch_up(SimTime(end.0.saturating_add(1)), end, warmup, &mut warm, &mut sampler);
+        self.catch_up::<CONTENT>(SimTime(end.0.saturating_add(1)), end, warmup, &mut warm, &mut sampler)?;
+        self.settle_all::<CONTENT>(end)?;
         if !warm {
             // The run ended before the warm-up did: nothing is measured.
             self.comps.iter_mut().for_each(|c| c.reset_stats(end));
@@ -417,10 +648,22 @@ impl<C: Component> Simulation<C> {
             c.report(end, path, &mut report);
             c.ledger(&mut ledger);
         }
+        // Timed deliveries not due before the end are still on their way.
+        for e in self.core.later.iter().flatten() {
+            C::book(&e.msg, &mut ledger);
+        }
+        for (_, msg) in self.core.slab.iter().flatten() {
+            C::book(msg, &mut ledger);
+        }
         self.core.store.ledger(&mut ledger);
         let bad = ledger.violations();
         if !bad.is_empty() {
             return Err(SimError::Conservation(bad.join("; ")));
+        }
+        for (c, &h) in self.later_fp.iter().enumerate() {
+            if h != 0 {
+                self.fingerprint = mix(mix(self.fingerprint, c as u64), h);
+            }
         }
         let series = sampler.map(Sampler::finish).unwrap_or_default();
         Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger, series, loop_s })
@@ -597,6 +840,155 @@ mod tests {
         let sim = Simulation::new(vec![a], vec!["a".into()], vec![vec![None]]);
         match sim.run(SimTime(10), SimTime::ZERO, &mut |_, _| true) {
             Err(SimError::ModelPanic { path, .. }) => assert_eq!(path, "a"),
+            other => panic!("expected a model error, got {other:?}"),
+        }
+    }
+
+    /// Records every delivery (instant, message); passive or not as told; a `rogue`
+    /// one sends what it gets on (which a passive component may not do).
+    struct Recorder {
+        passive: bool,
+        rogue: bool,
+        got: std::rc::Rc<std::cell::RefCell<Vec<(u64, u32)>>>,
+        count: u64,
+    }
+
+    /// Sends `plan` (instant, message) from its port 0 with `send_at` at start, and
+    /// `later` from a timer at 5.
+    struct Emitter {
+        plan: Vec<(u64, u32)>,
+        later: Vec<(u64, u32)>,
+    }
+
+    enum Part {
+        R(Recorder),
+        E(Emitter),
+    }
+
+    impl Component for Part {
+        type Msg = u32;
+        type Store = ();
+        fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
+            if let Part::E(e) = self {
+                e.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                if !e.later.is_empty() {
+                    ctx.schedule_at(SimTime(5), 0);
+                }
+            }
+        }
+        fn on_timer(&mut self, _tag: u32, ctx: &mut Ctx<'_, u32>) {
+            if let Part::E(e) = self {
+                e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+            }
+        }
+        fn on_message(&mut self, _port: PortId, msg: u32, ctx: &mut Ctx<'_, u32>) {
+            if let Part::R(r) = self {
+                r.got.borrow_mut().push((ctx.now.0, msg));
+                r.count += 1;
+                if r.rogue {
+                    ctx.send(0, msg);
+                }
+            }
+        }
+        fn reset_stats(&mut self, _now: SimTime) {
+            if let Part::R(r) = self {
+                r.count = 0;
+            }
+        }
+        fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
+            if let Part::R(r) = self {
+                out.push(path, "count", "count", r.count as f64, "1");
+            }
+        }
+        fn ledger(&self, l: &mut Ledger) {
+            // Each message is a flow of its own: generated by its emitter, delivered
+            // or still on its way.
+            match self {
+                Part::R(r) => r.got.borrow().iter().for_each(|&(_, m)| l.add_delivered(m, 1)),
+                Part::E(e) => e.plan.iter().chain(&e.later).for_each(|&(_, m)| l.add_generated(m, 1)),
+            }
+        }
+        fn sample(&self, _index: u64, _now: SimTime) -> f64 {
+            match self {
+                Part::R(r) => r.count as f64,
+                Part::E(_) => f64::NAN,
+            }
+        }
+        fn passive(&self) -> bool {
+            matches!(self, Part::R(r) if r.passive)
+        }
+        fn book(msg: &u32, l: &mut Ledger) {
+            l.add_in_flight(*msg, 1);
+        }
+    }
+
+    type Log = std::rc::Rc<std::cell::RefCell<Vec<(u64, u32)>>>;
+
+    /// Two emitters into one recorder; returns the run and the recorder's log.
+    fn timed(passive: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
+        let log: Log = Default::default();
+        let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0 });
+        // Out of order across the two emitters, ties at 30 (sent in order a then b),
+        // one at 100 (after the end), one at 5 from a timer at 5 (a zero-time send).
+        let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
+        let b = Part::E(Emitter { plan: vec![(20, 7), (30, 8), (45, 9)], later: vec![] });
+        let to = Some(Route { comp: 0, port: 0 });
+        let mut sim = Simulation::new(vec![rec, a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+        sim.fast_path(fast);
+        if sample {
+            sim.sample_every(SimDuration(20), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
+        }
+        let out = sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+        (out, log)
+    }
+
+    #[test]
+    fn timed_deliveries_arrive_in_time_order_passive_or_not() {
+        let want = vec![(5, 5), (10, 1), (20, 7), (30, 2), (30, 8), (40, 6), (45, 9), (50, 3)];
+        for (passive, fast) in [(false, true), (true, true), (true, false)] {
+            let (out, log) = timed(passive, fast, 0, false);
+            assert_eq!(*log.borrow(), want, "passive {passive} fast {fast}");
+            // Still on its way at the end: message 4 (booked as flow 4).
+            assert_eq!(out.ledger.in_flight.get(4), Some(&1), "passive {passive} fast {fast}");
+        }
+        // Passive: no event per delivery, but each is still counted as handled.
+        let (evented, _) = timed(false, true, 0, false);
+        let (lazy, _) = timed(true, true, 0, false);
+        assert_eq!(evented.events, lazy.events);
+    }
+
+    #[test]
+    fn a_passive_component_is_up_to_date_at_warm_up_and_at_every_sample() {
+        for warmup in [0, 30, 31, 45] {
+            let (slow, _) = timed(true, false, warmup, true);
+            let (fast, _) = timed(true, true, warmup, true);
+            assert_eq!(slow.report.rows[0].value, fast.report.rows[0].value, "warm-up {warmup}");
+            assert_eq!(slow.series.values, fast.series.values, "warm-up {warmup}");
+        }
+        // Sampling hands deliveries over at other moments: the trace is the same.
+        let (plain, _) = timed(true, true, 30, false);
+        let (sampled, _) = timed(true, true, 30, true);
+        assert_eq!((plain.fingerprint, plain.events), (sampled.fingerprint, sampled.events));
+        // Warm-up at 30: the reset comes before both deliveries at 30.
+        let (out, _) = timed(true, true, 30, true);
+        assert_eq!(out.report.rows[0].value, 5.0);
+        // Samples at 20, 40, 60 (after the instant's deliveries): 3, then 2 + 3 since
+        // the reset, then 2 + 5.
+        assert_eq!(out.series.values[0], vec![3.0, 3.0, 5.0]);
+    }
+
+    #[test]
+    fn a_passive_component_that_sends_is_a_model_error() {
+        let rec = Part::R(Recorder { passive: true, rogue: true, got: Default::default(), count: 0 });
+        let a = Part::E(Emitter { plan: vec![(10, 1), (20, 2)], later: vec![] });
+        let to = Some(Route { comp: 0, port: 0 });
+        let back = Some(Route { comp: 1, port: 0 });
+        let sim = Simulation::new(vec![rec, a], vec!["r".into(), "a".into()], vec![vec![back], vec![to]]);
+        match sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true) {
+            Err(SimError::ModelPanic { path, msg, .. }) => {
+                assert_eq!(path, "r");
+                assert!(msg.contains("passive"), "{msg}");
+            }
             other => panic!("expected a model error, got {other:?}"),
         }
     }

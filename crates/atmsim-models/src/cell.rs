@@ -191,3 +191,14 @@ pub fn book_in_flight(l: &mut Ledger, cell: &Cell) {
     l.add_in_flight(cell.flow, 1);
     l.add_payloads_held(u64::from(cell.payload.is_some()));
 }
+
+/// Books a message still on its way (a cell, or a frame: one unit of its flow).
+pub fn book(msg: &Msg, l: &mut Ledger) {
+    match msg {
+        Msg::Cell(c) => book_in_flight(l, c),
+        Msg::Frame(f) => {
+            l.add_in_flight(f.flow, 1);
+            l.add_payloads_held(u64::from(f.payload.is_some()));
+        }
+    }
+}

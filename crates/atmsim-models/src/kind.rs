@@ -59,6 +59,17 @@ pub trait Kind: Sized {
     fn source_flow(&self) -> Option<(u32, u32)> {
         None
     }
+    /// Whether this kind only records what it receives (never schedules, never sends):
+    /// the kernel may then hand it timed deliveries without an event each (see
+    /// `atmsim_kernel::Component::passive`).
+    fn passive(&self) -> bool {
+        false
+    }
+    /// Brings state computed ahead of time up to date with every instant before
+    /// `before` (see `atmsim_kernel::Component::settle`).
+    fn settle(&mut self, before: SimTime) {
+        let _ = before;
+    }
 }
 
 /// A port declaration: its name, what it carries (cells or frames) and, for an

@@ -117,6 +117,15 @@ macro_rules! models {
             fn sample(&self, index: u64, _now: SimTime) -> f64 {
                 match self { $( Model::$variant(m) => <$ty as Kind>::sample(Borrow::<$ty>::borrow(m), index), )+ }
             }
+            fn passive(&self) -> bool {
+                match self { $( Model::$variant(m) => <$ty as Kind>::passive(Borrow::<$ty>::borrow(m)), )+ }
+            }
+            fn settle(&mut self, before: SimTime) {
+                match self { $( Model::$variant(m) => <$ty as Kind>::settle(BorrowMut::<$ty>::borrow_mut(m), before), )+ }
+            }
+            fn book(msg: &Msg, l: &mut Ledger) {
+                cell::book(msg, l)
+            }
         }
     };
 }

@@ -102,6 +102,10 @@ pub struct Scenario {
     /// The fingerprint covers what each delivered message carries (`[scenario]
     /// fingerprint_content`, `atmsim run --fingerprint-content`; the golden tests).
     pub fingerprint_content: bool,
+    /// Timed deliveries to passive components without an event each, and FIFOs that
+    /// compute departures on arrival (`[scenario] fast_path`, on by default; off gives
+    /// the event-per-departure path, which every statistic equals).
+    pub fast_path: bool,
     pub components: Vec<ComponentDecl>,
     pub wires: Vec<Wire>,
     /// `[probes] keep`: glob patterns on `COMPONENT.PROBE`; empty keeps every row.
@@ -243,7 +247,7 @@ fn valid_name(n: &str) -> bool {
     !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-const SCENARIO_KEYS: [&str; 8] = ["name", "description", "duration", "warmup", "seed", "replications", "check_wire", "fingerprint_content"];
+const SCENARIO_KEYS: [&str; 9] = ["name", "description", "duration", "warmup", "seed", "replications", "check_wire", "fingerprint_content", "fast_path"];
 const PROBES_KEYS: [&str; 3] = ["keep", "series", "interval"];
 /// At most this many sampled values per run (series × samples), to keep memory sane.
 const MAX_SERIES_VALUES: u64 = 20_000_000;
@@ -378,6 +382,7 @@ impl Scenario {
         let mut replications = 1u32;
         let mut check_wire = false;
         let mut fingerprint_content = false;
+        let mut fast_path = true;
         for e in &raw.scenario {
             let key = format!("scenario.{}", e.key);
             let time = |e: &RawEntry| -> Result<SimDuration, ScenarioError> {
@@ -407,6 +412,8 @@ impl Scenario {
                 ("fingerprint_content", Raw::Bool(b)) => fingerprint_content = *b,
                 ("fingerprint_content", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
                 ("check_wire", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
+                ("fast_path", Raw::Bool(b)) => fast_path = *b,
+                ("fast_path", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
                 ("name" | "description", _) => return Err(param_err(f, e.line, &key, "expected a string")),
                 (other, _) => {
                     let hint = did_you_mean(other, SCENARIO_KEYS);
@@ -555,7 +562,7 @@ impl Scenario {
             }
         }
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, components, wires, keep, series, interval })
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, components, wires, keep, series, interval })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -615,6 +622,9 @@ impl Scenario {
         }
         if self.fingerprint_content {
             s.push_str("fingerprint_content = true\n");
+        }
+        if !self.fast_path {
+            s.push_str("fast_path = false\n");
         }
         for c in &self.components {
             s.push_str(&format!("\n[components.{}]\nkind = \"{}\"\n", c.name, c.kind.kind));

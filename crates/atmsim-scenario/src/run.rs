@@ -80,6 +80,7 @@ impl Scenario {
         let mut sim = Simulation::new(comps, paths, routes);
         sim.store_mut().check.on = self.check_wire;
         sim.fingerprint_content(self.fingerprint_content);
+        sim.fast_path(self.fast_path);
         let probes = self.series.iter().map(|r| SeriesProbe { comp: r.component as u32, index: r.index, kind: r.decl.kind, scale: r.decl.scale }).collect();
         sim.sample_every(self.interval, probes);
         Ok(sim)

@@ -18,6 +18,22 @@
 //! counts every cell in the buffer including the one being transmitted, so a
 //! `capacity = K` fifo fed by Poisson cells is the M/D/1/K queue. Cells on the wire keep
 //! their order, so the propagation stage is a FIFO with a single pending timer.
+//!
+//! *Simultaneous arrival and departure.* A cell whose transmission ends at `t` leaves
+//! before a cell arriving at `t` is admitted (the freed place is available to it, and it
+//! never sees the departing cell in the buffer), whatever order the kernel's events
+//! came in; the arriving cell's transmission follows on without a gap, so it continues
+//! the busy period and its cell clock (a back-to-back train keeps the exact line rate).
+//!
+//! *Departures computed on arrival (the fast path).* A standalone `fifo` or `link`
+//! whose output goes to a passive component (a `sink`), with no buffer policy, computes
+//! each cell's end of transmission when the cell arrives (Lindley's recursion on the
+//! cell clock) and hands the cell over at once as a timed delivery for that instant
+//! plus propagation: no event per departure. It keeps (arrival, end) per queued cell
+//! and books departures, waits and buffer levels in time order when the next cell
+//! arrives or the kernel asks it to settle (warm-up, samples, end), so every statistic
+//! equals the event-per-departure path's. It is chosen when the run starts
+//! (`Ctx::passive_downstream`); `[scenario] fast_path = false` turns it off.
 
 use crate::kind::{BuildInfo, Cx};
 use std::collections::VecDeque;
@@ -170,6 +186,17 @@ pub struct Transmitter {
     vc_counts: Vec<[u64; 3]>,
     vc_labels: Vec<u32>,
     wire: VecDeque<(SimTime, Cell)>,
+    /// The end of the transmission in progress (event-per-departure path).
+    tx_end: Option<SimTime>,
+    /// Departure events already handled early (a simultaneous arrival came first).
+    stale: u32,
+    /// When the last transmission ended: a cell arriving then continues its busy period.
+    last_end: SimTime,
+    /// Whether this kind may compute departures on arrival (standalone fifo and link).
+    may_compute: bool,
+    /// Departures computed on arrival: (arrival, end of transmission, aux) of every
+    /// queued cell, the one in transmission first (fast path only).
+    computed: Option<VecDeque<(SimTime, SimTime, u16)>>,
     /// Cells dropped because the buffer was full.
     full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
@@ -192,6 +219,7 @@ impl Transmitter {
         let propagation = params.propagation.delay()?;
         let mut t = Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0);
         t.set_policy(params.policy.policy()?);
+        t.may_compute = true;
         Ok(t)
     }
 
@@ -213,6 +241,11 @@ impl Transmitter {
             vc_counts: Vec::new(),
             vc_labels: Vec::new(),
             wire: VecDeque::new(),
+            tx_end: None,
+            stale: 0,
+            last_end: SimTime(u64::MAX),
+            may_compute: false,
+            computed: None,
             full: Drops::new("buffer_full"),
             policy: None,
             rx: 0,
@@ -243,7 +276,10 @@ impl Transmitter {
 
     /// Cells in the buffer, the one in transmission included.
     pub fn queue_len(&self) -> usize {
-        self.buffer.len()
+        match &self.computed {
+            Some(d) => d.len(),
+            None => self.buffer.len(),
+        }
     }
 
     #[inline(always)]
@@ -251,9 +287,78 @@ impl Transmitter {
         self.levels.set(now, self.buffer.len());
     }
 
+    /// Chooses the path when the run starts: departures computed on arrival when
+    /// nothing needs their instants (see the module doc).
+    fn choose_path(&mut self, ctx: &Cx<'_>) {
+        let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
+        if self.may_compute && fifo && self.policy.is_none() && ctx.passive_downstream(self.out_port) {
+            self.computed = Some(VecDeque::new());
+        }
+    }
+
+    /// The fast path's arrival: books the departures due by now, then admits the cell,
+    /// computes its end of transmission and hands it downstream for that instant.
+    #[inline(always)]
+    fn accept_computed(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        // Departures at this very instant come first.
+        self.depart_before(SimTime(now.0 + 1));
+        self.rx += 1;
+        if !self.vc_counts.is_empty() {
+            self.count_vc(cell.aux, 0);
+        }
+        let Some(q) = self.computed.as_mut() else { return };
+        if self.buffer.capacity().is_some_and(|c| q.len() >= c) {
+            self.tail_drop(&cell, ctx);
+            return;
+        }
+        if q.is_empty() {
+            if self.last_end != now {
+                self.clock.restart(now);
+            }
+            self.wait.add(0.0);
+        }
+        let end = self.clock.advance();
+        q.push_back((now, end, cell.aux));
+        let len = q.len();
+        self.levels.set(now, len);
+        ctx.send_at(end.plus(self.propagation), self.out_port, Msg::Cell(cell));
+    }
+
+    /// Books, in time order, the computed departures before `before`: what the
+    /// event-per-departure path does at each end of transmission.
+    #[inline(always)]
+    fn depart_before(&mut self, before: SimTime) {
+        let Some(q) = self.computed.as_mut() else { return };
+        while let Some(&(_, end, aux)) = q.front() {
+            if end >= before {
+                break;
+            }
+            q.pop_front();
+            self.last_end = end;
+            self.tx += 1;
+            if let Some(c) = self.vc_counts.get_mut(aux as usize) {
+                c[1] += 1;
+            }
+            if let Some(&(arrived, _, _)) = q.front() {
+                self.wait.add(end.since(arrived).0 as f64);
+            }
+            self.levels.set(end, q.len());
+        }
+    }
+
     #[inline(always)]
     pub fn accept(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        if self.computed.is_some() {
+            return self.accept_computed(cell, ctx);
+        }
         let now = ctx.now;
+        if self.tx_end == Some(now) {
+            // The transmission ending now ends before this arrival (module doc); its
+            // event, still pending, will be stale.
+            self.tx_done(ctx);
+            self.stale += 1;
+        }
         self.rx += 1;
         if !self.vc_counts.is_empty() {
             self.count_vc(cell.aux, 0);
@@ -267,11 +372,14 @@ impl Transmitter {
             return;
         }
         if self.buffer.len() == 1 {
-            // Idle line: a new busy period starts now.
-            self.clock.restart(now);
+            // Idle line: a new busy period starts now, unless the last one ended now.
+            if self.last_end != now {
+                self.clock.restart(now);
+            }
             self.wait.add(0.0);
             let end = self.clock.advance();
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
+            self.tx_end = Some(end);
         }
         self.level_changed(now);
     }
@@ -322,6 +430,7 @@ impl Transmitter {
         if let Some(policy) = self.policy.as_mut() {
             policy.departure(&mut cell, self.buffer.len() + 1);
         }
+        self.last_end = now;
         self.tx += 1;
         if !self.vc_counts.is_empty() {
             self.count_vc(cell.aux, 1);
@@ -330,6 +439,9 @@ impl Transmitter {
             self.wait.add(now.since(arrived).0 as f64);
             let end = self.clock.advance();
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
+            self.tx_end = Some(end);
+        } else {
+            self.tx_end = None;
         }
         self.level_changed(now);
         if self.propagation.ps() == 0 {
@@ -357,7 +469,11 @@ impl Transmitter {
     #[inline(always)]
     pub fn tick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         if tag == self.tag_base + TAG_TX_DONE {
-            self.tx_done(ctx)
+            if self.stale > 0 {
+                self.stale -= 1;
+            } else {
+                self.tx_done(ctx)
+            }
         } else {
             self.arrive(ctx)
         }
@@ -366,7 +482,7 @@ impl Transmitter {
     /// Quantity `q` of [`SERIES`].
     pub fn quantity(&self, q: usize) -> f64 {
         match q {
-            0 => self.buffer.len() as f64,
+            0 => self.queue_len() as f64,
             1 | 3 => self.tx as f64,
             2 => self.dropped as f64,
             _ => f64::NAN,
@@ -549,11 +665,17 @@ impl crate::kind::Kind for Transmitter {
             book_in_flight(l, c);
         }
     }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.choose_path(ctx);
+    }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         self.accept(cell, ctx);
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         self.tick(tag, ctx);
+    }
+    fn settle(&mut self, before: SimTime) {
+        self.depart_before(before);
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }

@@ -109,6 +109,10 @@ impl crate::kind::Kind for Sink {
         s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
         s.delay.add(now.since(cell.born).0 as f64);
     }
+    /// A sink only records what it receives.
+    fn passive(&self) -> bool {
+        true
+    }
     fn reset_stats(&mut self, now: SimTime) {
         self.since = now;
         for s in &mut self.flows {

@@ -146,3 +146,39 @@ fn every_shipped_scenario_keeps_its_golden_fingerprint() {
         bad.join("\n  ")
     );
 }
+
+/// Every statistic a run reports, bit for bit: probe rows, flow books and series.
+fn statistics(r: &atmsim_scenario::RunResult) -> Vec<String> {
+    let mut out: Vec<String> = r.probes.iter().map(|p| format!("{} {} {} {:x} {}", p.component, p.probe, p.statistic, p.value.to_bits(), p.unit)).collect();
+    out.extend(r.flows.iter().map(|f| format!("{f:?}")));
+    out.extend(r.series.iter().map(|s| format!("{} {} {:?}", s.component, s.probe, s.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>())));
+    out
+}
+
+/// The fast path (timed deliveries to passive components, FIFOs computing departures
+/// on arrival) is equivalent to the event-per-departure path: on every shipped
+/// scenario, every probe statistic, flow book and series value is the same bit for bit
+/// with it on and off; only the events differ (fewer with it on).
+#[test]
+fn fast_path_changes_no_statistic_on_any_shipped_scenario() {
+    let got = run_all(&shipped(), |rel| {
+        let mut sc = load(rel);
+        let fast = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} fast: {e}"));
+        sc.fast_path = false;
+        let exact = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} exact: {e}"));
+        (statistics(&fast), statistics(&exact), fast.events, exact.events)
+    });
+    let mut faster = 0;
+    let mut bad = Vec::new();
+    for (rel, (fast, exact, fe, ee)) in &got {
+        if fast != exact {
+            let first = fast.iter().zip(exact).find(|(a, b)| a != b).map(|(a, b)| format!("fast {a} / exact {b}")).unwrap_or_else(|| format!("{} against {} rows", fast.len(), exact.len()));
+            bad.push(format!("{rel}: {first}"));
+        }
+        assert!(fe <= ee, "{rel}: the fast path handled more events ({fe}) than the exact one ({ee})");
+        faster += usize::from(fe < ee);
+    }
+    assert!(bad.is_empty(), "the fast path changed statistics:\n  {}", bad.join("\n  "));
+    // Every scenario with a fifo or link feeding a sink takes it.
+    assert!(faster >= 10, "only {faster} scenarios took the fast path");
+}

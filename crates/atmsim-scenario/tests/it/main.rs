@@ -1062,3 +1062,54 @@ mod content_fingerprint {
         assert_eq!(ca.fingerprint, run(&a2, 0).fingerprint, "reproducible");
     }
 }
+
+/// The written tie rule of a FIFO server: a cell whose transmission ends at `t` leaves
+/// before a cell arriving at `t` is admitted. A CBR source at exactly the line rate
+/// into a one-cell fifo has every arrival at the instant the previous cell's
+/// transmission ends: no cell may be lost and the buffer never holds two, on the fast
+/// path (departures computed on arrival) and on the event-per-departure path, whether
+/// the fifo feeds a sink or another component.
+mod tie_rule {
+    use super::*;
+
+    fn scenario(downstream: &str, fast: bool) -> Scenario {
+        let text = format!(
+            r#"connections = ["src -> mux", "mux -> {downstream}"{extra}]
+
+[scenario]
+name = "tie"
+duration = "2 ms"
+seed = 3
+fast_path = {fast}
+
+[components.src]
+kind = "cbr"
+rate = "424 Mb/s"
+
+[components.mux]
+kind = "fifo"
+rate = "424 Mb/s"
+capacity = "1 cells"
+
+[components.sink]
+kind = "sink"
+{next}"#,
+            extra = if downstream == "next" { r#", "next -> sink""# } else { "" },
+            next = if downstream == "next" { "\n[components.next]\nkind = \"fifo\"\nrate = \"424 Mb/s\"\n" } else { "" }
+        );
+        Scenario::from_text(&text, "tie.toml").expect("scenario")
+    }
+
+    #[test]
+    fn a_departure_at_the_instant_of_an_arrival_comes_first() {
+        for downstream in ["sink", "next"] {
+            for fast in [true, false] {
+                let r = run(&scenario(downstream, fast), 0);
+                let what = format!("fifo -> {downstream}, fast path {fast}");
+                assert_eq!(probe(&r, "mux", "q_rx_cells", "count"), 2_000.0, "{what}");
+                assert_eq!(probe(&r, "mux", "q_drop_cells", "count"), 0.0, "{what}");
+                assert_eq!(probe(&r, "mux", "q_len", "max"), 1.0, "{what}");
+            }
+        }
+    }
+}
