@@ -4,7 +4,9 @@
 //! where `seq` is a counter incremented at every `schedule`. Two events for the same
 //! instant therefore run in the order they were scheduled (FIFO on ties), whatever
 //! component they target. This is the whole determinism contract of the kernel: with
-//! the same inputs the same events are scheduled in the same order.
+//! the same inputs the same events are scheduled in the same order. (Timed deliveries
+//! to passive components and the transmitters' departure-before-arrival rule are
+//! written in `sim.rs` and docs/architecture.md, "Simultaneous events".)
 //!
 //! The heap holds the time as the key and `(seq, component, tag)` as a 16-byte payload,
 //! no model data: components keep their own (cells in flight sit in the component's
