@@ -75,7 +75,7 @@ impl crate::kind::Kind for Hold {
             ctx.schedule_in(SimDuration(d), 0);
         }
     }
-    #[inline]
+    #[inline(always)]
     fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
         self.handled += 1;
         let d = exp_ps(&mut self.rng, self.mean_ps);

@@ -182,6 +182,7 @@ impl crate::kind::Kind for OnOff {
             }
         }
     }
+    #[inline(always)]
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         match tag {
