@@ -68,7 +68,7 @@ def test_batch_of_three_needs_three_cells(tmp_path):
     assert by[1].mean == pytest.approx(2 / 3, abs=0.01)
     assert by[3].mean == 0.0 and by[3].meets and "all 2 replications gave 0" in by[3].note
     assert [e.size for e in seen] == [e.size for e in ans.evaluations]
-    assert ans.sentence().startswith("3 cells meet mux.q_loss_ratio.value <= 0.001")
+    assert ans.sentence().startswith("3 cells (mux.capacity) meet mux.q_loss_ratio.value <= 0.001")
     assert "2 cells do not (mean 0.333" in ans.sentence()
     # a target no size meets: the answer says so
     none = dimension(path, "mux.capacity", 1, 2, "mux.q_loss_ratio <= 1e-3", unit="cells", replications=2, workers=1)
@@ -94,7 +94,7 @@ def test_cli_answer_and_bad_input(tmp_path):
     p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--min", "1", "--max", "8",
                 "--target", "mux.q_loss_ratio <= 1e-3", "-n", "2", "-j", "1")
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("3 cells meet mux.q_loss_ratio.value <= 0.001 in ")
+    assert p.stdout.startswith("3 cells (mux.capacity) meet mux.q_loss_ratio.value <= 0.001 in ")
     assert "mux.capacity = 2 cells: mean 0.333" in p.stderr
     for args, msg in (
         (["--key", "mux.nosuch", "--target", "mux.q_loss_ratio <= 1e-3"], "unknown parameter"),

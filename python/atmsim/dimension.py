@@ -97,7 +97,7 @@ class Answer:
         tail = ""
         if below is not None:
             tail = f"; {self.size - 1}{u} do not (mean {_g(below.mean)}, 95% CI {_ci(below)})"
-        return (f"{self.size}{u} meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
+        return (f"{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
                 f"{self.replications} replications){tail}")
 
 
