@@ -112,3 +112,15 @@ def test_cli_answer_and_bad_input(tmp_path):
     p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "2",
                 "--target", "mux.q_loss_ratio <= 1e-3", "-n", "2", "-j", "1", "-q")
     assert p.returncode == 1 and p.stdout.startswith("no mux.capacity in [1, 2] cells meets")
+
+
+def test_judge_uses_the_upper_end_of_the_ci_or_the_mean_without_one():
+    from atmsim.dimension import judge
+
+    nan = float("nan")
+    assert judge(5, 6, 1e-4, 2e-4, 5e-5, 9e-4, 1e-3).meets
+    assert not judge(5, 6, 1e-4, 2e-4, 5e-5, 1.1e-3, 1e-3).meets  # the mean meets, the CI does not
+    zero = judge(5, 6, 0.0, 0.0, nan, nan, 1e-3)
+    assert zero.meets and zero.note == "all 6 replications gave 0"
+    few = judge(5, 1, 2e-3, nan, nan, nan, 1e-3, "n = 1: too few for an interval")
+    assert not few.meets and few.note == "n = 1: too few for an interval"

@@ -198,6 +198,12 @@ def test_scenario_files_load_with_their_sweeps():
         assert int(gw["reassembly_frames"]) == 2 and str(gw["clock"]).replace(" ", "") == "25ns"
         seg = 8 if group == "npe" else 85
         assert int(gw["segment_cells"]) == seg and int(comps["src1"]["params"]["wucs_segment"]) == seg
+        if group == "dim":  # section 6.4's traffic at a fixed load, the transmit buffer on a grid up to 68
+            assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(lab["load"])
+            assert rate_mbps(comps["src1"]["params"]["peak"]) == pytest.approx(lab["pa"] * lab["load"] / 8)
+            sizes = [int(p["gw.tx_buffer_frames"]) for p in spec.points]
+            assert sizes == sorted(sizes) and max(sizes) == 68
+            continue
         if group == "band":
             assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(100)
             assert len(spec.points) in (2, 3, 4)
@@ -284,6 +290,19 @@ def synthetic_band_stats() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def synthetic_dim_stats() -> pd.DataFrame:
+    """Transmit buffer sizes 16, 32, 48, 64: frame loss 1e-2, 2e-3, 5e-4, 0 (all zero at 64);
+    the 95% CI's upper end is 1.5 x the mean, so 48 frames meet 1e-3 (7.5e-4) and 32 do not."""
+    rows = []
+    for i, (size, loss) in enumerate(((16, 1e-2), (32, 2e-3), (48, 5e-4), (64, 0.0))):
+        zero = loss == 0.0
+        rows.append({"point": i, "gw.tx_buffer_frames": str(size), "src1.mean": "6.25 Mb/s", "component": "gw",
+                     "probe": "mpp_frame_loss", "statistic": "value", "unit": "1", "n": 8, "mean": loss,
+                     "std": 0.0 if zero else loss, "ci_low": float("nan") if zero else loss / 2,
+                     "ci_high": float("nan") if zero else 1.5 * loss})
+    return pd.DataFrame(rows)
+
+
 def synthetic_results() -> list[ExperimentResult]:
     repro = Buddhikot92()
     runs = pd.DataFrame({"point": [0], "replication": [0], "seed": [1], "status": ["done"], "wall_s": [0.1],
@@ -295,6 +314,8 @@ def synthetic_results() -> list[ExperimentResult]:
             st = synthetic_npe_stats(e.labels["burst_factor"])
         elif group == "reverse":
             st = synthetic_reverse_stats()
+        elif group == "dim":
+            st = synthetic_dim_stats()
         elif group == "band":
             # every variant in the first band file's stats, the others empty (a failed sweep)
             st = synthetic_band_stats() if e.key == "band_mpp" else pd.DataFrame()
@@ -343,7 +364,7 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     repro = Buddhikot92()
     figures, rows = repro.analyse(synthetic_results(), tmp_path)
     assert [f.key for f in figures] == ["fig13", "fig14", "fig15", "fig16", "fig17", "fig18", "fig19-b4", "fig20-b4",
-                                        "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "reverse"]
+                                        "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "reverse", "dimension"]
     for f in figures:
         assert (tmp_path / f.png).is_file() and (tmp_path / f.svg).is_file()
         assert not Path(f.png).is_absolute()
@@ -372,6 +393,9 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert "throughput at 140 Mb/s offered, R = 25/µs (literal), B=4" in by_q
     rev = by_q["receive buffer frame loss at 95 Mb/s of FDDI load"]
     assert rev.paper_value == 0.0 and rev.simulated == 0.0 and rev.rel_diff is None
+    dim = by_q["smallest transmit buffer with frame loss <= 0.001 at 50 Mb/s, B=1000, peak/avg 8"]
+    assert dim.simulated == 48 and dim.unit == "frames" and dim.is_prediction
+    assert "the grid 16, 32, 48, 64" in dim.note
     # the band: the median of the 8 variants' cell loss (1e-3 ... 8e-3) and their extremes
     band = by_q["cell loss probability at 100 Mb/s, B=1000, peak/avg 2: band over the open parameters"]
     assert (band.simulated, band.ci_low, band.ci_high) == (pytest.approx(4.5e-3), pytest.approx(1e-3), pytest.approx(8e-3))
@@ -383,8 +407,8 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
     # 7 forward curves x 4 probes x 5 loads, 2 x 3 NPE curves x 2 probes x 4 loads, reverse 2 x 3,
-    # band 8 variants x 4 probes
-    assert len(detail) == 7 * 4 * 5 + 2 * 3 * 2 * 4 + 2 * 3 + 8 * 4 and all(r.is_prediction for r in detail)
+    # band 8 variants x 4 probes, transmit buffer grid 4 sizes
+    assert len(detail) == 7 * 4 * 5 + 2 * 3 * 2 * 4 + 2 * 3 + 8 * 4 + 4 and all(r.is_prediction for r in detail)
 
 
 def test_comparison_csv_writer_empty_cells(tmp_path):

@@ -137,11 +137,18 @@ def evaluate(path: str, key: str, size: int, unit: str, target: Target, replicat
                             f"runs (check --target: component and probe names as `atmsim run` prints them)")
     unit_of = "1"
     iv = stats.interval(values, stats.domain_of(target.probe, target.statistic, unit_of))
-    if math.isfinite(iv.high):
-        return Evaluation(size, iv.n, iv.mean, iv.low, iv.high, iv.high <= target.limit)
-    # no interval (all equal, or too few): judge the mean and say why
-    note = f"all {iv.n} replications gave {_g(iv.mean)}" if iv.std == 0.0 else (iv.note or "no interval")
-    return Evaluation(size, iv.n, iv.mean, iv.low, iv.high, iv.mean <= target.limit, note)
+    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit, iv.note)
+
+
+def judge(size: int, n: int, mean: float, std: float, low: float, high: float, limit: float,
+          note: str = "") -> Evaluation:
+    """Whether a size whose replications gave ``mean`` and the 95% CI ``[low, high]``
+    meets ``limit``: the CI's upper end at or below it; without an interval (all
+    replications equal, or too few) the mean, with the reason in ``note``."""
+    if math.isfinite(high):
+        return Evaluation(size, n, mean, low, high, high <= limit)
+    why = f"all {n} replications gave {_g(mean)}" if std == 0.0 else (note or "no interval")
+    return Evaluation(size, n, mean, low, high, mean <= limit, why)
 
 
 def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",

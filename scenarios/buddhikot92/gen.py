@@ -288,6 +288,30 @@ def band(name: str, axes: dict[str, list[str]]) -> str:
 """
 
 
+# ---- transmit buffer dimensioning (section 6.4 / 7; `atmsim dimension`'s criterion on a grid) --
+TXDIM_SIZES = [8, 16, 24, 32, 40, 48, 56, 64, 68]   # frames; 68 = SUPERNET's maximum (section 7)
+TXDIM_LOAD = 50                 # Mb/s offered, peak/avg 8, B = 1000 (the bursty traffic of 6.4)
+TXDIM_REPLICATIONS = 8
+
+
+def txdim() -> str:
+    text = forward("txdim", [
+        "buddhikot92 section 6.4 / 7: dimensioning the transmit buffer.",
+        f"Peak-to-average 8, burst factor 1000 cells, {TXDIM_LOAD} Mb/s offered (fixed), the transmit",
+        "buffer swept from 8 to 68 maximum-size frames (SUPERNET's maximum, section 7); the report",
+        "gives the smallest size whose frame loss meets 1e-3 by its 95% CI (atmsim dimension's rule).",
+    ], burst=1000, pa=8, segment=SEGMENT, tx=TX_FRAMES, npe=NPE_DEFAULT, loads=[TXDIM_LOAD],
+        replications=TXDIM_REPLICATIONS)
+    head, _, _ = text.partition("[sweep.zip]")
+    return head + f"""[sweep.grid]
+"gw.tx_buffer_frames" = [{", ".join(str(n) for n in TXDIM_SIZES)}]
+
+[sweep.quick]
+"scenario.duration" = "{QUICK_DURATION}"
+"scenario.warmup" = "{QUICK_WARMUP}"
+"""
+
+
 def main() -> None:
     files: dict[str, str] = {}
     for b in (250, 500, 1000):
@@ -318,6 +342,7 @@ def main() -> None:
             burst=b, pa=PEAK_TO_AVERAGE, segment=NPE_SEGMENT, tx=TX_FRAMES, npe=NPE_DEFAULT,
             loads=NPE_LOADS, npe_axis=axis, duration=NPE_DURATION, replications=NPE_REPLICATIONS)
     files["reverse"] = reverse()
+    files["txdim"] = txdim()
     for name, axes in BAND_FILES.items():
         files[name] = band(name, axes)
     for name, text in files.items():

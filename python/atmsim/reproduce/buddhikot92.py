@@ -169,6 +169,8 @@ class Buddhikot92(Reproduction):
         Experiment("npe_b4", "npe_b4.toml", "NPE rate, burst factor 4", {"group": "npe", "burst_factor": 4, "pa": 2, "tx": 16}),
         Experiment("npe_b43", "npe_b43.toml", "NPE rate, burst factor 43", {"group": "npe", "burst_factor": 43, "pa": 2, "tx": 16}),
         Experiment("reverse", "reverse.toml", "reverse path (FDDI to ATM)", {"group": "reverse", "stations": 3}),
+        Experiment("txdim", "txdim.toml", "transmit buffer dimensioning",
+                   {"group": "dim", "burst_factor": 1000, "pa": 8, "load": 50.0, "target": 1e-3}),
         Experiment("band_mpp", "band_mpp.toml", "sensitivity: MPP work", {"group": "band"}),
         Experiment("band_npe", "band_npe.toml", "sensitivity: NPE rate unit", {"group": "band"}),
         Experiment("band_ring", "band_ring.toml", "sensitivity: ring latency", {"group": "band"}),
@@ -301,6 +303,7 @@ class Buddhikot92(Reproduction):
                  xlabel="FDDI load to the gateway (Mb/s)")
 
         rows += self._anchor_rows(by)
+        rows += self._dimension_rows(by, draw)
         rows += self._band_rows(by)
         rows += self._detail_rows(by)
         return figures, rows
@@ -321,8 +324,9 @@ class Buddhikot92(Reproduction):
                  f"8-cell segments, peak/average 2, burst factor {b}; {ci}; {nolog}.", logy=True)
 
     def _ideal_reference(self, by: dict[str, ExperimentResult]):
-        xs = np.unique(np.concatenate([self._series(r, "gw_throughput", "value", "").x for k, r in by.items()
-                                       if k != "reverse"])) if any(k != "reverse" for k in by) else np.array([0.0])
+        curves = [r for r in by.values() if r.experiment.labels.get("group") in ("bf", "pa", "tx", "npe")]
+        xs = np.unique(np.concatenate([self._series(r, "gw_throughput", "value", "").x for r in curves])) \
+            if curves else np.array([0.0])
         knee = FDDI_MBPS * CELL_BITS / PAYLOAD_BITS
         ref_x = sorted({float(xs.min()), knee, float(xs.max())})
         return ("min(offered × 45/53, 100 Mb/s)", ref_x, [min(v * PAYLOAD_BITS / CELL_BITS, FDDI_MBPS) for v in ref_x])
@@ -516,6 +520,55 @@ class Buddhikot92(Reproduction):
                                                   "1", c[0], _f(c[1]), _f(c[2]),
                                                   note="paper 6.3: cell loss rises dramatically for a slower NPE"))
         return [r for r in rows if r is not None]
+
+    def _dimension_rows(self, by: dict[str, ExperimentResult], draw) -> list[ComparisonRow]:
+        """The transmit buffer by ``atmsim dimension``'s rule (:func:`atmsim.dimension.judge`)
+        on a grid of sizes: the smallest size whose MPP frame loss meets the target by its
+        95% CI, with every larger size of the grid meeting it too."""
+        from atmsim.dimension import judge
+
+        if "txdim" not in by:
+            return []
+        r = by["txdim"]
+        lab = r.experiment.labels
+        st = r.stats
+        sel = st[(st["component"] == GW) & (st["probe"] == "mpp_frame_loss") & (st["statistic"] == "value")]
+        evs = sorted((judge(int(float(row["gw.tx_buffer_frames"])), int(row["n"]), float(row["mean"]),
+                            float(row["std"]), float(row["ci_low"]), float(row["ci_high"]), lab["target"])
+                      for _, row in sel.iterrows()), key=lambda e: e.size)
+        if not evs:
+            return []
+        sizes = np.array([e.size for e in evs], dtype=float)
+        series = Series("frame loss", sizes, np.array([e.mean for e in evs]),
+                        np.array([e.ci_low for e in evs]), np.array([e.ci_high for e in evs]))
+        draw("dimension", "Transmit buffer dimensioning — frame loss vs transmit buffer size", [series],
+             "dimension_tx_buffer", "Frame loss probability",
+             f"B = {lab['burst_factor']}, peak/avg {lab['pa']}, {lab['load']:g} Mb/s offered; MPP frame loss with "
+             f"95% CIs; dashed: the target {lab['target']:g}.", logy=True,
+             reference=(f"target {lab['target']:g}", [float(sizes.min()), float(sizes.max())],
+                        [lab["target"], lab["target"]]), xlabel="Transmit buffer (maximum-size frames)")
+        rows = [ComparisonRow("txdim", f"frame loss with a {e.size}-frame transmit buffer, {lab['load']:g} Mb/s, "
+                                       f"B={lab['burst_factor']}, peak/avg {lab['pa']}", "1", e.mean,
+                              _f(e.ci_low), _f(e.ci_high), detail=True) for e in evs]
+        meeting = [e.size for i, e in enumerate(evs) if all(x.meets for x in evs[i:])]
+        grid = ", ".join(str(e.size) for e in evs)
+        if meeting:
+            best = next(e for e in evs if e.size == meeting[0])
+            why = best.note or f"95% CI of the frame loss [{best.ci_low:.2g}, {best.ci_high:.2g}]"
+            rows.insert(0, ComparisonRow(
+                "txdim", f"smallest transmit buffer with frame loss <= {lab['target']:g} at {lab['load']:g} Mb/s, "
+                         f"B={lab['burst_factor']}, peak/avg {lab['pa']}", "frames", float(best.size),
+                note=f"prediction (atmsim dimension's rule on the grid {grid}): {best.size} frames meet the target, "
+                     f"{why}; the next smaller size of the grid does not. Paper 7: 68 frames are not sufficient "
+                     "for zero loss under very bursty traffic"))
+        else:
+            last = evs[-1]
+            rows.insert(0, ComparisonRow(
+                "txdim", f"smallest transmit buffer with frame loss <= {lab['target']:g} at {lab['load']:g} Mb/s, "
+                         f"B={lab['burst_factor']}, peak/avg {lab['pa']}", "frames", math.nan,
+                note=f"prediction: no size of the grid {grid} meets the target (at {last.size} frames: mean "
+                     f"{last.mean:.2g}, 95% CI up to {last.ci_high:.2g}); paper 7: 68 frames are not sufficient"))
+        return rows
 
     def _band_rows(self, by: dict[str, ExperimentResult]) -> list[ComparisonRow]:
         """One row per open-parameter variant and metric (the defaults once, from the
