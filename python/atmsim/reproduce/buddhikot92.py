@@ -154,7 +154,8 @@ class Buddhikot92(Reproduction):
         "priority 7, 1 Mb/s of background per station). Table 2's parameters are held constant. "
         "Figures 13-16 vary the burst factor (250/500/1000), 17-18 the peak-to-average ratio "
         "(2/4/8), 19-20 the NPE rate R (8-cell segments, burst factors 4 and 43), 21-23 the transmit "
-        "buffer (16/32/68 frames); the last figure is the reverse path (section 6.5). The NPE rate's "
+        "buffer (16/32/68 frames); then the reverse path (section 6.5) and the smallest transmit buffer "
+        "meeting 1e-3 frame loss for very bursty traffic (atmsim dimension's rule on a grid). The NPE rate's "
         "unit is read as requests per millisecond (the paper's 'per microsecond' is ruled out by its "
         "own 25 ns clock); the literal reading is drawn beside it as the other edge of that band."
     )
