@@ -68,6 +68,9 @@ def test_batch_of_three_needs_three_cells(tmp_path):
     assert by[1].mean == pytest.approx(2 / 3, abs=0.01)
     assert by[3].mean == 0.0 and by[3].meets and "all 2 replications gave 0" in by[3].note
     assert [e.size for e in seen] == [e.size for e in ans.evaluations]
+    from atmsim.dimension import max_evaluations
+    assert len(ans.evaluations) <= max_evaluations(1, 16) == 2 + 4
+    assert max_evaluations(5, 5) == 1 and max_evaluations(1, 2) == 2
     assert ans.sentence().startswith("3 cells (mux.capacity) meet mux.q_loss_ratio.value <= 0.001")
     assert "2 cells do not (mean 0.333" in ans.sentence()
     # a target no size meets: the answer says so

@@ -461,15 +461,25 @@ def dimension_cmd(
     def show(e: "dim.Evaluation") -> None:
         if not quiet:
             ci = e.note or f"95% CI [{_fmt(e.ci_low)}, {_fmt(e.ci_high)}]"
-            print(f"  {key} = {e.size} {unit}".rstrip() + f": mean {_fmt(e.mean)}, {ci} -> "
-                  f"{'meets' if e.meets else 'does not meet'}", file=sys.stderr, flush=True)
+            # through the bar, so that the line is printed above it, not through it
+            bar.write(f"  {key} = {e.size} {unit}".rstrip() + f": mean {_fmt(e.mean)}, {ci} -> "
+                      f"{'meets' if e.meets else 'does not meet'}", file=sys.stderr)
 
     if not quiet:
         print(f"dimension {key} in [{low}, {high}] for {tgt}, {replications} replications per size",
               file=sys.stderr, flush=True)
-    with _interruptible():
-        ans = dim.dimension(scenario, key, low, high, tgt, unit=unit, replications=replications,
-                            overrides=overrides, workers=workers, on_eval=show)
+    from atmsim.progress import progress_iter
+
+    # a bar over the replications (at most max_evaluations sizes; it ends early when the
+    # bisection does), shown like every other bar: after 2 s, on a terminal, not with -q
+    bar = progress_iter(None, total=replications * dim.max_evaluations(low, high), desc="dimension",
+                        enabled=None if not quiet else False)
+    try:
+        with _interruptible():
+            ans = dim.dimension(scenario, key, low, high, tgt, unit=unit, replications=replications,
+                                overrides=overrides, workers=workers, on_eval=show, on_run=lambda: bar.update(1))
+    finally:
+        bar.close()
     sets = ", ".join(f"{k} = {v}" for k, v in overrides.items())
     print(ans.sentence(f"in {scenario}" + (f" with {sets}" if sets else "")))
     raise SystemExit(0 if ans.size is not None else 1)

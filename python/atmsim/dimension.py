@@ -101,6 +101,11 @@ class Answer:
                 f"{self.replications} replications){tail}")
 
 
+def max_evaluations(low: int, high: int) -> int:
+    """Sizes the bisection runs at most: both ends, then ⌈log2(high − low)⌉ midpoints."""
+    return 2 + max(0, math.ceil(math.log2(high - low))) if high > low else 1
+
+
 def _g(x: float) -> str:
     return "nan" if x is None or not math.isfinite(x) else f"{x:.3g}"
 
@@ -122,16 +127,23 @@ def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> 
 
 
 def evaluate(path: str, key: str, size: int, unit: str, target: Target, replications: int,
-             overrides: Mapping[str, str], pool: Optional[ProcessPoolExecutor]) -> Evaluation:
-    """Run ``replications`` replications at ``size`` and judge the target."""
+             overrides: Mapping[str, str], pool: Optional[ProcessPoolExecutor],
+             on_run: Optional[Callable[[], None]] = None) -> Evaluation:
+    """Run ``replications`` replications at ``size`` and judge the target (``on_run``
+    is called as each replication finishes)."""
     from atmsim import stats
 
     over = {**overrides, key: f"{size} {unit}".strip()}
     if pool is None:
-        values = [_one_run(path, over, i, target) for i in range(replications)]
+        results = (_one_run(path, over, i, target) for i in range(replications))
     else:
-        values = list(pool.map(_one_run, [path] * replications, [over] * replications, range(replications),
-                               [target] * replications))
+        results = pool.map(_one_run, [path] * replications, [over] * replications, range(replications),
+                           [target] * replications)
+    values = []
+    for v in results:
+        values.append(v)
+        if on_run:
+            on_run()
     if all(math.isnan(v) for v in values):
         raise ScenarioError(f"{path}: no statistic {target.component}.{target.probe}.{target.statistic} in the "
                             f"runs (check --target: component and probe names as `atmsim run` prints them)")
@@ -153,8 +165,10 @@ def judge(size: int, n: int, mean: float, std: float, low: float, high: float, l
 
 def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",
               replications: int = 6, overrides: Optional[Mapping[str, str]] = None, workers: Optional[int] = None,
-              on_eval: Optional[Callable[[Evaluation], None]] = None) -> Answer:
-    """Bisection for the smallest size in ``[low, high]`` meeting ``target``."""
+              on_eval: Optional[Callable[[Evaluation], None]] = None,
+              on_run: Optional[Callable[[], None]] = None) -> Answer:
+    """Bisection for the smallest size in ``[low, high]`` meeting ``target``
+    (``on_eval`` after each size, ``on_run`` after each replication)."""
     from atmsim import api
 
     tgt = parse_target(target) if isinstance(target, str) else target
@@ -171,7 +185,7 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
 
     def ev(size: int, pool) -> Evaluation:
         if size not in cache:
-            cache[size] = evaluate(p, key, size, unit, tgt, replications, over, pool)
+            cache[size] = evaluate(p, key, size, unit, tgt, replications, over, pool, on_run)
             ans.evaluations.append(cache[size])
             if on_eval:
                 on_eval(cache[size])
