@@ -1,6 +1,6 @@
-"""``atmsim reproduce``: the framework, the buddhikot92 demo, figures, CSV and HTML.
+"""``atmsim reproduce``: the framework, the buddhikot92 reproduction, figures, CSV and HTML.
 
-One real ``reproduce buddhikot92 --quick`` run (module fixture) backs the end-to-end
+One real quick run of two buddhikot92 experiments (module fixture) backs the end-to-end
 checks; figures, rows and HTML are also tested on synthetic statistics of the shape
 ``SweepResult.stats`` has."""
 from __future__ import annotations
@@ -25,13 +25,29 @@ SCEN = ROOT / "scenarios" / "buddhikot92"
 
 
 # ------------------------------------------------------------------ end to end
+#: The end-to-end checks run two of the ten experiments (one forward curve and the
+#: reverse path, 54 short runs) so that this file stays fast; the whole quick
+#: reproduction runs in tests/test_report_browser.py and in `make run`.
+E2E_KEYS = ("bf250", "reverse")
+
+
+class _Subset(Buddhikot92):
+    experiments = tuple(e for e in Buddhikot92.experiments if e.key in E2E_KEYS)
+
+
 @pytest.fixture(scope="module")
 def quick_out(tmp_path_factory) -> Path:
+    import atmsim.reproduce as rp
+
     out = tmp_path_factory.mktemp("reproduce")
-    proc = run_cli("reproduce", "buddhikot92", "--quick", "--quiet", "--out", str(out), timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    assert f"report: {out / 'report.html'}" in proc.stdout
-    return out
+    rp.register("buddhikot92", _Subset)
+    try:
+        outcome = rp.reproduce("buddhikot92", out, quick=True, workers=2)
+        assert outcome.failures == 0
+        assert outcome.report == out / "report.html"
+        yield out
+    finally:
+        rp._registry.pop("buddhikot92", None)
 
 
 def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -43,27 +59,27 @@ def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 def test_quick_writes_report_csv_and_store(quick_out):
     for name in ("report.html", "buddhikot92.html", "comparison.csv", "results.sqlite"):
         assert (quick_out / name).is_file(), name
-    for fig in ("fig14_cell_loss", "fig13_throughput"):
+    for fig in ("fig13_throughput", "fig14_cell_loss", "fig15_frame_loss", "fig16_latency", "reverse_throughput"):
         for ext in (".png", ".svg"):
             assert (quick_out / "figures" / "buddhikot92" / (fig + ext)).stat().st_size > 1000
     with sqlite3.connect(quick_out / "results.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         n = db.execute("SELECT count(*) FROM runs").fetchone()[0]
-    # 3 burst factors x 11 loads x quick_replications 3
-    assert n == 3 * 11 * 3
+    # (11 loads + 7 reverse loads) x quick_replications 3
+    assert n == (11 + 7) * 3
 
 
 def test_no_interval_outside_its_quantitys_domain(quick_out):
     # every compared quantity of buddhikot92 is non-negative (loss probabilities,
-    # throughputs and ratios of them): no interval reaches below 0, a probability's
-    # not above 1
+    # throughputs, latencies and ratios of them): no interval reaches below 0, a
+    # probability's not above 1
     _, rows = _rows(quick_out / "comparison.csv")
     with_ci = [r for r in rows if r["ci_low"] != ""]
     assert any(r["quantity"].startswith("cell loss probability") for r in with_ci)
     for r in with_ci:
         lo, hi = float(r["ci_low"]), float(r["ci_high"])
         assert 0.0 <= lo <= hi, r
-        if r["quantity"].startswith("cell loss probability"):
+        if "loss probability" in r["quantity"]:
             assert hi <= 1.0, r
     st = export.frame(str(quick_out / "results.sqlite"), "stats")
     prop = st[st["domain"] == "proportion"]
@@ -85,17 +101,21 @@ def test_comparison_csv_has_exactly_the_spec_columns(quick_out):
     assert preds and compared
     assert all(r["rel_diff"] == "" for r in preds)
     for r in compared:
-        pv, sim, rd = float(r["paper_value"]), float(r["simulated"]), float(r["rel_diff"])
-        assert rd == pytest.approx((sim - pv) / abs(pv))
-    # one loss and one throughput row per burst factor and load
-    assert sum(r["quantity"].startswith("cell loss probability,") for r in rows) == 33
-    assert sum(r["quantity"].startswith("throughput, B=") for r in rows) == 33
-    # below saturation the carried payload is offered x 45/53 (no loss at 40 Mb/s)
+        pv, sim = float(r["paper_value"]), float(r["simulated"])
+        if pv != 0:
+            assert float(r["rel_diff"]) == pytest.approx((sim - pv) / abs(pv))
+    # one row per probe and load of the forward curve, two per reverse load
+    for what in ("throughput", "cell loss probability", "frame loss probability", "latency"):
+        assert sum(r["quantity"].startswith(f"{what}, burst factor 250, offered") for r in rows) == 11, what
+    assert sum(r["quantity"].startswith("receive buffer frame loss, FDDI load") for r in rows) == 7
+    # below the knee the carried load is about offered x 45/53 (quick runs are short:
+    # frames still being reassembled or queued at the window's ends are not counted)
     ratio = [r for r in compared if r["quantity"].startswith("carried/offered")]
-    assert len(ratio) == 3
-    for r in ratio:
-        assert float(r["paper_value"]) == pytest.approx(45 / 53)
-        assert float(r["simulated"]) == pytest.approx(45 / 53, rel=0.1)
+    assert len(ratio) == 1
+    assert float(ratio[0]["paper_value"]) == pytest.approx(45 / 53)
+    assert float(ratio[0]["simulated"]) == pytest.approx(45 / 53, rel=0.25)
+    rev = [r for r in compared if r["quantity"].startswith("receive buffer frame loss at")]
+    assert len(rev) == 1 and float(rev[0]["paper_value"]) == 0.0
 
 
 def test_report_page_content(quick_out):
@@ -108,17 +128,24 @@ def test_report_page_content(quick_out):
     assert 'src="figures/buddhikot92/fig14_cell_loss.png"' in page
     assert "class=\"badge\"" in page and "prediction" in page
     assert f"atmsim {atmsim.__version__}" in page
-    assert "stands in for the gateway" in page
-    assert "scenarios/buddhikot92/bf1000.toml" in page
+    assert "stand-in" not in page and "stands in" not in page
+    assert "atm_fddi_gateway" in page and "fddi_ring" in page
+    assert "scenarios/buddhikot92/bf250.toml" in page
     assert "src1.mean" in page  # swept keys are listed
 
 
 def test_rerun_resumes_without_new_runs(quick_out):
+    import atmsim.reproduce as rp
+
     before = (quick_out / "results.sqlite").stat().st_size
-    proc = run_cli("reproduce", "buddhikot92", "--quick", "--quiet", "--out", str(quick_out), timeout=600)
-    assert proc.returncode == 0, proc.stderr
+    rp.register("buddhikot92", _Subset)
+    try:
+        outcome = rp.reproduce("buddhikot92", quick_out, quick=True, workers=2)
+    finally:
+        rp._registry.pop("buddhikot92", None)
+    assert outcome.failures == 0
     with sqlite3.connect(quick_out / "results.sqlite") as db:
-        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 99
+        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == (11 + 7) * 3
     assert before > 0
 
 
@@ -147,16 +174,50 @@ def test_registry():
 
 
 def test_scenario_files_load_with_their_sweeps():
+    """Each experiment's file sweeps what its figure varies and holds what the paper
+    holds (Tables 2-3, sections 6.2-6.5)."""
+    from atmsim import api
     from atmsim.sweep import load_sweep
 
     repro = Buddhikot92()
     for exp in repro.experiments:
-        spec = load_sweep(str(repro.scenario_path(exp)))
-        assert len(spec.points) == 11
-        loads = [sum(rate_mbps(p[f"src{i}.mean"]) for i in range(1, 9)) for p in spec.points]
-        assert loads == pytest.approx(list(range(40, 141, 10)))
-        for p in spec.points:  # peak-to-average ratio 2 everywhere (Table 3)
-            assert rate_mbps(p["src1.peak"]) == pytest.approx(2 * rate_mbps(p["src1.mean"]))
+        path = repro.scenario_path(exp)
+        spec = load_sweep(str(path))
+        comps = {c["name"]: c for c in api.load(path).components()}
+        lab, group = exp.labels, exp.labels["group"]
+        if group == "reverse":
+            loads = [3 * rate_mbps(p["ring.rate"]) for p in spec.points]
+            assert loads == pytest.approx([20, 40, 60, 70, 80, 90, 95], abs=1e-3)
+            for p in spec.points:  # bursts at the ring's 100 Mb/s
+                assert float(p["ring.peak_to_mean"]) * rate_mbps(p["ring.rate"]) == pytest.approx(100, rel=1e-3)
+            assert comps["gw"]["params"]["rx_buffer_frames"] in (16, "16")
+            continue
+        gw, ring = comps["gw"]["params"], comps["ring"]["params"]
+        assert str(ring["ttrt"]).replace(" ", "") == "50ms" and int(ring["priority"]) == 7 and int(ring["stations"]) == 4
+        assert rate_mbps(comps["mux"]["params"]["rate"]) == 150
+        assert int(gw["reassembly_frames"]) == 2 and str(gw["clock"]).replace(" ", "") == "25ns"
+        seg = 8 if group == "npe" else 85
+        assert int(gw["segment_cells"]) == seg and int(comps["src1"]["params"]["wucs_segment"]) == seg
+        if group == "dim":  # section 6.4's traffic at a fixed load, the transmit buffer on a grid up to 68
+            assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(lab["load"])
+            assert rate_mbps(comps["src1"]["params"]["peak"]) == pytest.approx(lab["pa"] * lab["load"] / 8)
+            sizes = [int(p["gw.tx_buffer_frames"]) for p in spec.points]
+            assert sizes == sorted(sizes) and max(sizes) == 68
+            continue
+        if group == "band":
+            assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(100)
+            assert len(spec.points) in (2, 3, 4)
+            continue
+        assert int(gw["tx_buffer_frames"]) == lab["tx"]
+        assert int(str(comps["src1"]["params"]["burst_factor"]).split()[0]) == lab["burst_factor"]
+        expect = [20, 40, 60, 80, 100, 120, 140] if group == "npe" else list(range(40, 141, 10))
+        loads = sorted({round(sum(rate_mbps(p[f"src{i}.mean"]) for i in range(1, 9)), 6) for p in spec.points})
+        assert loads == pytest.approx(expect)
+        for p in spec.points:  # the peak-to-average ratio of the figure
+            assert rate_mbps(p["src1.peak"]) == pytest.approx(lab["pa"] * rate_mbps(p["src1.mean"]))
+        if group == "npe":
+            rates = sorted({float(p["gw.npe_rate"]) for p in spec.points})
+            assert rates == [0.025, 0.05, 0.1, 25.0] and len(spec.points) == 4 * 7
 
 
 def test_rate_parsing():
@@ -170,7 +231,7 @@ def test_rate_parsing():
 
 # ------------------------------------------------------------------ synthetic stats
 def synthetic_stats(burst: int, loads=(40, 80, 120)) -> pd.DataFrame:
-    """Stats rows shaped like SweepResult.stats for one buddhikot92 scenario."""
+    """Stats rows shaped like SweepResult.stats for one buddhikot92 forward scenario."""
     rows = []
     for point, load in enumerate(loads):
         keys = {}
@@ -178,11 +239,12 @@ def synthetic_stats(burst: int, loads=(40, 80, 120)) -> pd.DataFrame:
             keys[f"src{i}.mean"] = f"{load / 8:g} Mb/s"
             keys[f"src{i}.peak"] = f"{load / 4:g} Mb/s"
         loss = 0.0 if load < 80 else 1e-3 * burst / 250 * (load / 80) ** 4
-        cells = min(load, 117.78) * 1e6 / 424 * (1 - loss)
+        carried = min(load * 45 / 53, 96.0) * (1 - loss)
         for comp, probe, stat, unit, mean in [
-            ("mux", "q_loss_ratio", "value", "1", loss),
-            ("mux", "q_tx_cells", "rate", "cells/s", cells),
-            ("mux", "q_tx_cells", "count", "cells", cells * 2),
+            ("gw", "spp_cell_loss", "value", "1", loss),
+            ("gw", "mpp_frame_loss", "value", "1", min(1.0, 10 * loss)),
+            ("gw", "gw_throughput", "value", "Mb/s", carried),
+            ("gw", "gw_latency", "mean", "s", 0.002 + 0.01 * loss),
         ]:
             h = 0.2 * mean
             rows.append({"point": point, **keys, "component": comp, "probe": probe, "statistic": stat,
@@ -191,22 +253,88 @@ def synthetic_stats(burst: int, loads=(40, 80, 120)) -> pd.DataFrame:
     return pd.DataFrame(rows).sample(frac=1.0, random_state=1).reset_index(drop=True)
 
 
+def synthetic_npe_stats(burst: int, loads=(20, 60, 100, 140), rates=("0.025", "0.1", "25.0")) -> pd.DataFrame:
+    """The NPE experiments: a grid over ``gw.npe_rate`` (requests/us) times the load."""
+    frames = []
+    for k, r in enumerate(rates):
+        st = synthetic_stats(burst, loads)
+        cap = float(r) * 1e6 * 8 * 360 / 1e6
+        st.loc[st["probe"] == "gw_throughput", "mean"] = st.loc[st["probe"] == "gw_throughput", "mean"].clip(upper=cap)
+        st["gw.npe_rate"] = r
+        st["point"] = st["point"] + 10 * k
+        frames.append(st)
+    return pd.concat(frames, ignore_index=True)
+
+
+def synthetic_reverse_stats(loads=(20, 60, 95)) -> pd.DataFrame:
+    rows = []
+    for point, load in enumerate(loads):
+        for probe, mean in (("rev_throughput", load * 0.9), ("rev_frame_loss", 0.0)):
+            rows.append({"point": point, "ring.rate": f"{load / 3:g} Mb/s", "ring.peak_to_mean": 100 / (load / 3),
+                         "component": "gw", "probe": probe, "statistic": "value", "unit": "1", "n": 3,
+                         "mean": mean, "std": 0.0, "ci_low": mean, "ci_high": mean})
+    return pd.DataFrame(rows)
+
+
+def synthetic_band_stats() -> pd.DataFrame:
+    """The band experiments: one point per open-parameter variant (cell loss 1e-3 x (i + 1))."""
+    from atmsim.reproduce.buddhikot92 import BAND_BASE, BAND_VARIANTS
+
+    rows = []
+    for i, (_name, change) in enumerate(BAND_VARIANTS):
+        keys = {**BAND_BASE, **change, **{f"src{k}.mean": "12.5 Mb/s" for k in range(1, 9)}}
+        for probe, stat, mean in (("spp_cell_loss", "value", 1e-3 * (i + 1)), ("mpp_frame_loss", "value", 0.01),
+                                  ("gw_throughput", "value", 80.0), ("gw_latency", "mean", 0.004)):
+            rows.append({"point": i, **keys, "component": "gw", "probe": probe, "statistic": stat, "unit": "1",
+                         "n": 3, "mean": mean, "std": 0.0, "ci_low": mean * 0.9, "ci_high": mean * 1.1})
+    return pd.DataFrame(rows)
+
+
+def synthetic_dim_stats() -> pd.DataFrame:
+    """Transmit buffer sizes 16, 32, 48, 64: frame loss 1e-2, 2e-3, 5e-4, 0 (all zero at 64);
+    the 95% CI's upper end is 1.5 x the mean, so 48 frames meet 1e-3 (7.5e-4) and 32 do not."""
+    rows = []
+    for i, (size, loss) in enumerate(((16, 1e-2), (32, 2e-3), (48, 5e-4), (64, 0.0))):
+        zero = loss == 0.0
+        rows.append({"point": i, "gw.tx_buffer_frames": str(size), "src1.mean": "6.25 Mb/s", "component": "gw",
+                     "probe": "mpp_frame_loss", "statistic": "value", "unit": "1", "n": 8, "mean": loss,
+                     "std": 0.0 if zero else loss, "ci_low": float("nan") if zero else loss / 2,
+                     "ci_high": float("nan") if zero else 1.5 * loss})
+    return pd.DataFrame(rows)
+
+
 def synthetic_results() -> list[ExperimentResult]:
     repro = Buddhikot92()
     runs = pd.DataFrame({"point": [0], "replication": [0], "seed": [1], "status": ["done"], "wall_s": [0.1],
                          "events": [10], "fingerprint": ["x"], "error": [None]})
-    return [ExperimentResult(e, repro.scenario_path(e), synthetic_stats(e.labels["burst_factor"]), runs, [])
-            for e in repro.experiments]
+    out = []
+    for e in repro.experiments:
+        group = e.labels["group"]
+        if group == "npe":
+            st = synthetic_npe_stats(e.labels["burst_factor"])
+        elif group == "reverse":
+            st = synthetic_reverse_stats()
+        elif group == "dim":
+            st = synthetic_dim_stats()
+        elif group == "band":
+            # every variant in the first band file's stats, the others empty (a failed sweep)
+            st = synthetic_band_stats() if e.key == "band_mpp" else pd.DataFrame()
+        else:
+            # the peak-to-average and transmit-buffer curves lose more, as the paper says
+            scale = {"bf": 1, "pa": e.labels["pa"], "tx": 8 * 16 / e.labels["tx"]}[group]
+            st = synthetic_stats(int(e.labels["burst_factor"] * scale), loads=(40, 70, 100, 120, 140))
+        out.append(ExperimentResult(e, repro.scenario_path(e), st, runs, []))
+    return out
 
 
 def test_series_from_stats_sorts_scales_and_names_missing():
     st = synthetic_stats(500)
-    s = plot.series_from_stats(st, component="mux", probe="q_tx_cells", statistic="rate",
-                               x=lambda r: rate_mbps(r["src1.mean"]) * 8, label="B", scale=360 / 1e6)
+    s = plot.series_from_stats(st, component="gw", probe="gw_throughput", statistic="value",
+                               x=lambda r: rate_mbps(r["src1.mean"]) * 8, label="B", scale=1e3)
     assert list(s.x) == [40, 80, 120]
-    assert s.mean[0] == pytest.approx(40 * 45 / 53)
-    with pytest.raises(KeyError, match="mux.q_wait.mean"):
-        plot.series_from_stats(st, component="mux", probe="q_wait", statistic="mean", x=lambda r: 0.0, label="x")
+    assert s.mean[0] == pytest.approx(40 * 45 / 53 * 1e3)
+    with pytest.raises(KeyError, match="gw.q_wait.mean"):
+        plot.series_from_stats(st, component="gw", probe="q_wait", statistic="mean", x=lambda r: 0.0, label="x")
 
 
 def test_plot_series_log_axis_with_zeros_and_negative_ci(tmp_path):
@@ -235,22 +363,52 @@ def test_series_rejects_ragged_input():
 def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     repro = Buddhikot92()
     figures, rows = repro.analyse(synthetic_results(), tmp_path)
-    assert [f.key for f in figures] == ["fig14", "fig13"]
+    assert [f.key for f in figures] == ["fig13", "fig14", "fig15", "fig16", "fig17", "fig18", "fig19-b4", "fig20-b4",
+                                        "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "reverse", "dimension"]
     for f in figures:
         assert (tmp_path / f.png).is_file() and (tmp_path / f.svg).is_file()
         assert not Path(f.png).is_absolute()
     by_q = {r.quantity: r for r in rows}
-    r = by_q["carried/offered at 40 Mb/s (below saturation), B=250"]
+    r = by_q["carried/offered at 40 Mb/s (below the knee), burst factor 250"]
     assert r.paper_value == pytest.approx(45 / 53) and r.simulated == pytest.approx(45 / 53)
     assert r.rel_diff == pytest.approx(0.0, abs=1e-12)
-    ratio = by_q["cell loss ratio B=1000 : B=250 at 80 Mb/s"]
+    sat = by_q["throughput at 140 Mb/s offered (saturated), burst factor 1000"]
+    assert sat.paper_value == 100.0 and sat.simulated < 96.0
+    # synthetic loss: 1e-3 x B/250 x (load/80)^4, so B=1000 : B=250 is 4 at every load,
+    # with the conservative interval (0.6 x 4 / 1.2, 1.2 x 4 / 0.6)
+    ratio = by_q["cell loss ratio B=1000 : B=250 at 120 Mb/s"]
     assert ratio.is_prediction and ratio.simulated == pytest.approx(4.0)
-    # conservative interval: (0.6 x 4 / 1.2, 1.2 x 4 / 0.6) from the synthetic CIs
     assert (ratio.ci_low, ratio.ci_high) == (pytest.approx(2.0), pytest.approx(8.0))
-    cut = by_q["cut-off load (lowest swept load with cell loss >= 0.0001), B=500"]
-    assert cut.simulated == 80
+    assert by_q["cell loss ratio peak/avg 8 : 2 at 100 Mb/s (B=1000)"].simulated == pytest.approx(8.0)
+    assert by_q["cell loss ratio 16 : 68 transmit frames at 120 Mb/s (peak/avg 8, B=1000)"].simulated \
+        == pytest.approx(68 / 16, rel=0.01)
+    five = by_q["cell loss probability at 140 Mb/s (highest load of Figure 14), B=1000"]
+    assert five.paper_value == 0.05 and five.simulated == pytest.approx(4e-3 * (140 / 80) ** 4)
+    assert by_q["frame loss probability at 120 Mb/s, B=1000, peak/avg 8, 16 frames"].paper_value == 0.1
+    # NPE: R = 25/ms serves 25e3 x 8 x 360 bit/s = 72 Mb/s of segment data: the plateau the
+    # paper describes; R = 100/ms (288 Mb/s) and the literal 25/us have no knee to compare
+    knee = by_q["throughput at 140 Mb/s offered, R = 25/ms, B=4"]
+    assert knee.paper_value == pytest.approx(72.0) and knee.simulated == pytest.approx(72.0)
+    assert by_q["throughput at 140 Mb/s offered, R = 100/ms, B=43"].is_prediction
+    assert "throughput at 140 Mb/s offered, R = 25/µs (literal), B=4" in by_q
+    rev = by_q["receive buffer frame loss at 95 Mb/s of FDDI load"]
+    assert rev.paper_value == 0.0 and rev.simulated == 0.0 and rev.rel_diff is None
+    dim = by_q["smallest transmit buffer with frame loss <= 0.001 at 50 Mb/s, B=1000, peak/avg 8"]
+    assert dim.simulated == 48 and dim.unit == "frames" and dim.is_prediction
+    assert "the grid 16, 32, 48, 64" in dim.note
+    # the band: the median of the 8 variants' cell loss (1e-3 ... 8e-3) and their extremes
+    band = by_q["cell loss probability at 100 Mb/s, B=1000, peak/avg 2: band over the open parameters"]
+    assert (band.simulated, band.ci_low, band.ci_high) == (pytest.approx(4.5e-3), pytest.approx(1e-3), pytest.approx(8e-3))
+    assert by_q["cell loss probability at 100 Mb/s, B=1000, peak/avg 2: NPE R = 25/us (the literal unit)"].simulated \
+        == pytest.approx(4e-3)
+    # the knee: largest throughput over the loads, here at 140 Mb/s for R = 100/ms
+    assert by_q["largest throughput over the loads (the knee), R = 25/ms, B=4"].simulated == pytest.approx(72.0)
+    # cut-off: synthetic loss is 0 below 80 Mb/s
+    assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
-    assert len(detail) == 3 * 3 * 2 and all(r.is_prediction for r in detail)
+    # 7 forward curves x 4 probes x 5 loads, 2 x 3 NPE curves x 2 probes x 4 loads, reverse 2 x 3,
+    # band 8 variants x 4 probes, transmit buffer grid 4 sizes
+    assert len(detail) == 7 * 4 * 5 + 2 * 3 * 2 * 4 + 2 * 3 + 8 * 4 + 4 and all(r.is_prediction for r in detail)
 
 
 def test_comparison_csv_writer_empty_cells(tmp_path):

@@ -29,7 +29,12 @@ def test_bench_quick_json_shape():
                      ("cell_queue", "atmsim"), ("cell_queue", "hand_heap"), ("cell_queue", "lindley"),
                      ("cell_queue", "simpy"), ("mux", "atmsim"), ("mux", "hand_heap"),
                      ("domingo95_exp2", "atmsim"),
-                     ("lazarou96_mismatch", "atmsim"), ("lazarou96_mismatch_paced", "atmsim")}
+                     ("lazarou96_mismatch", "atmsim"), ("lazarou96_mismatch_paced", "atmsim"),
+                     ("buddhikot92_gateway", "atmsim")}
+    gw = next(r for r in rows if r["name"] == "buddhikot92_gateway")
+    # 120 Mb/s of 424-bit cells for 0.1 s (--quick) is about 28,000 cells into the gateway
+    assert gw["offered_mbps"] == 120.0 and 20_000 < gw["cells_in"] < 36_000, gw
+    assert gw["cells_per_s"] > 0 and gw["sim_s_per_wall_s"] > 0
     exp2 = next(r for r in rows if r["name"] == "domingo95_exp2")
     assert exp2["cells_switched"] > 0 and exp2["cells_per_s"] > 0 and exp2["sim_s_per_wall_s"] > 0
     for name in ("lazarou96_mismatch", "lazarou96_mismatch_paced"):

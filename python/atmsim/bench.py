@@ -151,20 +151,25 @@ def run_all(quick: bool = False, repeat: int | None = None) -> list[dict[str, An
     if exp2:
         rows.append(exp2)
     rows += rate_mismatch_rates(4.0 if quick else 30.0)
+    gw = gateway_rate(0.1 if quick else 1.0)
+    if gw:
+        rows.append(gw)
     return rows
 
 
-def _scenario_run(name: str, paper: str, file: str, sim_seconds: float):
-    """Runs ``scenarios/<paper>/<file>`` for ``sim_seconds`` (no warm-up): (row, result),
-    or None if the scenario is not installed. The row has kernel events/s and simulated
-    seconds per wall second."""
+def _scenario_run(name: str, paper: str, file: str, sim_seconds: float,
+                  overrides: dict[str, str] | None = None):
+    """Runs ``scenarios/<paper>/<file>`` for ``sim_seconds`` (no warm-up, plus
+    ``overrides``): (row, result), or None if the scenario is not installed. The row has
+    kernel events/s and simulated seconds per wall second."""
     from atmsim.api import load
     from atmsim.validate import scenario_dir
 
     path = scenario_dir().parent / paper / file
     if not path.exists():
         return None
-    sc = load(path).with_overrides({"scenario.duration": f"{sim_seconds} s", "scenario.warmup": "0 s"})
+    sc = load(path).with_overrides({**(overrides or {}), "scenario.duration": f"{sim_seconds} s",
+                                    "scenario.warmup": "0 s"})
     r = sc.run()
     wall = float(r.summary["wall_s"])
     row = _row(name, "atmsim", {"events": r.summary["events"], "wall_s": wall})
@@ -185,6 +190,34 @@ def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     sw = p[p["component"].str.fullmatch(r"sw/p\d+") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
     cells = float(sw["value"].sum())
     row.update({"cells_switched": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None})
+    return row
+
+
+#: Offered load of the gateway row (issue 16 item 7), Mb/s of 53-octet cells over the 8 connections.
+GATEWAY_LOAD_MBPS = 120.0
+
+
+def gateway_rate(sim_seconds: float) -> dict[str, Any] | None:
+    """End-to-end speed of the buddhikot92 ATM-FDDI gateway (issue 16 item 7):
+    ``scenarios/buddhikot92/bf1000.toml`` at 120 Mb/s offered (8 on-off connections,
+    peak/avg 2, B = 1000: above the knee, so the SPP drops cells and the MPP holds
+    acknowledgements), the FIFO, the gateway and the four-node FDDI ring. Reports cells
+    into the gateway per wall second and simulated seconds per wall second (target
+    ≥ 10 on one core). None if the scenario is not installed."""
+    mean = GATEWAY_LOAD_MBPS / 8
+    over = {}
+    for i in range(1, 9):
+        over[f"src{i}.mean"] = f"{mean:g} Mb/s"
+        over[f"src{i}.peak"] = f"{2 * mean:g} Mb/s"
+    got = _scenario_run("buddhikot92_gateway", "buddhikot92", "bf1000.toml", sim_seconds, over)
+    if got is None:
+        return None
+    row, r = got
+    p = r.probes
+    sel = p[(p["component"] == "mux") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
+    cells = float(sel["value"].sum())
+    row.update({"cells_in": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None,
+                "offered_mbps": GATEWAY_LOAD_MBPS})
     return row
 
 
@@ -321,6 +354,12 @@ def main(quick: bool = False, json_out: bool = False) -> None:
             lo, hi = r["x_bones"]
             print(f"{r['name']}: {r['sim_s_per_wall_s']:.0f} simulated s per wall s (target >= 10); "
                   f"{lo:,.0f}-{hi:,.0f}x BONeS DESIGNER's 20-30 min per simulated second (lazarou96 section 5)")
+    for r in rows:
+        if r["name"] == "buddhikot92_gateway" and r.get("cells_per_s"):
+            sps = r["sim_s_per_wall_s"]
+            print(f"buddhikot92 ATM-FDDI gateway at {r['offered_mbps']:g} Mb/s offered: {r['cells_in']:,} cells, "
+                  f"{r['cells_per_s'] / 1e6:.2f} M cells/s, {sps:.1f} simulated s per wall s (target >= 10: "
+                  f"{'met' if sps >= 10 else 'NOT met'})")
     print("\nmemory (SPEC section 6: 10,000 VCs and 10^6 queued cells well under 1 GB):")
     for m in memory:
         if m["name"] == "memory_scale":

@@ -1,6 +1,6 @@
 """The ``atmsim`` command line.
 
-Commands: ``run``, ``describe``, ``sweep``, ``export``, ``validate``, ``bench``.  The logic lives in
+Commands: ``run``, ``describe``, ``sweep``, ``export``, ``reproduce``, ``dimension``, ``validate``, ``bench``.  The logic lives in
 :mod:`atmsim.api`, :mod:`atmsim.validate` and :mod:`atmsim.bench`; this module only
 parses arguments, prints, and maps errors to exit codes:
 
@@ -436,6 +436,53 @@ def reproduce_cmd(
     if res.failures:
         print(f"atmsim: error: {res.failures} runs failed; see the report and the store", file=sys.stderr)
         raise SystemExit(1)
+
+
+@app.command("dimension")
+def dimension_cmd(
+    scenario: Annotated[str, typer.Argument(help="Scenario file (.toml); its [sweep] table is ignored.")],
+    key: Annotated[str, typer.Option("--key", help="The size to dimension, COMPONENT.PARAM (e.g. gw.tx_buffer_frames, mux.capacity).")],
+    target: Annotated[str, typer.Option("--target", help="COMPONENT.PROBE[.STATISTIC] <= LIMIT, e.g. 'gw.mpp_frame_loss <= 1e-3'.")],
+    low: Annotated[int, typer.Option("--min", help="Smallest size tried.")] = 1,
+    high: Annotated[int, typer.Option("--max", help="Largest size tried.")] = 256,
+    unit: Annotated[str, typer.Option("--unit", help="Unit written after the size (e.g. cells); none for a bare count.")] = "",
+    replications: Annotated[int, typer.Option("--replications", "-n", help="Replications per size (95% CI).")] = 6,
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="KEY=VALUE", help="Override a parameter (the traffic, say) in every run. Repeatable.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Worker processes (default: all cores).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+) -> None:
+    """The smallest buffer (any size parameter) whose loss meets a target, by bisection with 95% CIs."""
+    from atmsim import dimension as dim
+
+    overrides = parse_set(set_)
+    tgt = dim.parse_target(target)
+
+    def show(e: "dim.Evaluation") -> None:
+        if not quiet:
+            ci = e.note or f"95% CI [{_fmt(e.ci_low)}, {_fmt(e.ci_high)}]"
+            # through the bar, so that the line is printed above it, not through it
+            bar.write(f"  {key} = {e.size} {unit}".rstrip() + f": mean {_fmt(e.mean)}, {ci} -> "
+                      f"{'meets' if e.meets else 'does not meet'}", file=sys.stderr)
+
+    if not quiet:
+        print(f"dimension {key} in [{low}, {high}] for {tgt}, {replications} replications per size",
+              file=sys.stderr, flush=True)
+    from atmsim.progress import progress_iter
+
+    # a bar over the replications (at most max_evaluations sizes; it ends early when the
+    # bisection does), shown like every other bar: after 2 s, on a terminal, not with -q
+    bar = progress_iter(None, total=replications * dim.max_evaluations(low, high), desc="dimension",
+                        enabled=None if not quiet else False)
+    try:
+        with _interruptible():
+            ans = dim.dimension(scenario, key, low, high, tgt, unit=unit, replications=replications,
+                                overrides=overrides, workers=workers, on_eval=show, on_run=lambda: bar.update(1))
+    finally:
+        bar.close()
+    sets = ", ".join(f"{k} = {v}" for k, v in overrides.items())
+    print(ans.sentence(f"in {scenario}" + (f" with {sets}" if sets else "")))
+    raise SystemExit(0 if ans.size is not None else 1)
 
 
 @app.command("validate")

@@ -48,7 +48,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "seq_modulus", ty: ParamType::Int { min: 2, max: 4_294_967_295 }, default: Some("65536"), required: false, help: "WUCS SAR sequence numbers count modulo this", source: "atmsim convention (the paper gives no width; wucs_sar::DEFAULT_SEQ_MODULUS)" },
 ];
 
-pub const PROBES: [ProbeSpec; 12] = [
+pub const PROBES: [ProbeSpec; 14] = [
     ProbeSpec { name: "gw_offered_load", unit: "Mb/s", kind: ProbeKind::Gauge, help: "ATM cells arriving at the AIC, 53-octet cells (value)" },
     ProbeSpec { name: "gw_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "gateway throughput (carried load): MCHIP segment data (45 octets per cell) of frames the FDDI MAC has sent from the transmit buffer (value)" },
     ProbeSpec { name: "spp_cell_loss", unit: "1", kind: ProbeKind::Gauge, help: "cell loss probability in the SPP: cells dropped because the reassembly buffer had no room / cells arrived (value)" },
@@ -61,6 +61,8 @@ pub const PROBES: [ProbeSpec; 12] = [
     ProbeSpec { name: "rev_rx_frames", unit: "frames", kind: ProbeKind::Counter, help: "reverse path: frames received from FDDI (count)" },
     ProbeSpec { name: "rev_rx_drops", unit: "frames", kind: ProbeKind::Counter, help: "reverse path: frames dropped at a full receive buffer or with an unknown ICN (count)" },
     ProbeSpec { name: "rev_cells", unit: "cells", kind: ProbeKind::Counter, help: "reverse path: cells sent on atm_out (count)" },
+    ProbeSpec { name: "rev_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "reverse path carried load: information field of the frames taken from the receive buffer and segmented onto ATM (value)" },
+    ProbeSpec { name: "rev_frame_loss", unit: "1", kind: ProbeKind::Gauge, help: "reverse path: frames dropped (full receive buffer or unknown ICN) / frames received from FDDI (value)" },
 ];
 
 const TAG_NPE: u32 = 0;
@@ -223,6 +225,7 @@ pub struct Gateway {
     rev_rx: u64,
     rev_drops: u64,
     rev_cells: u64,
+    rev_info_octets: u64,
 }
 
 const D_FULL: usize = 0;
@@ -269,6 +272,7 @@ impl Gateway {
             rev_rx: 0,
             rev_drops: 0,
             rev_cells: 0,
+            rev_info_octets: 0,
             p,
         })
     }
@@ -393,6 +397,7 @@ impl Gateway {
                 return;
             };
             let info = f.octets.saturating_sub(FRAME_OVERHEAD_OCTETS);
+            self.rev_info_octets += u64::from(info);
             self.rev = Some(Rev { cells: self.segmenters[i].segment(info).collect(), vc: self.table[i].vc });
         }
         let Some(rev) = self.rev.as_mut() else { return };
@@ -466,6 +471,7 @@ impl Kind for Gateway {
         self.rev_rx = 0;
         self.rev_drops = 0;
         self.rev_cells = 0;
+        self.rev_info_octets = 0;
     }
 
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -484,6 +490,8 @@ impl Kind for Gateway {
         out.push(path, "rev_rx_frames", "count", self.rev_rx as f64, "frames");
         out.push(path, "rev_rx_drops", "count", self.rev_drops as f64, "frames");
         out.push(path, "rev_cells", "count", self.rev_cells as f64, "cells");
+        out.push(path, "rev_throughput", "value", per_s(self.rev_info_octets as f64 * 8.0), "Mb/s");
+        out.push(path, "rev_frame_loss", "value", ratio(self.rev_drops, self.rev_rx), "1");
     }
 
     fn ledger(&self, l: &mut Ledger) {

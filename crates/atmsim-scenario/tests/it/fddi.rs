@@ -49,6 +49,21 @@ fn saturated_asynchronous_throughput_is_jains_formula() {
     }
 }
 
+/// The utilisation counts only the part of a frame sent after the warm-up: one
+/// saturated station sends 4,096-byte frames back to back (330 µs each), and a window
+/// of 2 ms opening at any point of a frame never reads more than 1. (Counting the whole
+/// frame that straddles the warm-up gave up to 1 + 330 µs / 2 ms.)
+#[test]
+fn utilisation_of_a_short_window_never_exceeds_one() {
+    for k in 0..8 {
+        let warmup = format!("{} us", 1000 + 40 * k);
+        let duration = format!("{} us", 3000 + 40 * k);
+        let r = ring("stations = 2\nttrt = \"50 ms\"\ntraffic = \"saturated\"\nframe_data = \"4096 B\"", &duration, &warmup);
+        let u = probe(&r, "ring", "ring_utilisation", "value");
+        assert!(u <= 1.0 && u > 0.8, "warm-up {warmup}: utilisation {u}");
+    }
+}
+
 /// Sevcik–Johnson: with the synchronous allocations and the latency within TTRT, the
 /// mean token rotation is at most TTRT and no rotation exceeds 2·TTRT — here under
 /// saturated asynchronous load with synchronous traffic as well.

@@ -42,7 +42,16 @@ fn below_the_knee_carried_is_offered_times_45_over_53_and_the_books_balance() {
     // Reverse path: station 3's frames to the gateway leave as cells on VC 3, no loss.
     assert!(probe(&r, "gw", "rev_rx_frames", "count") > 0.0);
     assert_eq!(probe(&r, "gw", "rev_rx_drops", "count"), 0.0);
+    assert_eq!(probe(&r, "gw", "rev_frame_loss", "value"), 0.0);
     assert!(probe(&r, "sink/vc3", "sink_rx_cells", "count") > 0.0);
+    // rev_throughput counts the information field (4,096 octets) of every frame taken
+    // from the receive buffer in the window: the frames received in it, less the one at
+    // most still waiting or being segmented at the end (its cells take 92 × 2.8 µs),
+    // plus the one at most received before the warm-up and taken after it.
+    let rx = probe(&r, "gw", "rev_rx_frames", "count");
+    let rev = probe(&r, "gw", "rev_throughput", "value");
+    let per_frame = 4096.0 * 8.0 / window / 1e6;
+    assert!(rev <= (rx + 1.0) * per_frame + 1e-9 && rev >= (rx - 1.0) * per_frame - 1e-9, "rev {rev} Mb/s, {rx} frames");
 }
 
 #[test]

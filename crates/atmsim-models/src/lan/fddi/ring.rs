@@ -578,7 +578,10 @@ impl Ring {
                 let s = &mut self.st[i];
                 s.tx_frames += 1;
                 s.tx_octets += u64::from(p.frame.octets);
-                self.busy += octets_time(p.frame.octets).0;
+                // Only the part of the frame after the warm-up counts: a frame begun
+                // before the statistics were reset would otherwise push the
+                // utilisation of a short window above 1.
+                self.busy += octets_time(p.frame.octets).0.min(now.since(self.since).0);
                 if self.p.gateway_notice && Some(i) == self.p.gateway && p.frame.flow != self.flow {
                     // The frame has left the gateway's transmit buffer.
                     ctx.send(1, Msg::Frame(Frame { payload: PayloadId::NONE, ..p.frame }));

@@ -1,0 +1,213 @@
+"""``atmsim dimension``: the smallest finite queue that meets a loss target.
+
+SPEC's first question ("how many buffers does this gateway need for a 10^-4 cell
+loss?") as a command: given a scenario (its traffic as written, or changed with
+``--set``), a size parameter named by its key (``gw.tx_buffer_frames``,
+``gw.reassembly_frames``, ``mux.capacity``, ...) and a target on one probe statistic
+(``gw.mpp_frame_loss <= 1e-3``), find the smallest size in ``[min, max]`` whose loss
+meets the target, by bisection.
+
+A size *meets* the target when the upper end of the 95% confidence interval of the
+probe's mean over the replications is at or below the limit (the interval is the stats
+layer's, :func:`atmsim.stats.interval`, in the probe's domain: Wilson for
+proportions).  When every replication gives the same value (typically no loss at
+all) there is no interval; the size then meets the target if that value does, and
+the answer says so.  Bisection assumes the loss does not grow with the size; every
+size it evaluates is listed, so a violation shows.  Replications of one size run on a
+process pool with run numbers 0 … n−1 at the scenario's seed, the same at every size
+(common random numbers: the sizes are compared on the same traffic).
+"""
+from __future__ import annotations
+
+import math
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Optional
+
+from atmsim.exceptions import ScenarioError
+
+_TARGET_RE = re.compile(r"^\s*([A-Za-z0-9_/\-]+)\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*<=\s*"
+                        r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """``component.probe[.statistic] <= limit`` (statistic ``value`` by default)."""
+
+    component: str
+    probe: str
+    statistic: str
+    limit: float
+
+    def __str__(self) -> str:
+        return f"{self.component}.{self.probe}.{self.statistic} <= {self.limit:g}"
+
+
+def parse_target(text: str) -> Target:
+    """``"gw.mpp_frame_loss <= 1e-3"`` → Target; ScenarioError with what is valid otherwise."""
+    m = _TARGET_RE.match(text)
+    if not m:
+        raise ScenarioError(f"--target {text!r}: expected COMPONENT.PROBE[.STATISTIC] <= LIMIT, "
+                            f"e.g. 'gw.mpp_frame_loss <= 1e-3'")
+    comp, probe, stat, limit = m.groups()
+    return Target(comp, probe, stat or "value", float(limit))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One size: the replications' mean and 95% CI of the target statistic."""
+
+    size: int
+    n: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    meets: bool
+    note: str = ""
+
+
+@dataclass
+class Answer:
+    key: str
+    unit: str
+    target: Target
+    low: int
+    high: int
+    replications: int
+    #: the smallest size that meets the target, None when even ``high`` does not
+    size: Optional[int]
+    evaluations: list[Evaluation] = field(default_factory=list)
+
+    def at(self, size: int) -> Optional[Evaluation]:
+        return next((e for e in self.evaluations if e.size == size), None)
+
+    def sentence(self, context: str = "") -> str:
+        """The answer in one sentence, e.g. "16 frames meet ... (95% CI ...)"."""
+        u = f" {self.unit}" if self.unit else ""
+        ctx = f" {context}" if context else ""
+        if self.size is None:
+            e = self.at(self.high)
+            got = f"; at {self.high}{u} the mean is {_g(e.mean)}, 95% CI {_ci(e)}" if e else ""
+            return f"no {self.key} in [{self.low}, {self.high}]{u} meets {self.target}{ctx}{got}"
+        e = self.at(self.size)
+        below = self.at(self.size - 1)
+        why = f"95% CI {_ci(e)}" if e and not e.note else (e.note if e else "")
+        tail = ""
+        if below is not None:
+            tail = f"; {self.size - 1}{u} do not (mean {_g(below.mean)}, 95% CI {_ci(below)})"
+        return (f"{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
+                f"{self.replications} replications){tail}")
+
+
+def max_evaluations(low: int, high: int) -> int:
+    """Sizes the bisection runs at most: both ends, then ⌈log2(high − low)⌉ midpoints."""
+    return 2 + max(0, math.ceil(math.log2(high - low))) if high > low else 1
+
+
+def _g(x: float) -> str:
+    return "nan" if x is None or not math.isfinite(x) else f"{x:.3g}"
+
+
+def _ci(e: Optional[Evaluation]) -> str:
+    if e is None or not (math.isfinite(e.ci_low) and math.isfinite(e.ci_high)):
+        return "none" if e is None else (e.note or "none")
+    return f"[{_g(e.ci_low)}, {_g(e.ci_high)}]"
+
+
+def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> float:
+    """Worker: one replication, the target statistic's value (NaN if the run lacks it)."""
+    from atmsim import api
+
+    res = api.load(path).with_overrides(overrides).run(run=run)
+    p = res.probes
+    sel = p[(p["component"] == target.component) & (p["probe"] == target.probe) & (p["statistic"] == target.statistic)]
+    return float(sel["value"].iloc[0]) if len(sel) else math.nan
+
+
+def evaluate(path: str, key: str, size: int, unit: str, target: Target, replications: int,
+             overrides: Mapping[str, str], pool: Optional[ProcessPoolExecutor],
+             on_run: Optional[Callable[[], None]] = None) -> Evaluation:
+    """Run ``replications`` replications at ``size`` and judge the target (``on_run``
+    is called as each replication finishes)."""
+    from atmsim import stats
+
+    over = {**overrides, key: f"{size} {unit}".strip()}
+    if pool is None:
+        results = (_one_run(path, over, i, target) for i in range(replications))
+    else:
+        results = pool.map(_one_run, [path] * replications, [over] * replications, range(replications),
+                           [target] * replications)
+    values = []
+    for v in results:
+        values.append(v)
+        if on_run:
+            on_run()
+    if all(math.isnan(v) for v in values):
+        raise ScenarioError(f"{path}: no statistic {target.component}.{target.probe}.{target.statistic} in the "
+                            f"runs (check --target: component and probe names as `atmsim run` prints them)")
+    unit_of = "1"
+    iv = stats.interval(values, stats.domain_of(target.probe, target.statistic, unit_of))
+    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit, iv.note)
+
+
+def judge(size: int, n: int, mean: float, std: float, low: float, high: float, limit: float,
+          note: str = "") -> Evaluation:
+    """Whether a size whose replications gave ``mean`` and the 95% CI ``[low, high]``
+    meets ``limit``: the CI's upper end at or below it; without an interval (all
+    replications equal, or too few) the mean, with the reason in ``note``."""
+    if math.isfinite(high):
+        return Evaluation(size, n, mean, low, high, high <= limit)
+    why = f"all {n} replications gave {_g(mean)}" if std == 0.0 else (note or "no interval")
+    return Evaluation(size, n, mean, low, high, mean <= limit, why)
+
+
+def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",
+              replications: int = 6, overrides: Optional[Mapping[str, str]] = None, workers: Optional[int] = None,
+              on_eval: Optional[Callable[[Evaluation], None]] = None,
+              on_run: Optional[Callable[[], None]] = None) -> Answer:
+    """Bisection for the smallest size in ``[low, high]`` meeting ``target``
+    (``on_eval`` after each size, ``on_run`` after each replication)."""
+    from atmsim import api
+
+    tgt = parse_target(target) if isinstance(target, str) else target
+    if low < 1 or high < low:
+        raise ScenarioError(f"--min {low} --max {high}: expected 1 <= min <= max")
+    if replications < 2:
+        raise ScenarioError(f"--replications {replications}: at least 2 are needed for a confidence interval")
+    p = str(path)
+    over = dict(overrides or {})
+    # bad file, key or value: one clear error before any worker starts
+    api.load(p).with_overrides({**over, key: f"{high} {unit}".strip()})
+    ans = Answer(key, unit, tgt, low, high, replications, None)
+    cache: dict[int, Evaluation] = {}
+
+    def ev(size: int, pool) -> Evaluation:
+        if size not in cache:
+            cache[size] = evaluate(p, key, size, unit, tgt, replications, over, pool, on_run)
+            ans.evaluations.append(cache[size])
+            if on_eval:
+                on_eval(cache[size])
+        return cache[size]
+
+    pool = ProcessPoolExecutor(max_workers=workers) if (workers or 0) != 1 else None
+    try:
+        if not ev(high, pool).meets:
+            return ans
+        if ev(low, pool).meets:
+            ans.size = low
+            return ans
+        lo, hi = low, high  # lo fails, hi meets
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if ev(mid, pool).meets:
+                hi = mid
+            else:
+                lo = mid
+        ev(hi - 1, pool)  # the size just below, for the answer's "do not"
+        ans.size = hi
+        return ans
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)

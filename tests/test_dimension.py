@@ -1,0 +1,129 @@
+"""``atmsim dimension``: bisection for the smallest buffer meeting a loss target."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import BASE, run_cli
+
+from atmsim.dimension import Target, dimension, parse_target
+from atmsim.exceptions import ScenarioError
+
+# Three CBR sources with the same phase put three cells into the fifo at the same
+# instant every 10 us; the fifo (OC-3c, 2.83 us a cell, `capacity` counting the cell
+# in transmission) clears them in 8.5 us.  So a capacity of K < 3 cells loses 3 - K
+# of every 3 cells, K >= 3 loses none: the smallest capacity meeting any target below
+# 1/3 is 3, whatever the seed.
+BATCH = """\
+connections = ["a -> mux", "b -> mux", "c -> mux", "mux -> sink"]
+
+[scenario]
+name = "batch"
+duration = "2 ms"
+
+[components.a]
+kind = "cbr"
+interval = "10 us"
+phase = "0 s"
+vc = 1
+
+[components.b]
+kind = "cbr"
+interval = "10 us"
+phase = "0 s"
+vc = 2
+
+[components.c]
+kind = "cbr"
+interval = "10 us"
+phase = "0 s"
+vc = 3
+
+[components.mux]
+kind = "fifo"
+phy = "OC-3c"
+capacity = "64 cells"
+
+[components.sink]
+kind = "sink"
+"""
+
+
+def test_parse_target():
+    assert parse_target("gw.mpp_frame_loss <= 1e-3") == Target("gw", "mpp_frame_loss", "value", 1e-3)
+    assert parse_target("sw/p3.q_wait.mean<=0.002") == Target("sw/p3", "q_wait", "mean", 0.002)
+    for bad in ("gw.mpp_frame_loss < 1e-3", "mpp_frame_loss <= 1", "gw.x <= lots", ""):
+        with pytest.raises(ScenarioError, match="COMPONENT.PROBE"):
+            parse_target(bad)
+
+
+def test_batch_of_three_needs_three_cells(tmp_path):
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    seen = []
+    ans = dimension(path, "mux.capacity", 1, 16, "mux.q_loss_ratio <= 1e-3", unit="cells", replications=2,
+                    workers=1, on_eval=seen.append)
+    assert ans.size == 3
+    by = {e.size: e for e in ans.evaluations}
+    assert by[2].mean == pytest.approx(1 / 3, abs=0.01) and not by[2].meets
+    assert by[1].mean == pytest.approx(2 / 3, abs=0.01)
+    assert by[3].mean == 0.0 and by[3].meets and "all 2 replications gave 0" in by[3].note
+    assert [e.size for e in seen] == [e.size for e in ans.evaluations]
+    from atmsim.dimension import max_evaluations
+    assert len(ans.evaluations) <= max_evaluations(1, 16) == 2 + 4
+    assert max_evaluations(5, 5) == 1 and max_evaluations(1, 2) == 2
+    assert ans.sentence().startswith("3 cells (mux.capacity) meet mux.q_loss_ratio.value <= 0.001")
+    assert "2 cells do not (mean 0.333" in ans.sentence()
+    # a target no size meets: the answer says so
+    none = dimension(path, "mux.capacity", 1, 2, "mux.q_loss_ratio <= 1e-3", unit="cells", replications=2, workers=1)
+    assert none.size is None and none.sentence().startswith("no mux.capacity in [1, 2] cells meets")
+
+
+def test_confidence_interval_decides(tmp_path):
+    """Poisson cells at 100 of 149.76 Mb/s into a finite fifo (M/D/1/K): wherever the
+    bisection stops, the answer meets the target by its 95% CI and the size below it
+    does not."""
+    path = tmp_path / "p.toml"
+    path.write_text(BASE.replace('duration = "5 ms"', 'duration = "20 ms"'))
+    ans = dimension(path, "mux.capacity", 1, 64, "mux.q_loss_ratio <= 1e-2", unit="cells", replications=4, workers=1)
+    assert ans.size is not None and 1 < ans.size < 64
+    at, below = ans.at(ans.size), ans.at(ans.size - 1)
+    assert at.meets and (at.ci_high <= 1e-2 or at.note)
+    assert not below.meets and below.ci_high > 1e-2
+
+
+def test_cli_answer_and_bad_input(tmp_path):
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--min", "1", "--max", "8",
+                "--target", "mux.q_loss_ratio <= 1e-3", "-n", "2", "-j", "1")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("3 cells (mux.capacity) meet mux.q_loss_ratio.value <= 0.001 in ")
+    assert "mux.capacity = 2 cells: mean 0.333" in p.stderr
+    for args, msg in (
+        (["--key", "mux.nosuch", "--target", "mux.q_loss_ratio <= 1e-3"], "unknown parameter"),
+        (["--key", "mux.capacity", "--target", "mux.q_loss_ratio < 1e-3"], "COMPONENT.PROBE"),
+        (["--key", "mux.capacity", "--unit", "cells", "--target", "mux.q_loss_ratio <= 1e-3", "--min", "9",
+          "--max", "3"], "1 <= min <= max"),
+        (["--key", "mux.capacity", "--unit", "cells", "--target", "nope.q_loss_ratio <= 1e-3", "--max", "2",
+          "-j", "1", "-n", "2"], "no statistic nope.q_loss_ratio.value"),
+    ):
+        p = run_cli("dimension", str(path), *args)
+        assert p.returncode == 2, (args, p.stderr)
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith("atmsim: error:")]
+        assert len(lines) == 1 and msg in lines[0], p.stderr
+    # no size meets: exit 1 and the sentence says so
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "2",
+                "--target", "mux.q_loss_ratio <= 1e-3", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 1 and p.stdout.startswith("no mux.capacity in [1, 2] cells meets")
+
+
+def test_judge_uses_the_upper_end_of_the_ci_or_the_mean_without_one():
+    from atmsim.dimension import judge
+
+    nan = float("nan")
+    assert judge(5, 6, 1e-4, 2e-4, 5e-5, 9e-4, 1e-3).meets
+    assert not judge(5, 6, 1e-4, 2e-4, 5e-5, 1.1e-3, 1e-3).meets  # the mean meets, the CI does not
+    zero = judge(5, 6, 0.0, 0.0, nan, nan, 1e-3)
+    assert zero.meets and zero.note == "all 6 replications gave 0"
+    few = judge(5, 1, 2e-3, nan, nan, nan, 1e-3, "n = 1: too few for an interval")
+    assert not few.meets and few.note == "n = 1: too few for an interval"
