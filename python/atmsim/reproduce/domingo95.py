@@ -259,52 +259,27 @@ class Domingo95(Reproduction):
         return min(vals) * scale, max(vals) * scale, note
 
     def _band_figures(self, by_key: dict, figdir: Path, out_dir: Path) -> list[Figure]:
-        """Ping loss against length with the band shaded, one panel per banded experiment."""
+        """Ping loss against length at the defaults, with each experiment's band shaded."""
         keys = [k for k in BAND_OF.values() if k in by_key]
         if not keys or not self._bands:
             return []
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from matplotlib.figure import Figure as MplFigure
-
-        base = figdir / "ping_loss_bands"
-        base.parent.mkdir(parents=True, exist_ok=True)
-        with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 9}):
-            fig = MplFigure(figsize=(9.6, 6.4), dpi=100)
-            for k, key in enumerate(keys):
-                ax = fig.add_subplot(2, 2, k + 1)
-                st = by_key[key].stats
-                loss = series_from_stats(st, component=PING, probe="ping_loss", statistic="value", x=_x,
-                                         label="default", scale=100.0)
-                bands = [self._band(key, float(x), m / 100.0, 100.0) for x, m in zip(loss.x, loss.mean)]
-                bx = [x for x, b in zip(loss.x, bands) if b]
-                if bx:
-                    ax.fill_between(bx, [b[0] for b in bands if b], [b[1] for b in bands if b], color="tab:blue",
-                                    alpha=0.2, linewidth=0, label="band (open parameters)")
-                yerr = [np.nan_to_num(loss.mean - loss.ci_low), np.nan_to_num(loss.ci_high - loss.mean)]
-                ax.errorbar(loss.x, loss.mean, yerr=yerr, color="tab:blue", marker="o", capsize=3, label="default, 95% CI")
-                base_s = self._baseline(st, by_key[key].experiment)
-                if base_s is not None:
-                    ax.plot(base_s.x, base_s.mean, color="0.4", linestyle="--", label="independent 1-(1-p)^n")
-                ax.set_xscale("log", base=2)
-                ax.set_xlabel("ping length (bytes)")
-                ax.set_ylabel("packets lost (%)")
-                ax.set_ylim(bottom=0.0)
-                ax.set_title(by_key[key].experiment.labels.get("label", key))
-                ax.grid(True, alpha=0.3)
-                if k == 0:
-                    ax.legend(fontsize=7, loc="best")
-            fig.tight_layout()
-            png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-            fig.savefig(png, format="png")
-            fig.savefig(svg, format="svg", metadata={"Date": None})
+        series, bands = [], []
+        for key in keys:
+            label = by_key[key].experiment.labels.get("label", key)
+            loss = series_from_stats(by_key[key].stats, component=PING, probe="ping_loss", statistic="value", x=_x,
+                                     label=label, scale=100.0)
+            series.append(loss)
+            got = [(x, self._band(key, float(x), m / 100.0, 100.0)) for x, m in zip(loss.x, loss.mean)]
+            got = [(x, b) for x, b in got if b]
+            bands.append((f"{label}: band", [x for x, _b in got], [b[0] for _x, b in got], [b[1] for _x, b in got]))
+        png, svg = plot_series(series, figdir / "ping_loss_bands", xlabel="Ping packet length (bytes)",
+                               ylabel="Packets lost (%)", title="Ping loss with the band over the open parameters",
+                               ylim=(0.0, None), bands=bands)
         return [Figure("ping_loss_bands", "Ping loss vs length with the band over the open parameters",
                        _rel(png, out_dir), _rel(svg, out_dir),
-                       "Mean over batches of 100 pings with 95% intervals at the documented defaults; the shaded "
+                       "Mean over batches of 100 pings with 95% intervals at the documented defaults; each shaded "
                        "band spans the variants of fabric speedup, receiving and transmitting buffer sizes, "
-                       "arbitration and background train length (one at a time, one batch each); dashed: the "
-                       "independent-loss baseline 1-(1-p)^n.")]
+                       "arbitration and background train length (one at a time, one batch each).")]
 
     def _ablation(self, default: ExperimentResult, abl: Sequence[ExperimentResult], figdir: Path,
                   out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:

@@ -4,6 +4,11 @@
 
 use super::*;
 
+/// CBR sources at the OC-3c cell rate (one cell per slot): (name, VCI) each.
+fn line_rate_sources(srcs: &[(&str, u32)]) -> String {
+    srcs.iter().map(|(n, vc)| format!("[components.{n}]\nkind = \"cbr\"\nrate = \"149.76 Mb/s\"\nvc = {vc}\n")).collect()
+}
+
 /// Three CBR sources at the OC-3c cell rate (149.76 Mb/s of cells: one cell per
 /// slot) on inputs p1-p3, all switched to output p4.
 fn three_into_one(sw_extra: &str) -> atmsim_scenario::RunResult {
@@ -12,18 +17,7 @@ fn three_into_one(sw_extra: &str) -> atmsim_scenario::RunResult {
 [scenario]
 duration = "20 ms"
 warmup = "2 ms"
-[components.a]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 1
-[components.b]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 2
-[components.c]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 3
+{sources}
 [components.sw]
 kind = "switch"
 ports = 4
@@ -32,7 +26,8 @@ vcs = ["p1:1 -> p4:1", "p2:2 -> p4:2", "p3:3 -> p4:3"]
 {sw_extra}
 [components.s]
 kind = "sink"
-"#
+"#,
+        sources = line_rate_sources(&[("a", 1), ("b", 2), ("c", 3)])
     );
     run(&Scenario::from_text(&text, "io.toml").unwrap_or_else(|e| panic!("{e}")), 0)
 }
@@ -116,26 +111,12 @@ fn shared_memory_bounds_all_output_buffers_together() {
     // Four inputs at the line rate, two per output: each output receives 2 cells per
     // slot and sends 1. Alone each would hold its 1000 cells; sharing 100 they hold at
     // most 100 together and lose half of what arrives.
-    let text = r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "d -> sw.p4", "sw.p5 -> s5", "sw.p6 -> s6"]
+    let text = format!(
+        r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "d -> sw.p4", "sw.p5 -> s5", "sw.p6 -> s6"]
 [scenario]
 duration = "20 ms"
 warmup = "2 ms"
-[components.a]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 1
-[components.b]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 2
-[components.c]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 3
-[components.d]
-kind = "cbr"
-rate = "149.76 Mb/s"
-vc = 4
+{sources}
 [components.sw]
 kind = "switch"
 ports = 6
@@ -146,8 +127,10 @@ vcs = ["p1:1 -> p5:1", "p2:2 -> p5:2", "p3:3 -> p6:3", "p4:4 -> p6:4"]
 kind = "sink"
 [components.s6]
 kind = "sink"
-"#;
-    let r = run(&Scenario::from_text(text, "shared.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+"#,
+        sources = line_rate_sources(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)])
+    );
+    let r = run(&Scenario::from_text(&text, "shared.toml").unwrap_or_else(|e| panic!("{e}")), 0);
     let (m5, m6) = (probe(&r, "sw/p5", "q_len", "max"), probe(&r, "sw/p6", "q_len", "max"));
     assert!(m5 + m6 <= 100.0 + 2.0 && m5 < 100.0 && m6 < 100.0, "{m5} {m6}");
     for p in ["p5", "p6"] {
