@@ -4,20 +4,18 @@
 
 use super::*;
 
-/// CBR sources at the OC-3c cell rate (one cell per slot): (name, VCI) each.
-fn line_rate_sources(srcs: &[(&str, u32)]) -> String {
-    srcs.iter().map(|(n, vc)| format!("[components.{n}]\nkind = \"cbr\"\nrate = \"149.76 Mb/s\"\nvc = {vc}\n")).collect()
+/// The wiring, a 20 ms run with 2 ms of warm-up, and CBR sources at the OC-3c cell
+/// rate (one cell per slot): (name, VCI) each.
+fn line_rate_sources(connections: &str, srcs: &[(&str, u32)]) -> String {
+    let head = format!("connections = [{connections}]\n[scenario]\nduration = \"20 ms\"\nwarmup = \"2 ms\"\n");
+    head + &srcs.iter().map(|(n, vc)| format!("[components.{n}]\nkind = \"cbr\"\nrate = \"149.76 Mb/s\"\nvc = {vc}\n")).collect::<String>()
 }
 
 /// Three CBR sources at the OC-3c cell rate (149.76 Mb/s of cells: one cell per
 /// slot) on inputs p1-p3, all switched to output p4.
 fn three_into_one(sw_extra: &str) -> atmsim_scenario::RunResult {
     let text = format!(
-        r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "sw.p4 -> s"]
-[scenario]
-duration = "20 ms"
-warmup = "2 ms"
-{sources}
+        r#"{sources}
 [components.sw]
 kind = "switch"
 ports = 4
@@ -27,7 +25,7 @@ vcs = ["p1:1 -> p4:1", "p2:2 -> p4:2", "p3:3 -> p4:3"]
 [components.s]
 kind = "sink"
 "#,
-        sources = line_rate_sources(&[("a", 1), ("b", 2), ("c", 3)])
+        sources = line_rate_sources(r#""a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "sw.p4 -> s""#, &[("a", 1), ("b", 2), ("c", 3)])
     );
     run(&Scenario::from_text(&text, "io.toml").unwrap_or_else(|e| panic!("{e}")), 0)
 }
@@ -112,11 +110,7 @@ fn shared_memory_bounds_all_output_buffers_together() {
     // slot and sends 1. Alone each would hold its 1000 cells; sharing 100 they hold at
     // most 100 together and lose half of what arrives.
     let text = format!(
-        r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "d -> sw.p4", "sw.p5 -> s5", "sw.p6 -> s6"]
-[scenario]
-duration = "20 ms"
-warmup = "2 ms"
-{sources}
+        r#"{sources}
 [components.sw]
 kind = "switch"
 ports = 6
@@ -128,7 +122,7 @@ kind = "sink"
 [components.s6]
 kind = "sink"
 "#,
-        sources = line_rate_sources(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)])
+        sources = line_rate_sources(r#""a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "d -> sw.p4", "sw.p5 -> s5", "sw.p6 -> s6""#, &[("a", 1), ("b", 2), ("c", 3), ("d", 4)])
     );
     let r = run(&Scenario::from_text(&text, "shared.toml").unwrap_or_else(|e| panic!("{e}")), 0);
     let (m5, m6) = (probe(&r, "sw/p5", "q_len", "max"), probe(&r, "sw/p6", "q_len", "max"));
