@@ -93,7 +93,7 @@ def test_no_interval_outside_its_quantitys_domain(quick_out):
 def test_comparison_csv_has_exactly_the_spec_columns(quick_out):
     cols, rows = _rows(quick_out / "comparison.csv")
     assert cols == ["paper", "experiment", "quantity", "unit", "paper_value", "simulated",
-                    "ci_low", "ci_high", "rel_diff"]
+                    "ci_low", "ci_high", "rel_diff", "band_low", "band_high"]
     assert cols == COMPARISON_COLUMNS
     assert rows and all(r["paper"] == "buddhikot92" for r in rows)
     preds = [r for r in rows if r["paper_value"] == ""]

@@ -89,10 +89,13 @@ def _yerr(s: Series, logy: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 def plot_series(series: Sequence[Series], path_base: Path | str, *, xlabel: str, ylabel: str,
                 title: str = "", logy: bool = False, ylim: Optional[tuple[float, float]] = None,
                 xlim: Optional[tuple[float, float]] = None,
-                reference: Optional[tuple[str, Sequence[float], Sequence[float]]] = None) -> tuple[Path, Path]:
+                reference: Optional[tuple[str, Sequence[float], Sequence[float]]] = None,
+                bands: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]] = ()) -> tuple[Path, Path]:
     """Draw ``series`` with 95% CI error bars into ``path_base.png`` and ``.svg``.
 
     reference: an optional dashed line ``(label, xs, ys)`` (e.g. a capacity limit).
+    bands: shaded ranges ``(label, xs, lows, highs)`` drawn under the series (e.g. a
+    prediction's range over parameters a paper leaves open).
     Returns the two paths.  Files are deterministic for the same input (no dates in
     the SVG, fixed hash salt)."""
     base = Path(path_base)
@@ -101,6 +104,11 @@ def plot_series(series: Sequence[Series], path_base: Path | str, *, xlabel: str,
         fig = Figure(figsize=(6.4, 4.4), dpi=100)
         ax = fig.add_subplot()
         drawn = 0
+        for i, (blabel, bx, blo, bhi) in enumerate(bands):
+            if len(bx):
+                ax.fill_between(list(bx), list(blo), list(bhi), alpha=0.18, linewidth=0,
+                                color=f"C{i % 10}", label=blabel)
+                drawn += 1
         for i, s in enumerate(series):
             x, m, el, eu = _yerr(s, logy)
             if len(x) == 0:

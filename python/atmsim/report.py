@@ -49,7 +49,8 @@ def _csv_num(x: Optional[float]) -> str:
 # ------------------------------------------------------------------ comparison.csv
 def write_comparison_csv(path: Path, papers: Iterable[tuple[str, Sequence[ComparisonRow]]]) -> Path:
     """``paper, experiment, quantity, unit, paper_value, simulated, ci_low, ci_high,
-    rel_diff`` — one row per compared quantity; empty cells for missing values."""
+    rel_diff, band_low, band_high`` — one row per compared quantity; empty cells for
+    missing values."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -137,6 +138,8 @@ def comparison_table(rows: Sequence[ComparisonRow]) -> str:
         ci = "no interval"  # too few replications or no spread (docs/experiments.md, "Statistics")
         if r.ci_low is not None or r.ci_high is not None:
             ci = f"[{fmt_num(r.ci_low)}, {fmt_num(r.ci_high)}]"
+        if r.band_low is not None or r.band_high is not None:
+            ci += f"; band [{fmt_num(r.band_low)}, {fmt_num(r.band_high)}]"
         if r.is_prediction:
             cls = "prediction"
             paper = "<span class=\"badge\" title=\"the paper gives no number (or it is withheld): this is the model's prediction\">prediction</span>"

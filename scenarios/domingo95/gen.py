@@ -14,6 +14,13 @@ HERE = Path(__file__).resolve().parent
 
 # ---- calibration (docs/models/domingo95.md, "Calibration") -------------------------
 CAPACITY = "1792 cells"        # switch output buffer per port (calibrated: 1.0-1.1% at port 4 in experiment 2)
+# Receiving buffers and fabric of the ping experiments' switch (issue 18; docs/models/domingo95.md,
+# "Receiving and transmitting buffers"): calibrated on experiment 2's factor and cell loss, the
+# lower-load range, and section 5's receiving-buffer loss about a tenth of the transmitting one's.
+BUFFERING = "input-output"
+INPUT_CAPACITY = "128 cells"
+SPEEDUP = 1.5
+ARBITRATION = "round-robin"
 MTU = "1500 B"                 # inferred from Table 2's first row
 BG_MTU = "9180 B"              # ws3's MTU: an 8192-octet datagram is one 172-cell PDU ("about 172 cells", section 5)
 WAN_DELAY = "1 ms"             # one way, icsibag1 <-> bag1 (not given: parameter)
@@ -108,6 +115,24 @@ capacity = "{capacity}"         # output buffer per port: not given by the paper
 vcs = {vcs}
 """
 
+#: The ping experiments' switch: receiving and transmitting buffers (sections 2.2, 5).
+#: Experiment 3 (TCP) keeps SWITCH.
+SWITCH_IO = """[components.sw]
+kind = "switch"                 # SynOptics LattisCell 10114-SM, 16 ports at 155 Mb/s (section 2.2)
+ports = 16
+capacity = "{capacity}"         # transmitting (output) buffer per port: not given by the paper, calibrated
+buffering = "{buffering}"    # receiving and transmitting buffers per port, NMA counters at both (sections 2.2, 5)
+input_capacity = "{input_capacity}"     # receiving buffer per port: not given, calibrated (docs/models/domingo95.md)
+speedup = {speedup}                   # fabric rate / line rate: not given, calibrated
+arbitration = "{arbitration}"    # not given: the band shows random and oldest-first
+vcs = {vcs}
+"""
+
+
+def switch_io(vcs: str) -> str:
+    return SWITCH_IO.format(capacity=CAPACITY, buffering=BUFFERING, input_capacity=INPUT_CAPACITY, speedup=SPEEDUP,
+                            arbitration=ARBITRATION, vcs=vcs)
+
 LOOP = """[components.loop45]
 kind = "link"                   # the fibre loop, port 4 out -> port 5 in (section 2.2)
 phy = "OC-3c"
@@ -159,7 +184,7 @@ seed = 1995
 {ping_host("ping", 92, "512 B")}
 {host("ws2", 93)}
 {ws3(rate)}
-{SWITCH.format(capacity=CAPACITY, vcs=vcs)}
+{switch_io(vcs)}
 {LOOP}{sweep(lengths, quick_lengths)}"""
 
 
@@ -186,7 +211,7 @@ seed = 1995
 {ping_host("ping", 92, "512 B")}
 {host("bag1", 92)}
 {ws3(rate)}
-{SWITCH.format(capacity=CAPACITY, vcs=vcs)}
+{switch_io(vcs)}
 {LOOP}
 [components.wan_out]
 kind = "link"                   # UNI (port 15) to the carrier: OC-3c, one-way delay not given
@@ -273,16 +298,20 @@ quick_replications = 3
 
 
 L = {n: f"{n} B" for n in (64, 128, 256, 512, 1024, 2048, 4096, 8192)}
+#: Experiment 1's background ("up to 20 Mb/s", section 3.1), set with the receiving buffers on
+#: the paper's 0.6% (port 4) and 1.2% (port 4, one direction) cell loss: docs/models/domingo95.md.
+EXP1_BOTH_BG = "19 Mb/s"
+EXP1_ONE_BG = "18.5 Mb/s"
 
 FILES = {
     "exp3.toml": exp3,
     "exp1_both.toml": lambda: exp1(
         "domingo95-exp1-both", "domingo95 experiment 1 (Table 1): ping ws1->ws2 through the fibre loop, loops in both directions (0.6% / 1.2% cell loss)",
-        7, 8, "19.5 Mb/s", [L[n] for n in (64, 128, 256, 512, 1024, 2048)], [L[64], L[512], L[2048]],
+        7, 8, EXP1_BOTH_BG, [L[n] for n in (64, 128, 256, 512, 1024, 2048)], [L[64], L[512], L[2048]],
         HEADER_EXP1.format(what="loops in BOTH directions: flow a 7 passes (port 4 transmit buffer, requests, paper 0.6% cell loss),\n# flow b 8 passes (port 5 transmit buffer, replies, paper 1.2%)")),
     "exp1_one.toml": lambda: exp1(
         "domingo95-exp1-one", "domingo95 experiment 1 (Table 1): ping ws1->ws2 through the fibre loop, loops in one direction (1.2% cell loss)",
-        8, 0, "19.5 Mb/s", [L[n] for n in (64, 128, 256, 512, 1024, 2048, 4096)], [L[64], L[512], L[2048]],
+        8, 0, EXP1_ONE_BG, [L[n] for n in (64, 128, 256, 512, 1024, 2048, 4096)], [L[64], L[512], L[2048]],
         HEADER_EXP1.format(what="loops in ONE direction: flow a only, 8 passes through port 4's transmit buffer (requests; paper 1.2%)")),
     "exp2.toml": lambda: exp2(
         "domingo95-exp2", "domingo95 experiment 2 (Tables 2, 3): ping icsibag1->bag1 through the loop, port 15 and the WAN; factor 5.6-5.7, ~1.1% cell loss at port 4",
@@ -322,7 +351,8 @@ HEADER_COMMON = """
 HEADER_EXP1 = "# domingo95 experiment 1 (section 3, Figure 4, Table 1): {what}.\n" + """#
 # Ping from workstation 1 (port 1, VCI 92) to workstation 2 (port 2), re-routed
 # p1:92 -> p4 -> loop -> p5 -> p2; replies p2:93 -> p5 -> loop -> p4 -> p1.
-# Background from workstation 3 (SPARC 2, "up to 20 Mb/s", section 3.1): 19.5 Mb/s.""" + HEADER_COMMON
+# Background from workstation 3 (SPARC 2, "up to 20 Mb/s", section 3.1): 19 Mb/s (both
+# directions) or 18.5 Mb/s (one direction), set on the paper's cell loss ratios.""" + HEADER_COMMON
 
 HEADER_EXP2 = "# domingo95 experiment 2 (section 4, Figure 5, Tables 2-3): {what}.\n" + """#
 # Ping from icsibag1 (port 1) to the remote bag1 on PVC VCI 92 (section 4.1):
@@ -334,9 +364,84 @@ HEADER_EXP2 = "# domingo95 experiment 2 (section 4, Figure 5, Tables 2-3): {what
 # carrier's switch, which drops unassigned VCIs (section 4.3).""" + HEADER_COMMON
 
 
+# ---- bands and ablation (issue 18) --------------------------------------------------
+#: The parameters the paper leaves open, each set to both ends of a plausible range while
+#: the others keep their defaults (one at a time): the band of every packet-loss
+#: prediction is the range of the batch means over these variants and the default.
+BAND = {
+    "speedup": ("sw.speedup", [1.25, 2], "fabric speedup 1.25 / 2 (default 1.5)"),
+    "input_capacity": ("sw.input_capacity", ["64 cells", "256 cells"], "receiving buffer 64 / 256 cells (default 128)"),
+    "arbitration": ("sw.arbitration", ["random", "oldest-first"], "arbitration random / oldest-first (default round-robin)"),
+    "capacity": ("sw.capacity", ["1536 cells", "2048 cells"], "transmitting buffer 1536 / 2048 cells (default 1792)"),
+    "train": ("ws3.length", ["4096 B", "9152 B"], "background datagrams (cell trains) of 4096 / 9152 octets: 87 / 192 cells (default 8192: 172)"),
+}
+#: The experiments whose packet-loss rows get a band.
+BAND_OF = ["exp1_both", "exp1_one", "exp2", "exp2_lowload"]
+#: Ablation of experiment 2: each new feature switched off alone.
+ABLATION = {
+    "output_buffered": ({"buffering": "output"}, "receiving buffers off: the output-buffered switch of before issue 18"),
+    "paced_background": ({"ws3_rate": "30 Mb/s"}, "background cell trains off: ws3's adapter sends its cells at 30 Mb/s instead of back to back at the line rate"),
+}
+
+
+def _variant(base: str, prefix: str, comment: str, reps: int, grid_extra: str = "") -> str:
+    """``base`` (a generated file) renamed with ``prefix`` and with its [sweep] replaced:
+    the same lengths (plus ``grid_extra``), ``reps`` batches each; quick mode runs short
+    batches (about 12 pings)."""
+    head, sweep_part = base.split("\n[sweep]\n", 1)
+    lengths = sweep_part.split('"ping.length" = ', 1)[1].split("\n", 1)[0]
+    return (comment + head.replace('name = "domingo95-', f'name = "{prefix}-domingo95-', 1) + f"""
+[sweep]
+replications = {reps}
+quick_replications = 1
+
+[sweep.grid]
+"ping.length" = {lengths}
+{grid_extra}
+[sweep.quick]
+"ping.interval" = "20 ms"
+"scenario.duration" = "0.3 s"
+""")
+
+
+def variant(base: str, name: str, grid_key: str, values: list, what: str) -> str:
+    """A band file: ``base`` swept over the lengths x ``values`` of ``grid_key``, one batch each."""
+    comment = (f"# Variant for the band of docs/models/domingo95.md: {what}.\n"
+               "# Generated by scenarios/domingo95/gen.py from the experiment's file; everything else as there.\n")
+    return _variant(base, name, comment, 1, f'"{grid_key}" = {json.dumps(values)}\n')
+
+
+def ablation_file(base: str, key: str) -> str:
+    change, what = ABLATION[key]
+    text = base
+    if "buffering" in change:
+        text = text.replace(f'buffering = "{BUFFERING}"', f'buffering = "{change["buffering"]}"', 1)
+    if "ws3_rate" in change:
+        text = text.replace('[components.ws3]\nkind = "host"', f'[components.ws3]\nrate = "{change["ws3_rate"]}"             # ablation: the adapter paces its cells\nkind = "host"', 1)
+    comment = (f"# Ablation of docs/models/domingo95.md: {what}.\n"
+               "# Generated by scenarios/domingo95/gen.py from exp2.toml; everything else as there.\n")
+    return _variant(text, f"ablation-{key}", comment, 3)
+
+
+def band_files() -> dict[str, str]:
+    out = {}
+    for exp in BAND_OF:
+        base = FILES[exp + ".toml"]()
+        for key, (grid_key, values, what) in BAND.items():
+            out[f"band/{exp}_{key}.toml"] = variant(base, f"band-{key}", grid_key, values, what)
+    base = FILES["exp2.toml"]()
+    for key in ABLATION:
+        out[f"band/exp2_ablation_{key}.toml"] = ablation_file(base, key)
+    return out
+
+
 def main() -> None:
     for name, make in FILES.items():
         (HERE / name).write_text(make(), encoding="utf-8")
+        print("wrote", HERE / name)
+    (HERE / "band").mkdir(exist_ok=True)
+    for name, text in band_files().items():
+        (HERE / name).write_text(text, encoding="utf-8")
         print("wrote", HERE / name)
 
 

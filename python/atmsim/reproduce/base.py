@@ -16,9 +16,11 @@ from typing import Any, Mapping, Optional, Sequence
 
 import pandas as pd
 
-#: ``DIR/comparison.csv`` columns, exactly as SPEC section 4 defines them.
+#: ``DIR/comparison.csv`` columns: SPEC section 4's, then issue 18's ``band_low`` and
+#: ``band_high`` (the range of a prediction over the parameters the paper leaves open;
+#: empty where no band was computed).
 COMPARISON_COLUMNS = ["paper", "experiment", "quantity", "unit", "paper_value",
-                      "simulated", "ci_low", "ci_high", "rel_diff"]
+                      "simulated", "ci_low", "ci_high", "rel_diff", "band_low", "band_high"]
 
 #: The repository's ``scenarios/`` directory (reproductions ship their files there).
 SCENARIOS_DIR = Path(__file__).resolve().parents[3] / "scenarios"
@@ -88,6 +90,9 @@ class ComparisonRow:
     #: True for the many per-point rows behind a figure: the report folds them away
     #: under the headline rows (the CSV has them all).
     detail: bool = False
+    #: The prediction's range over the parameters the paper leaves open (issue 18).
+    band_low: Optional[float] = None
+    band_high: Optional[float] = None
 
     @property
     def is_prediction(self) -> bool:
@@ -111,6 +116,8 @@ class ComparisonRow:
             "ci_low": _opt(self.ci_low),
             "ci_high": _opt(self.ci_high),
             "rel_diff": _opt(self.rel_diff),
+            "band_low": _opt(self.band_low),
+            "band_high": _opt(self.band_high),
         }
 
 

@@ -36,6 +36,37 @@ BATCH = 100
 #: octets in 172 cells); scenarios/domingo95/gen.py uses the same.
 UDP_PER_CELL_RATE = 8220 * 8 / (172 * 424)
 
+# ---- bands and ablation (issue 18; scenarios/domingo95/gen.py BAND, ABLATION) -------------
+#: The parameters the paper leaves open: key -> (grid key in band/<exp>_<key>.toml, name).
+BAND = {
+    "speedup": ("sw.speedup", "fabric speedup"),
+    "input_capacity": ("sw.input_capacity", "receiving buffer size"),
+    "arbitration": ("sw.arbitration", "arbitration"),
+    "capacity": ("sw.capacity", "transmitting buffer size"),
+    "train": ("ws3.length", "background train length"),
+}
+#: Band files' stem -> the experiment whose rows get the band.
+BAND_OF = {"exp1_both": "exp1-both", "exp1_one": "exp1-one", "exp2": "exp2", "exp2_lowload": "exp2-lowload"}
+#: Experiment 2 with one new feature switched off.
+ABLATION = {
+    "output_buffered": "receiving buffers off (the output-buffered switch of before issue 18)",
+    "paced_background": "background cell trains off (ws3's adapter paced at 30 Mb/s)",
+}
+#: Section 5: cell loss in port 4's receiving and transmitting buffers.
+RX_TX_LOSS = (2.4e-5, 2.3e-4)
+
+
+def _band_experiments() -> tuple[Experiment, ...]:
+    out = []
+    for stem, key in BAND_OF.items():
+        for b, (grid_key, what) in BAND.items():
+            out.append(Experiment(f"band-{key}-{b}", f"band/{stem}_{b}.toml", f"band of {key}: {what}",
+                                  {"group": "band", "of": key, "param": b, "grid_key": grid_key}))
+    for a, what in ABLATION.items():
+        out.append(Experiment(f"ablation-{a}", f"band/exp2_ablation_{a}.toml", f"ablation of exp2: {what}",
+                              {"group": "ablation", "of": "exp2", "feature": a, "label": what}))
+    return tuple(out)
+
 
 def length_bytes(v: object) -> float:
     """``"512 B"`` → 512."""
@@ -73,8 +104,26 @@ def _pooled(stats: pd.DataFrame, component: str, probe: str, statistic: str):
     return float(sel["mean"].mean()), _f(sel["ci_low"].min()), _f(sel["ci_high"].max())
 
 
+def _band_table(results: Sequence[ExperimentResult]) -> dict[tuple[str, float], list[tuple[str, str, float]]]:
+    """(experiment, ping length) -> [(parameter, value, mean ping loss)] over the band runs."""
+    out: dict[tuple[str, float], list[tuple[str, str, float]]] = {}
+    for r in results:
+        lab = r.experiment.labels
+        st = r.stats
+        sel = st[(st["component"] == PING) & (st["probe"] == "ping_loss") & (st["statistic"] == "value")]
+        if sel.empty or lab["grid_key"] not in sel.columns:
+            continue
+        for _, row in sel.iterrows():
+            m = _f(row["mean"])
+            if m is not None:
+                out.setdefault((lab["of"], _x(row)), []).append((lab["param"], str(row[lab["grid_key"]]), m))
+    return out
+
+
 class Domingo95(Reproduction):
     name = "domingo95"
+    #: Filled by analyse from the band experiments (see _band_table).
+    _bands: dict = {}
     title = ("J. Domingo-Pascual, A. Albanese, W. Holfelder (1995), Emulation of Traffic Congestion on ATM "
              "Gigabit Networks — sections 3-4, Tables 1-3")
     summary = (
@@ -82,9 +131,13 @@ class Domingo95(Reproduction):
         "port 5) is loaded by background cells from workstation 3, replicated by a point-to-multipoint PVC "
         "and re-circulated through a fibre loop between ports 4 and 5 (each pass a PVC p5:vc_k -> p4:vc_k+1). "
         "Hosts run classical IP over AAL5 with LLC/SNAP and an MTU of 1500 octets inferred from Table 2. "
-        "The switch buffer (1792 cells), background rates and number of passes are calibrated only on the "
-        "paper's conditions (cells per ping, 20-25 Mb/s of background, multiplying factor 5.6-5.7, cell loss "
-        "ratio at port 4); every packet-loss value is a prediction. Workstation 3 is a host running a UDP "
+        "In the ping experiments each switch port has a receiving buffer (128 cells) and a transmitting "
+        "buffer (1792 cells), the fabric moves cells at 1.5 times the line rate and outputs serve contending "
+        "inputs round robin (sections 2.2 and 5: NMA counts drops in both buffers). These, the background "
+        "rates and the number of passes are calibrated only on the paper's conditions (cells per ping, 20-25 "
+        "Mb/s of background, multiplying factor 5.6-5.7, cell loss ratio at port 4, receiving-buffer loss "
+        "about a tenth of the transmitting buffer's); every packet-loss value is a prediction, with a band "
+        "over the parameters the paper leaves open. Workstation 3 is a host running a UDP "
         "blaster (ttcp -u) of 8192-octet datagrams, each a 172-cell PDU at the line rate, with exponential "
         "gaps (a strictly periodic blaster phase-locks with the loops). Experiment 3 (section 5) runs bulk TCP (lazarou96's 4.3BSD-Reno model, 64 KB buffers, "
         "8192-octet segments of 172 cells) from workstation 1 to 2 through the loop in one direction, with "
@@ -104,7 +157,7 @@ class Domingo95(Reproduction):
                    {"group": "exp2", "ports": ("p4",), "ping_in": ("p1", 92), "label": "lower load (factor 5)"}),
         Experiment("exp2-uni", "exp2_uni.toml", "section 4.3: UNI port 15 loaded too",
                    {"group": "exp2", "ports": ("p4", "p15"), "ping_in": ("p1", 92), "label": "4.3: port 15 loaded"}),
-    )
+    ) + _band_experiments()
 
     def notes(self) -> list[str]:
         return [
@@ -117,8 +170,15 @@ class Domingo95(Reproduction):
             "Table 3's counts cover the paper's ~100 s measurements; the simulated batches are 3 s long "
             "(pings every 30 ms instead of 1 s, see docs/models/domingo95.md), so only ratios are compared.",
             "The 4.3 extension has no published numbers: its rows are predictions.",
-            "Experiment 3's 2.4e-5 cell loss in port 4's *receiving* buffer is not modelled: the switch model "
-            "is output-buffered. Its 2.3e-4 in the transmitting buffer sets the loop's passes (3; 2 give no "
+            "Band: each packet-loss prediction's range over the parameters the paper leaves open (fabric speedup "
+            "1.25-2, receiving buffer 64-256 cells, arbitration round-robin/random/oldest-first, transmitting "
+            "buffer 1536-2048 cells, background datagrams of 4096-9152 octets), one at a time around the "
+            "defaults, one batch per variant and length (so the band includes batch-to-batch noise); the "
+            "note names the dominant parameter. Variants are not re-calibrated: their cell loss ratios differ.",
+            "Ablation (experiment 2): the receiving buffers switched off (the output-buffered switch), and the "
+            "background's cell trains switched off (ws3's adapter paced at 30 Mb/s).",
+            "Experiment 3 (TCP) keeps the output-buffered switch (its 2.4e-5 cell loss in port 4's *receiving* "
+            "buffer is not modelled there). Its 2.3e-4 in the transmitting buffer sets the loop's passes (3; 2 give no "
             "loss, 3 give about 1e-3 at 20 Mb/s): the nearest the discrete knob allows.",
         ]
 
@@ -130,6 +190,8 @@ class Domingo95(Reproduction):
         rows: list[ComparisonRow] = []
         by_key = {r.experiment.key: r for r in results if r.stats is not None and not r.stats.empty}
         tcp = by_key.pop("exp3", None)
+        extra = {k: by_key.pop(k) for k in list(by_key) if by_key[k].experiment.labels.get("group") in ("band", "ablation")}
+        self._bands = _band_table([r for r in extra.values() if r.experiment.labels["group"] == "band"])
         groups: dict[str, list[Series]] = {"exp1": [], "exp2": []}
         for key, r in by_key.items():
             exp = r.experiment
@@ -141,8 +203,11 @@ class Domingo95(Reproduction):
             if base is not None:
                 groups[exp.labels["group"]].append(base)
             for i, xv in enumerate(loss.x):
+                band = self._band(key, float(xv), loss.mean[i] / 100.0, 100.0)
                 rows.append(ComparisonRow(key, f"ping packets lost, {int(xv)} bytes", "%", loss.mean[i],
-                                          _f(loss.ci_low[i]), _f(loss.ci_high[i]), detail=True))
+                                          _f(loss.ci_low[i]), _f(loss.ci_high[i]), detail=True,
+                                          note=band[2] if band else "",
+                                          band_low=band[0] if band else None, band_high=band[1] if band else None))
             if base is not None:
                 for i, xv in enumerate(base.x):
                     rows.append(ComparisonRow(key, f"independent-loss baseline 1-(1-p)^n, {int(xv)} bytes", "%",
@@ -160,6 +225,12 @@ class Domingo95(Reproduction):
         for key, r in by_key.items():
             headline += self._conditions(key, r)
             rows += self._predictions(key, r)
+        figures += self._band_figures(by_key, figdir, out_dir)
+        abl = [r for r in extra.values() if r.experiment.labels["group"] == "ablation"]
+        if abl and "exp2" in by_key:
+            fig, arows = self._ablation(by_key["exp2"], abl, figdir, out_dir)
+            figures.append(fig)
+            rows += arows
         if "exp2" in by_key:
             fig = self._counters_figure(by_key["exp2"].stats, figdir, out_dir)
             if fig:
@@ -169,6 +240,71 @@ class Domingo95(Reproduction):
             figures.append(fig)
             headline += trows
         return figures, headline + rows
+
+    def _band(self, key: str, length: float, default: float, scale: float) -> Optional[tuple[float, float, str]]:
+        """(low, high, note) of a ping-loss prediction over the band's variants and the
+        default (``default``, unscaled); None where no band was run."""
+        entries = self._bands.get((key, float(length)))
+        if not entries or default is None or not math.isfinite(default):
+            return None
+        vals = [default] + [m for _p, _v, m in entries]
+        spans = {}
+        for p, _v, m in entries:
+            lo, hi = spans.get(p, (default, default))
+            spans[p] = (min(lo, m), max(hi, m))
+        dom = max(spans, key=lambda p: spans[p][1] - spans[p][0])
+        lo, hi = spans[dom]
+        note = (f"band over the open parameters; dominant: {BAND[dom][1]} "
+                f"({lo * scale:.3g} to {hi * scale:.3g} with the others at their defaults)")
+        return min(vals) * scale, max(vals) * scale, note
+
+    def _band_figures(self, by_key: dict, figdir: Path, out_dir: Path) -> list[Figure]:
+        """Ping loss against length at the defaults, with each experiment's band shaded."""
+        keys = [k for k in BAND_OF.values() if k in by_key]
+        if not keys or not self._bands:
+            return []
+        series, bands = [], []
+        for key in keys:
+            label = by_key[key].experiment.labels.get("label", key)
+            loss = series_from_stats(by_key[key].stats, component=PING, probe="ping_loss", statistic="value", x=_x,
+                                     label=label, scale=100.0)
+            series.append(loss)
+            got = [(x, self._band(key, float(x), m / 100.0, 100.0)) for x, m in zip(loss.x, loss.mean)]
+            got = [(x, b) for x, b in got if b]
+            bands.append((f"{label}: band", [x for x, _b in got], [b[0] for _x, b in got], [b[1] for _x, b in got]))
+        png, svg = plot_series(series, figdir / "ping_loss_bands", xlabel="Ping packet length (bytes)",
+                               ylabel="Packets lost (%)", title="Ping loss with the band over the open parameters",
+                               ylim=(0.0, None), bands=bands)
+        return [Figure("ping_loss_bands", "Ping loss vs length with the band over the open parameters",
+                       _rel(png, out_dir), _rel(svg, out_dir),
+                       "Mean over batches of 100 pings with 95% intervals at the documented defaults; each shaded "
+                       "band spans the variants of fabric speedup, receiving and transmitting buffer sizes, "
+                       "arbitration and background train length (one at a time, one batch each).")]
+
+    def _ablation(self, default: ExperimentResult, abl: Sequence[ExperimentResult], figdir: Path,
+                  out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
+        """Experiment 2 with each new feature switched off: ping loss and port 4's cell loss."""
+        rows: list[ComparisonRow] = []
+        series = [series_from_stats(default.stats, component=PING, probe="ping_loss", statistic="value", x=_x,
+                                    label="all features (default)", scale=100.0)]
+        for r in abl:
+            what = r.experiment.labels["label"]
+            s_ = series_from_stats(r.stats, component=PING, probe="ping_loss", statistic="value", x=_x,
+                                   label=what, scale=100.0)
+            series.append(s_)
+            for i, xv in enumerate(s_.x):
+                rows.append(ComparisonRow("exp2", f"ablation, {what}: ping packets lost, {int(xv)} bytes", "%",
+                                          s_.mean[i], _f(s_.ci_low[i]), _f(s_.ci_high[i]), detail=True))
+            c = _pooled(r.stats, f"{SW}/p4", "q_loss_ratio", "value")
+            if c:
+                rows.append(ComparisonRow("exp2", f"ablation, {what}: cell loss ratio at port 4 transmit buffer", "1",
+                                          c[0], c[1], c[2], detail=True))
+        png, svg = plot_series(series, figdir / "exp2_ablation", xlabel="Ping packet length (bytes)",
+                               ylabel="Packets lost (%)", title="Experiment 2: ablation of the new features")
+        return Figure("exp2_ablation", "Experiment 2 — ablation (each new feature off alone)", _rel(png, out_dir),
+                      _rel(svg, out_dir), "Mean ping loss with 95% intervals: the default model, the model without "
+                      "receiving buffers (output-buffered switch), and the model whose background adapter paces its "
+                      "cells at 30 Mb/s instead of sending each datagram as a back-to-back train."), rows
 
     def _exp3(self, st: pd.DataFrame, figdir: Path, out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
         """Table 4: TCP throughput vs background rate (predictions) and the loss conditions."""
@@ -260,6 +396,24 @@ class Domingo95(Reproduction):
                 note = "Table 3: dropped / transmitted at port 4 over the five measurements; calibration condition"
             out.append(ComparisonRow(key, f"cell loss ratio at port {port[1:]} transmit buffer", "1", c[0], c[1], c[2],
                                      paper_value=pv, note=note))
+        for port in ("p5", "p3", "p1"):
+            c = _pooled(st, f"{SW}/{port}", "sw_in_loss_ratio", "value")
+            if c:
+                out.append(ComparisonRow(key, f"cell loss ratio at port {port[1:]} receiving buffer", "1", c[0], c[1],
+                                         c[2], note="prediction (NMA's receiving-buffer counter)", detail=True))
+        rx5 = _pooled(st, f"{SW}/p5", "sw_in_loss_ratio", "value")
+        tx4 = _pooled(st, f"{SW}/p4", "q_loss_ratio", "value")
+        if key == "exp2" and rx5 and tx4 and tx4[0] > 0:
+            out.append(ComparisonRow(key, "receiving-buffer loss (port 5, the loop's input) / transmitting-buffer loss (port 4)",
+                                     "1", rx5[0] / tx4[0], paper_value=RX_TX_LOSS[0] / RX_TX_LOSS[1],
+                                     note="section 5: 2.4e-5 / 2.3e-4 at port 4 (experiment 3); condition used to "
+                                     "set the receiving buffer and speedup of the ping experiments' switch"))
+        thr = _pooled(st, f"{SW}/p4", "q_tx_cells", "rate")
+        if thr and key.startswith("exp1"):
+            out.append(ComparisonRow(key, "throughput at output port 4 (cells x 424 bits)", "Mb/s", thr[0] * 424e-6,
+                                     _s(thr[1], 424e-6), _s(thr[2], 424e-6), paper_value=127.0,
+                                     note="section 3.1: about 120 to 134 Mb/s with 20 Mb/s in the loops (midpoint); a check, "
+                                     "not used for calibration"))
         if key == "exp2":
             for length, cells in TABLE2_CELLS.items():
                 if length in n.index:
@@ -282,17 +436,21 @@ class Domingo95(Reproduction):
         def loss(length: int):
             return _val(st, PING, "ping_loss", "value", float(length))
 
-        def add(quantity: str, unit: str, v, scale=1.0, note="withheld in the paper: prediction"):
+        def add(quantity: str, unit: str, v, scale=1.0, note="withheld in the paper: prediction", band_length=None):
             if v is None:
                 return
             m, lo, hi = v
-            out.append(ComparisonRow(key, quantity, unit, m * scale, _s(lo, scale), _s(hi, scale), note=note))
+            band = self._band(key, float(band_length), m, scale) if band_length is not None else None
+            if band:
+                note = f"{note}; {band[2]}"
+            out.append(ComparisonRow(key, quantity, unit, m * scale, _s(lo, scale), _s(hi, scale), note=note,
+                                     band_low=band[0] if band else None, band_high=band[1] if band else None))
 
         if key in ("exp1-both", "exp1-one"):
             which = "both directions (0.6%/1.2%)" if key == "exp1-both" else "one direction (1.2%)"
             lengths = (64, 128, 256, 512, 1024, 2048) + ((4096,) if key == "exp1-one" else ())
             for L in lengths:
-                add(f"Table 1: packets lost, {L} bytes, loops in {which}", "%", loss(L), 100.0)
+                add(f"Table 1: packets lost, {L} bytes, loops in {which}", "%", loss(L), 100.0, band_length=L)
         elif key == "exp2":
             for L in TABLE2_CELLS:
                 add(f"Table 2: cells received at port 5 (VCI 92), {L} bytes", "cells",
@@ -303,23 +461,23 @@ class Domingo95(Reproduction):
                     _val(st, "sw/p15/vc92", "port_rx_cells", "count", float(L)))
                 add(f"Table 2: cells received at port 4 (VCI 92), {L} bytes", "cells",
                     _val(st, "sw/p4/vc92", "port_rx_cells", "count", float(L)))
-                add(f"Table 2: ping packets lost (of 100), {L} bytes", "packets", loss(L), 100.0)
-                add(f"Table 3: ping packets lost (of 100), {L} bytes", "packets", loss(L), 100.0)
+                add(f"Table 2: ping packets lost (of 100), {L} bytes", "packets", loss(L), 100.0, band_length=L)
+                add(f"Table 3: ping packets lost (of 100), {L} bytes", "packets", loss(L), 100.0, band_length=L)
             rx15 = _val(st, "sw/p15/vc92", "port_rx_cells", "count", 64.0)
             add("4.2 text: cells received from the remote host, 64 bytes", "cells", rx15)
             if rx15:
                 add("4.2 text: ping responses received, 64 bytes", "packets", tuple(_s(x, 1 / 3) for x in rx15))
-            add("4.2 text: packets lost, 64 bytes", "packets", loss(64), 100.0)
+            add("4.2 text: packets lost, 64 bytes", "packets", loss(64), 100.0, band_length=64)
             rx15k = _val(st, "sw/p15/vc92", "port_rx_cells", "count", 1024.0)
             if rx15k:
                 add("4.2 text: ping responses received (23 cells each), 1024 bytes", "packets",
                     tuple(_s(x, 1 / 23) for x in rx15k))
-            add("4.2 text: ping statistics, packets lost, 1024 bytes", "%", loss(1024), 100.0)
-            add("6: packet loss for 2048-byte packets at cell loss ~1e-2", "%", loss(2048), 100.0)
+            add("4.2 text: ping statistics, packets lost, 1024 bytes", "%", loss(1024), 100.0, band_length=1024)
+            add("6: packet loss for 2048-byte packets at cell loss ~1e-2", "%", loss(2048), 100.0, band_length=2048)
         elif key == "exp2-lowload":
             for L in (64, 2048, 4096, 8192):
-                add(f"4.2 lower load (factor 5): packet loss ratio, {L} bytes", "1", loss(L))
-            add("6: packet loss for 2048-byte packets at cell loss ~1e-4", "%", loss(2048), 100.0)
+                add(f"4.2 lower load (factor 5): packet loss ratio, {L} bytes", "1", loss(L), band_length=L)
+            add("6: packet loss for 2048-byte packets at cell loss ~1e-4", "%", loss(2048), 100.0, band_length=2048)
         elif key == "exp2-uni":
             c = _pooled(st, "sw/p15", "q_loss_ratio", "value")
             if c:

@@ -384,6 +384,19 @@ impl Transmitter {
         self.level_changed(now);
     }
 
+    /// A cell arriving for this buffer that its owner refuses (a switch's shared
+    /// memory is full): counted as arrived and dropped here, cause `buffer_full`, so the
+    /// port's counters (`q_rx_cells`, `q_drop_cells`, per-VC drops) see it like a tail
+    /// drop.
+    #[cold]
+    pub fn refuse(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        self.rx += 1;
+        if !self.vc_counts.is_empty() {
+            self.count_vc(cell.aux, 0);
+        }
+        self.tail_drop(&cell, ctx);
+    }
+
     /// [`Transmitter::accept`]'s admission when a [`BufferPolicy`] is set: false if
     /// the cell went no further (it was dropped).
     #[cold]

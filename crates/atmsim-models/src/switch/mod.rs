@@ -1,4 +1,4 @@
-//! N-port output-buffered ATM switch.
+//! N-port ATM switch: output-buffered, or with receiving and transmitting buffers.
 //!
 //! ```text
 //!   p1 ──►┐                              ┌──► p1
@@ -6,6 +6,13 @@
 //!   ...   ├─ (and replication) ─ delay ─►┤            per-VC queues served round
 //!   pN ──►┘                              └──► pN      robin) at the port's line rate
 //! ```
+//!
+//! `buffering = "input-output"` puts a receiving buffer of `input_capacity` cells in
+//! front of the fabric at every input and lets the fabric move at most one cell per
+//! output per slot (`speedup` × the line rate), choosing among contending inputs by
+//! `arbitration` (see [`fabric`]). `shared_capacity` bounds the cells of all output
+//! buffers together (a shared-memory switch). Both are off by default: the output-
+//! buffered switch is the default.
 //!
 //! The model of the switches in domingo95 (SynOptics LattisCell 10114: 16 ports at
 //! 155 Mb/s, output buffers, NMA counters per port and VC) and lazarou96 (Table 1:
@@ -24,7 +31,11 @@
 //! Probes: per output port `<sw>/pJ` the transmitter's `q_*` probes; per output port
 //! and VC `<sw>/pJ/vcX`: `port_out_cells` (switched to the port), `port_tx_cells`,
 //! `port_drop_cells`; per input port and VC `<sw>/pI/vcX`: `port_rx_cells`; per input
-//! port `<sw>/pI`: `sw_rx_cells`, `sw_no_route_cells`. Counters restart at warm-up.
+//! port `<sw>/pI`: `sw_rx_cells`, `sw_no_route_cells`; with receiving buffers also
+//! `sw_in_drop_cells`, `sw_in_loss_ratio` per input port and `port_in_drop_cells` per
+//! input port and VC. Counters restart at warm-up.
+
+pub mod fabric;
 
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
@@ -40,8 +51,9 @@ use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
+use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 13] = [
+pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -51,6 +63,11 @@ pub const PARAMS: [ParamSpec; 13] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … delta parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
+    ParamSpec { name: "buffering", ty: ParamType::Choice(&["output", "input-output"]), default: Some("output"), required: false, help: "where cells wait: \"output\" (output-buffered: a cell goes straight to its output buffer) or \"input-output\" (a receiving buffer per input, a fabric with speedup and arbitration, and the output buffers)", source: "domingo95 sections 2.2, 5 (receiving and transmitting buffers per port, NMA counters at both)" },
+    ParamSpec { name: "input_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("64 cells"), required: false, help: "receiving buffer per input port with buffering = \"input-output\" (not given by the papers: a parameter)", source: "not given by the papers; atmsim convention" },
+    ParamSpec { name: "speedup", ty: ParamType::Float { min: 1.0, max: 64.0 }, default: Some("1"), required: false, help: "fabric rate / fastest port line rate with buffering = \"input-output\" (1: outputs never receive faster than they send, all loss at the inputs)", source: "not given by the papers; atmsim convention" },
+    ParamSpec { name: "arbitration", ty: ParamType::Choice(&ARBITRATION_NAMES), default: Some("round-robin"), required: false, help: "which input an output serves among those contending for it, with buffering = \"input-output\"", source: "not given by the papers; atmsim convention" },
+    ParamSpec { name: "shared_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "cells in all output buffers together (a shared-memory switch; each port's capacity still applies); unlimited: no shared bound", source: "atmsim convention" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
     // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
     crate::control::buffer_policy::PARAMS[0],
@@ -58,12 +75,15 @@ pub const PARAMS: [ParamSpec; 13] = [
     crate::control::buffer_policy::PARAMS[2],
 ];
 
-pub const PROBES: [ProbeSpec; 5] = [
+pub const PROBES: [ProbeSpec; 8] = [
     ProbeSpec { name: "sw_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received on an input port (component <sw>/pI)" },
     ProbeSpec { name: "sw_no_route_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped for an unknown VPI/VCI (component <sw>/pI)" },
     ProbeSpec { name: "port_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per input port and VC (component <sw>/pI/vcX)" },
     ProbeSpec { name: "port_out_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells switched to an output port per VC (component <sw>/pJ/vcX)" },
     ProbeSpec { name: "port_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells transmitted (and port_drop_cells: dropped at the buffer) per output port and VC (<sw>/pJ/vcX); the port's q_* probes at <sw>/pJ" },
+    ProbeSpec { name: "sw_in_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped at the input's receiving buffer, buffering = \"input-output\" (component <sw>/pI)" },
+    ProbeSpec { name: "sw_in_loss_ratio", unit: "1", kind: ProbeKind::Gauge, help: "sw_in_drop_cells / sw_rx_cells, buffering = \"input-output\" (component <sw>/pI)" },
+    ProbeSpec { name: "port_in_drop_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped at the receiving buffer per input port and VC, buffering = \"input-output\" (<sw>/pI/vcX)" },
 ];
 
 /// One parsed table entry.
@@ -166,6 +186,19 @@ pub struct SwitchParams {
     /// The translation table's entries.
     pub vcs: Vec<String>,
     pub policy: BufferPolicyParams,
+    /// Receiving buffers and fabric (None: output-buffered).
+    pub input: Option<InputParams>,
+    pub shared_capacity: CellLimit,
+}
+
+/// The receiving buffers and fabric of `buffering = "input-output"`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputParams {
+    /// Cells per receiving buffer.
+    pub capacity: CellLimit,
+    /// Fabric rate / fastest port line rate (1 or more).
+    pub speedup: f64,
+    pub arbitration: Arbitration,
 }
 
 /// What [`SwitchParams::plan`] works out: everything a switch is built from.
@@ -184,6 +217,9 @@ struct Plan {
     /// Per route: the output port whose forward VC a backward RM cell arriving on this
     /// route belongs to (see [`Switch`]), or [`NO_PORT`].
     abr_back: Vec<u16>,
+    /// Receiving buffer size (None: unlimited) and fabric rate, with input buffering.
+    input: Option<(Option<usize>, Rate, Arbitration)>,
+    shared: Option<usize>,
 }
 
 /// No port: a route whose cells are no ABR port's backward RM cells.
@@ -207,6 +243,15 @@ impl SwitchParams {
             abr_settings: PortAbrParams::bind(p)?,
             vcs: p.need("vcs", Params::list)?.to_vec(),
             policy: BufferPolicyParams::bind(p)?,
+            input: match p.need_choice("buffering", &[("output", false), ("input-output", true)])? {
+                false => None,
+                true => Some(InputParams {
+                    capacity: p.need("input_capacity", Params::cell_limit)?,
+                    speedup: p.need("speedup", Params::float)?,
+                    arbitration: p.need_choice("arbitration", &[("round-robin", Arbitration::RoundRobin), ("random", Arbitration::Random), ("oldest-first", Arbitration::OldestFirst)])?,
+                }),
+            },
+            shared_capacity: p.need("shared_capacity", Params::cell_limit)?,
         })
     }
 
@@ -276,7 +321,20 @@ impl SwitchParams {
                 return Err(ParamIssue::new("abr", format!("p{} runs an explicit-rate algorithm but no VC leaving p{0} comes back in on p{0} with its label (the table needs an entry \"p{0}:L -> ...\" for a label L that p{0} sends: backward RM cells carry their forward label)", j + 1)));
             }
         }
-        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back })
+        let shared = cap("shared_capacity", self.shared_capacity)?;
+        let input = match &self.input {
+            None => None,
+            Some(ip) => {
+                let icap = cap("input_capacity", ip.capacity)?;
+                let fastest = rates.iter().map(|r| r.bps()).fold(0.0, f64::max);
+                let fabric = Rate::from_bps(fastest * ip.speedup).ok_or_else(|| ParamIssue::new("speedup", "the fabric rate (speedup x the fastest port) is out of range"))?;
+                if let Some(e) = table.iter().find(|e| e.outs.len() > MAX_BRANCHES) {
+                    return Err(ParamIssue::new("vcs", format!("p{}:{} has {} branches; with buffering = \"input-output\" at most {MAX_BRANCHES}", e.in_port + 1, vc_name(e.in_vc), e.outs.len())));
+                }
+                Some((icap, fabric, ip.arbitration))
+            }
+        };
+        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back, input, shared })
     }
 }
 
@@ -293,6 +351,24 @@ pub fn ports(p: &Params) -> Ports {
 }
 
 const TAG_DELAY: u32 = 0;
+/// The fabric's slot timer (output ports use 1 + 2j and 2 + 2j).
+const TAG_FABRIC: u32 = u32::MAX;
+
+/// The receiving buffers, the fabric's clock and the input counters.
+#[derive(Clone, Debug)]
+struct Inputs {
+    stage: InputStage,
+    fabric: Rate,
+    /// The next fabric slot's index (slot k starts at `fabric.cell_train_offset(k)`).
+    next_slot: u64,
+    armed: bool,
+    transfers: Vec<Transfer>,
+    // since warm-up
+    dropped: Vec<u64>,
+    route_dropped: Vec<u64>,
+    // whole run
+    drops: Drops,
+}
 
 #[derive(Clone, Debug)]
 pub struct Switch {
@@ -320,6 +396,10 @@ pub struct Switch {
     // whole run
     no_route_drops: Drops,
     replicated_by_flow: Vec<u64>,
+    /// Receiving buffers and fabric (None: output-buffered).
+    inputs: Option<Box<Inputs>>,
+    /// Shared-memory bound on all output buffers together.
+    shared: Option<usize>,
 }
 
 fn bump(v: &mut Vec<u64>, i: usize) {
@@ -331,8 +411,9 @@ fn bump(v: &mut Vec<u64>, i: usize) {
 
 impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
-    pub fn new(params: SwitchParams) -> Result<Self, ParamIssue> {
-        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back } = params.plan()?;
+    /// `rng` is used only by `arbitration = "random"`.
+    pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
+        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let out = (0..n)
@@ -344,7 +425,21 @@ impl Switch {
                 t
             })
             .collect();
+        let inputs = input.map(|(icap, fabric, arb)| {
+            Box::new(Inputs {
+                stage: InputStage::new(n, n, icap, arb, rng),
+                fabric,
+                next_slot: 0,
+                armed: false,
+                transfers: Vec::new(),
+                dropped: vec![0; n],
+                route_dropped: vec![0; routes.len()],
+                drops: Drops::new("input_full"),
+            })
+        });
         Ok(Switch {
+            inputs,
+            shared,
             lookup,
             route_rx: vec![0; routes.len()],
             routes,
@@ -376,19 +471,89 @@ impl Switch {
                     c.payload = ctx.store().duplicate(cell.payload);
                 }
             }
-            if self.delay.ps() == 0 {
-                if ABR {
-                    self.abr_join(o as usize, c, ctx);
-                } else {
-                    self.out[o as usize].accept(c, ctx);
-                }
-            } else {
-                let at = ctx.now.plus(self.delay);
-                if self.line.is_empty() {
-                    ctx.schedule_at(at, TAG_DELAY);
-                }
-                self.line.push_back((at, o, c));
+            self.to_branch::<ABR>(o, c, ctx);
+        }
+    }
+
+    /// A cell (or copy) for output `o`: into its buffer, or the delay line.
+    #[inline(always)]
+    fn to_branch<const ABR: bool>(&mut self, o: u16, c: Cell, ctx: &mut Cx<'_>) {
+        if self.delay.ps() == 0 {
+            self.enter::<ABR>(o as usize, c, ctx);
+        } else {
+            let at = ctx.now.plus(self.delay);
+            if self.line.is_empty() {
+                ctx.schedule_at(at, TAG_DELAY);
             }
+            self.line.push_back((at, o, c));
+        }
+    }
+
+    /// A cell joins output `o`'s buffer, unless the shared memory is full.
+    #[inline(always)]
+    fn enter<const ABR: bool>(&mut self, o: usize, c: Cell, ctx: &mut Cx<'_>) {
+        if let Some(s) = self.shared {
+            if self.out.iter().map(Transmitter::queue_len).sum::<usize>() >= s {
+                self.out[o].refuse(c, ctx);
+                return;
+            }
+        }
+        if ABR {
+            self.abr_join(o, c, ctx);
+        } else {
+            self.out[o].accept(c, ctx);
+        }
+    }
+
+    /// A cell of route `r` arriving on input `i` joins its receiving buffer (or is
+    /// dropped there); the fabric's clock starts if it was idle.
+    fn to_input(&mut self, i: usize, r: usize, cell: Cell, ctx: &mut Cx<'_>) {
+        let Some(inp) = self.inputs.as_mut() else { return };
+        if !inp.stage.admit(i, r as u32, self.routes[r].len(), cell, ctx.now) {
+            inp.dropped[i] += 1;
+            inp.route_dropped[r] += 1;
+            inp.drops.drop(&cell, ctx);
+            return;
+        }
+        if !inp.armed {
+            // The first slot that starts at or after now.
+            let k = inp.fabric.slot_after(ctx.now);
+            let k = if k > 0 && inp.fabric.cell_train_offset(k - 1).0 == ctx.now.0 { k - 1 } else { k };
+            inp.next_slot = k.max(inp.next_slot);
+            inp.armed = true;
+            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), TAG_FABRIC);
+        }
+    }
+
+    /// One fabric slot: the arbiter's transfers go to their branches.
+    fn fabric_slot(&mut self, ctx: &mut Cx<'_>) {
+        let Some(mut inp) = self.inputs.take() else { return };
+        let mut transfers = std::mem::take(&mut inp.transfers);
+        inp.stage.slot(&self.routes, &mut transfers);
+        inp.next_slot += 1;
+        inp.armed = !inp.stage.is_empty();
+        if inp.armed {
+            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), TAG_FABRIC);
+        }
+        self.inputs = Some(inp);
+        for t in transfers.drain(..) {
+            let (o, vc, aux) = self.routes[t.route as usize][t.branch as usize];
+            let mut c = Cell { vc, aux, ..t.cell };
+            if !t.last {
+                // A copy: the cell stays for its other branches, with its payload.
+                bump(&mut self.replicated_by_flow, t.cell.flow as usize);
+                if t.cell.payload.is_some() {
+                    c.payload = ctx.store().duplicate(t.cell.payload);
+                }
+            }
+            if self.abr_on {
+                self.to_branch::<true>(o, c, ctx);
+            } else {
+                self.to_branch::<false>(o, c, ctx);
+            }
+        }
+        if let Some(inp) = self.inputs.as_mut() {
+            inp.transfers = transfers;
         }
     }
 
@@ -435,10 +600,9 @@ impl Switch {
 
 impl crate::kind::Kind for Switch {
     fn build(p: &Params, b: &BuildInfo) -> Result<Self, ParamIssue> {
-        let _ = b;
         let params = SwitchParams::bind(p)?;
         params.validate()?;
-        Switch::new(params)
+        Switch::new(params, b.stream("arbitration"))
     }
     #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
@@ -452,7 +616,12 @@ impl crate::kind::Kind for Switch {
         };
         let r = self.lookup[i][k].1 as usize;
         self.route_rx[r] += 1;
-        if self.abr_on {
+        if self.inputs.is_some() {
+            if self.abr_on {
+                self.abr_backward(r, &cell, ctx);
+            }
+            self.to_input(i, r, cell, ctx);
+        } else if self.abr_on {
             self.abr_backward(r, &cell, ctx);
             self.switch_cell::<true>(r, cell, ctx);
         } else {
@@ -470,10 +639,12 @@ impl crate::kind::Kind for Switch {
                 ctx.schedule_at(next, TAG_DELAY);
             }
             if self.abr_on {
-                self.abr_join(o as usize, c, ctx);
+                self.enter::<true>(o as usize, c, ctx);
             } else {
-                self.out[o as usize].accept(c, ctx);
+                self.enter::<false>(o as usize, c, ctx);
             }
+        } else if tag == TAG_FABRIC {
+            self.fabric_slot(ctx);
         } else {
             let j = ((tag - 1) / 2) as usize;
             match self.out.get_mut(j) {
@@ -498,6 +669,10 @@ impl crate::kind::Kind for Switch {
         self.route_rx.iter_mut().for_each(|x| *x = 0);
         self.in_rx.iter_mut().for_each(|x| *x = 0);
         self.no_route.iter_mut().for_each(|x| *x = 0);
+        if let Some(inp) = self.inputs.as_mut() {
+            inp.dropped.iter_mut().for_each(|x| *x = 0);
+            inp.route_dropped.iter_mut().for_each(|x| *x = 0);
+        }
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         for (j, t) in self.out.iter().enumerate() {
@@ -514,10 +689,18 @@ impl crate::kind::Kind for Switch {
                 let name = format!("{path}/p{}", i + 1);
                 out.push(&name, "sw_rx_cells", "count", self.in_rx[i] as f64, "cells");
                 out.push(&name, "sw_no_route_cells", "count", self.no_route[i] as f64, "cells");
+                if let Some(inp) = &self.inputs {
+                    out.push(&name, "sw_in_drop_cells", "count", inp.dropped[i] as f64, "cells");
+                    let ratio = if self.in_rx[i] > 0 { inp.dropped[i] as f64 / self.in_rx[i] as f64 } else { f64::NAN };
+                    out.push(&name, "sw_in_loss_ratio", "value", ratio, "1");
+                }
             }
         }
         for (r, &(ip, vc)) in self.route_labels.iter().enumerate() {
             out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_rx_cells", "count", self.route_rx[r] as f64, "cells");
+            if let Some(inp) = &self.inputs {
+                out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_in_drop_cells", "count", inp.route_dropped[r] as f64, "cells");
+            }
         }
     }
     fn ledger(&self, l: &mut Ledger) {
@@ -529,13 +712,17 @@ impl crate::kind::Kind for Switch {
         for (_, _, c) in &self.line {
             book_in_flight(l, c);
         }
+        if let Some(inp) = &self.inputs {
+            inp.drops.ledger(l);
+            inp.stage.for_each(|c| book_in_flight(l, c));
+        }
     }
 }
 
 /// The `switch` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "switch",
-    help: "N-port output-buffered ATM switch: VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters, ABR switch algorithms (EFCI, EPRCA, ERICA) per output port",
+    help: "N-port ATM switch, output-buffered or (buffering = \"input-output\") with receiving buffers, fabric speedup and arbitration; optional shared-memory bound; VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters, ABR switch algorithms (EFCI, EPRCA, ERICA) per output port",
     source: "domingo95 section 2 (SynOptics LattisCell); lazarou96 Table 1",
     params: &[&crate::switch::PARAMS, &crate::control::abr::port::PARAMS],
     inputs: &[crate::kind::PortSpec::cells("p<N>", false)],

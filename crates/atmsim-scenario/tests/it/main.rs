@@ -582,6 +582,7 @@ mod gateway;
 mod selfsimilar;
 mod series;
 mod trace;
+mod switch_io;
 mod abr;
 mod credit;
 mod abr_switch;
