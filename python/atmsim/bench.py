@@ -151,6 +151,9 @@ def run_all(quick: bool = False, repeat: int | None = None) -> list[dict[str, An
     if exp2:
         rows.append(exp2)
     rows += rate_mismatch_rates(4.0 if quick else 30.0)
+    abr = parking_lot_rate(0.5 if quick else PARKING_SIM_S)
+    if abr is not None:
+        rows.append(abr)
     return rows
 
 
@@ -185,6 +188,32 @@ def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     sw = p[p["component"].str.fullmatch(r"sw/p\d+") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
     cells = float(sw["value"].sum())
     row.update({"cells_switched": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None})
+    return row
+
+
+#: Issue 15 item 8: dastangoo96's WAN parking lot (six self-similar sessions through
+#: edges, four EFCI switches, 1,333 km trunks) for 2 simulated seconds; target ≥ 5
+#: simulated seconds per wall second on one core.
+PARKING_SIM_S = 2.0
+PARKING_TARGET_SIM_S_PER_WALL_S = 5.0
+
+
+def parking_lot_rate(sim_seconds: float) -> dict[str, Any] | None:
+    """End-to-end speed on scenarios/dastangoo96/parking_lot_wan.toml (its own switch
+    algorithm, EFCI): simulated seconds per wall second against the target, and kernel
+    events per cell (events ÷ cells the six edges sent into the network, data and RM).
+    None if the scenario is not installed."""
+    got = _scenario_run("dastangoo96_parking_wan", "dastangoo96", "parking_lot_wan.toml", sim_seconds)
+    if got is None:
+        return None
+    row, r = got
+    p = r.probes
+    sent = p[p["component"].str.fullmatch(r"e\d") & (p["probe"] == "src_tx_cells") & (p["statistic"] == "count")]
+    cells = float(sent["value"].sum())
+    sps = row["sim_s_per_wall_s"]
+    row.update({"cells": int(cells), "events_per_cell": row["events"] / cells if cells else None,
+                "target_sim_s_per_wall_s": PARKING_TARGET_SIM_S_PER_WALL_S,
+                "met": None if sps is None else sps >= PARKING_TARGET_SIM_S_PER_WALL_S})
     return row
 
 
@@ -321,6 +350,11 @@ def main(quick: bool = False, json_out: bool = False) -> None:
             lo, hi = r["x_bones"]
             print(f"{r['name']}: {r['sim_s_per_wall_s']:.0f} simulated s per wall s (target >= 10); "
                   f"{lo:,.0f}-{hi:,.0f}x BONeS DESIGNER's 20-30 min per simulated second (lazarou96 section 5)")
+    for r in rows:
+        if r["name"] == "dastangoo96_parking_wan" and r.get("sim_s_per_wall_s"):
+            print(f"dastangoo96 WAN parking lot (6 ABR sessions, 4 switches): {r['sim_s_per_wall_s']:.2f} simulated s "
+                  f"per wall s (target >= {r['target_sim_s_per_wall_s']:g}: {'met' if r['met'] else 'NOT met'}); "
+                  f"{r['events_per_cell']:.1f} kernel events per cell sent ({r['cells']:,} cells)")
     print("\nmemory (SPEC section 6: 10,000 VCs and 10^6 queued cells well under 1 GB):")
     for m in memory:
         if m["name"] == "memory_scale":
