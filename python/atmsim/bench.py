@@ -175,6 +175,13 @@ def _scenario_run(name: str, paper: str, file: str, sim_seconds: float):
     return row, r
 
 
+def _probe_sum(r, components: str, probe: str) -> float:
+    """Sum of ``probe``'s count over the components whose names match ``components``."""
+    p = r.probes
+    sel = p[p["component"].str.fullmatch(components) & (p["probe"] == probe) & (p["statistic"] == "count")]
+    return float(sel["value"].sum())
+
+
 def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     """End-to-end speed on domingo95 experiment 2 (issue 4): hosts, a 16-port switch
     with re-circulating loops at ~1% cell loss, a WAN link. Reports kernel events/s,
@@ -184,9 +191,7 @@ def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     if got is None:
         return None
     row, r = got
-    p = r.probes
-    sw = p[p["component"].str.fullmatch(r"sw/p\d+") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
-    cells = float(sw["value"].sum())
+    cells = _probe_sum(r, r"sw/p\d+", "q_tx_cells")
     row.update({"cells_switched": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None})
     return row
 
@@ -207,9 +212,7 @@ def parking_lot_rate(sim_seconds: float) -> dict[str, Any] | None:
     if got is None:
         return None
     row, r = got
-    p = r.probes
-    sent = p[p["component"].str.fullmatch(r"e\d") & (p["probe"] == "src_tx_cells") & (p["statistic"] == "count")]
-    cells = float(sent["value"].sum())
+    cells = _probe_sum(r, r"e\d", "src_tx_cells")
     sps = row["sim_s_per_wall_s"]
     row.update({"cells": int(cells), "events_per_cell": row["events"] / cells if cells else None,
                 "target_sim_s_per_wall_s": PARKING_TARGET_SIM_S_PER_WALL_S,

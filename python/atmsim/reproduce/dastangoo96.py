@@ -257,6 +257,21 @@ def grid_figure(series: pd.DataFrame, out_dir: Path, name: str, key: str, title:
     return Figure(key, title, rel_path(png, out_dir), rel_path(svg, out_dir), caption)
 
 
+#: The three per-session figures of a study, in order: (probe, unit).
+SESSION_PANELS = (("acr", "Mb/s"), ("src_tx_rate", "Mb/s"), ("edge_q", "cells"))
+
+
+def session_figures(series: pd.DataFrame, out_dir: Path, name: str, keys: Sequence[tuple[str, str]], caption: str,
+                    sessions: Sequence[tuple[str, str]]) -> list[Figure]:
+    """ACR, egress rate and edge queue of every session (``keys``: (file key, title) of
+    each, in :data:`SESSION_PANELS` order; ``sessions``: (edge component, legend))."""
+    out: list[Figure] = []
+    for (key, title), (probe, unit) in zip(keys, SESSION_PANELS):
+        _keep(out, grid_figure(series, out_dir, name, key, title, caption,
+                               [(c, probe, label) for c, label in sessions], unit))
+    return out
+
+
 def _row(exp: str, quantity: str, unit: str, v: Optional[float], paper: Optional[float] = None, note: str = "",
          detail: bool = False) -> Optional[ComparisonRow]:
     if v is None or not math.isfinite(v) and paper is None:
@@ -371,15 +386,12 @@ def six_sessions(series: pd.DataFrame, out_dir: Path, name: str) -> tuple[list[F
     figures: list[Figure] = []
     ten = [(f"e{i}", f"{SESSIONS[i - 1]} (10 Mb/s)") for i in (1, 2, 3)]
     seventy = [(f"e{i}", f"{SESSIONS[i - 1]} (70 Mb/s)") for i in (4, 5, 6)]
-    for key, title, probe, unit in (
-        ("fig12_14_six_acr", "Figures 12, 14 — six-session study: ACR", "acr", "Mb/s"),
-        ("fig13_15_six_egress", "Figures 13, 15 — six-session study: ATM egress rates", "src_tx_rate", "Mb/s"),
-        ("fig16_17_six_edge_queue", "Figures 16, 17 — six-session study: edge device queues", "edge_q", "cells"),
-    ):
-        _keep(figures, grid_figure(s, out_dir, name, key, title,
-                                   "Sessions A-C carry the 10 Mb/s source, D-F the 70 Mb/s one; 10-ms samples "
-                                   "(the paper draws the two groups in separate panels).",
-                                   [(c, probe, l) for c, l in ten + seventy], unit))
+    figures += session_figures(
+        s, out_dir, name, (("fig12_14_six_acr", "Figures 12, 14 — six-session study: ACR"),
+                           ("fig13_15_six_egress", "Figures 13, 15 — six-session study: ATM egress rates"),
+                           ("fig16_17_six_edge_queue", "Figures 16, 17 — six-session study: edge device queues")),
+        "Sessions A-C carry the 10 Mb/s source, D-F the 70 Mb/s one; 10-ms samples (the paper draws the two "
+        "groups in separate panels).", ten + seventy)
     _keep(figures, grid_figure(s, out_dir, name, "fig18_six_switch_queue",
                                "Figure 18 — six-session study: switch queue", "The bottleneck port's queue (sw1.p7).",
                                [("sw1/p7", "q_len", "switch queue")], "cells"))
@@ -428,14 +440,11 @@ def parking_lot(series: pd.DataFrame, out_dir: Path, name: str) -> tuple[list[Fi
     s["algo"] = [algorithm(a) for a in s["s1.abr"]]
     sessions = [(f"e{i}", SESSIONS[i - 1]) for i in range(1, 7)]
     figures: list[Figure] = []
-    for key, title, probe, unit in (
-        ("fig19_parking_acr", "Figure 19 — max-min fairness study: ACR", "acr", "Mb/s"),
-        ("fig20_parking_egress", "Figure 20 — max-min fairness study: ATM egress rates", "src_tx_rate", "Mb/s"),
-        ("fig21_parking_edge_queue", "Figure 21 — max-min fairness study: edge device queues", "edge_q", "cells"),
-    ):
-        _keep(figures, grid_figure(s, out_dir, name, key, title,
-                                   "Sessions A-F (six 70 Mb/s sources), 10-ms samples; Table 2's shares: "
-                                   "38/38/38/115/75/38 Mb/s.", [(c, probe, l) for c, l in sessions], unit))
+    figures += session_figures(
+        s, out_dir, name, (("fig19_parking_acr", "Figure 19 — max-min fairness study: ACR"),
+                           ("fig20_parking_egress", "Figure 20 — max-min fairness study: ATM egress rates"),
+                           ("fig21_parking_edge_queue", "Figure 21 — max-min fairness study: edge device queues")),
+        "Sessions A-F (six 70 Mb/s sources), 10-ms samples; Table 2's shares: 38/38/38/115/75/38 Mb/s.", sessions)
     _keep(figures, grid_figure(s, out_dir, name, "fig22_parking_switch_queue",
                                "Figure 22 — max-min fairness study: switch queues",
                                "The three inter-switch ports' queues.",
