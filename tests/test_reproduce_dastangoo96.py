@@ -111,7 +111,8 @@ def test_quick_reproduction_runs_and_writes_every_row(tmp_path):
     out = tmp_path / "o"
     proc = run_cli("reproduce", "dastangoo96", "--quick", "--quiet", "--out", str(out), timeout=900)
     assert proc.returncode == 0, proc.stderr
-    rows = list(csv.DictReader(open(out / "comparison.csv")))
+    with open(out / "comparison.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     quantities = {r["quantity"] for r in rows}
     for algo in ("EPRCA-EFCI (paper)", "EPRCA-ER", "ERICA"):
         for net in ("LAN", "WAN"):
