@@ -182,3 +182,26 @@ def test_fddi_saturated_utilisation():
     assert analytic.fddi_saturated_async_utilisation(4, 1e-3, 0.0) == 1.0
     with pytest.raises(ValueError):
         analytic.fddi_saturated_async_utilisation(4, 1e-3, 1e-3)
+
+
+def test_max_min_shares_by_hand():
+    import math
+
+    from atmsim.analytic import max_min_shares
+
+    # dastangoo96's parking lot at 155 Mb/s: 155/4 on the last link, the rest by difference.
+    got = max_min_shares({"l1": 155, "l2": 155, "l3": 155},
+                         [["l1", "l2", "l3"], ["l2", "l3"], ["l3"], ["l1"], ["l2"], ["l3"]])
+    assert got == pytest.approx([38.75, 38.75, 38.75, 116.25, 77.5, 38.75])
+    # scenarios/examples/abr_two_switches.toml: B alone gives s1 36, A leaves s2 54, C leaves s3 80.784.
+    assert max_min_shares({"A": 90, "B": 36, "C": 134.784}, [["A", "B"], ["A", "C"], ["C"]]) == pytest.approx(
+        [36.0, 54.0, 80.784])
+    # A demand of 10 frees the rest; an MCR of 60 above the level 30 stays at 60.
+    assert max_min_shares({"l": 100}, [["l"]] * 3, demand=[10, math.inf, math.inf], mcr=[0, 0, 60]) == \
+        pytest.approx([10, 30, 60])
+    # An MCR below the share changes nothing.
+    assert max_min_shares({"l": 100}, [["l"]] * 3, mcr=[0, 20, 0]) == pytest.approx([100 / 3] * 3)
+    with pytest.raises(ValueError, match="minimum rates on link l"):
+        max_min_shares({"l": 100}, [["l"]] * 2, mcr=[60, 60])
+    with pytest.raises(ValueError, match="unbounded"):
+        max_min_shares({"l": 100}, [["l"], []])

@@ -152,7 +152,6 @@ def test_rerun_resumes_without_new_runs(quick_out):
 # ------------------------------------------------------------------ names
 @pytest.mark.parametrize("name, expect", [
     ("budhikot92", "did you mean 'buddhikot92'"),
-    ("dastangoo96", "not implemented yet"),
     ("nonsense", "unknown reproduction 'nonsense'"),
 ])
 def test_bad_names_exit_2_with_one_line(name, expect, tmp_path):
@@ -163,6 +162,14 @@ def test_bad_names_exit_2_with_one_line(name, expect, tmp_path):
     assert expect in lines[0] and "available: buddhikot92" in lines[0]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()  # nothing created for a bad name
+
+
+def test_a_paper_without_its_module_is_not_implemented_yet(monkeypatch):
+    import atmsim.reproduce as rp
+
+    monkeypatch.setattr(rp, "_BUILTIN", {k: v for k, v in rp._BUILTIN.items() if k != "dastangoo96"})
+    msg = unknown_message("dastangoo96")
+    assert "'dastangoo96' is not implemented yet" in msg and "available: buddhikot92" in msg
 
 
 def test_registry():

@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 from scipy import stats
@@ -214,3 +215,67 @@ def fddi_saturated_async_utilisation(n: int, ttrt_s: float, latency_s: float) ->
     if n < 1 or not 0 <= latency_s < ttrt_s:
         raise ValueError("need n >= 1 and 0 <= D < TTRT")
     return n * (ttrt_s - latency_s) / (n * ttrt_s + latency_s)
+
+
+def max_min_shares(capacity: dict[str, float], routes: list[list[str]],
+                   demand: Optional[list[float]] = None, mcr: Optional[list[float]] = None) -> list[float]:
+    """Max-min fair rates by progressive filling (water-filling; Bertsekas & Gallager,
+    *Data Networks*, 2nd ed., section 6.5.2), with minimum rates and demand caps.
+
+    ``capacity`` maps each link to its capacity; ``routes[i]`` lists the links session i
+    crosses; ``demand[i]`` caps its rate (``math.inf``: greedy); ``mcr[i]`` is its
+    guaranteed minimum. A water level L rises from 0; every session not yet frozen has
+    rate max(MCR_i, L) (TM 4.0's "maximum of MCR or max-min share"). A session freezes
+    when L reaches its demand, or when a link it crosses fills up (then at its rate at
+    that level). The minima must fit: sum of MCR on a link ≤ its capacity.
+    """
+    n = len(routes)
+    demand = list(demand) if demand is not None else [math.inf] * n
+    mcr = list(mcr) if mcr is not None else [0.0] * n
+    for link, c in capacity.items():
+        if sum(mcr[i] for i in range(n) if link in routes[i]) > c * (1 + 1e-12):
+            raise ValueError(f"the minimum rates on link {link} exceed its capacity {c}")
+    rate = [math.nan] * n
+    frozen = [False] * n
+    while not all(frozen):
+        # The level at which each link fills, given the frozen sessions' rates.
+        best = math.inf
+        full: list[str] = []
+        for link, c in capacity.items():
+            users = [i for i in range(n) if link in routes[i]]
+            free = [i for i in users if not frozen[i]]
+            if not free:
+                continue
+            room = c - sum(rate[i] for i in users if frozen[i])
+            level = _fill_level(room, [mcr[i] for i in free])
+            if level < best - 1e-12:
+                best, full = level, [link]
+            elif abs(level - best) <= 1e-12:
+                full.append(link)
+        dem = min((max(demand[i], mcr[i]) for i in range(n) if not frozen[i]), default=math.inf)
+        if dem < best - 1e-12:
+            for i in range(n):
+                if not frozen[i] and max(demand[i], mcr[i]) <= dem + 1e-12:
+                    rate[i], frozen[i] = max(demand[i], mcr[i]), True
+            continue
+        if not math.isfinite(best):
+            raise ValueError("a session crosses no link and has no demand cap: its share is unbounded")
+        for i in range(n):
+            if not frozen[i] and any(link in routes[i] for link in full):
+                rate[i], frozen[i] = max(mcr[i], best), True
+    return rate
+
+
+def _fill_level(room: float, mins: list[float]) -> float:
+    """The level L with sum(max(m, L) for m in mins) = room (the sum rises with L)."""
+    ms = sorted(mins)
+    k = len(ms)
+    # Between consecutive minima the sum is (sessions below L)·L + (minima above L).
+    for j in range(k + 1):
+        above = sum(ms[j:])
+        level = (room - above) / j if j else -math.inf
+        lo = ms[j - 1] if j else -math.inf
+        hi = ms[j] if j < k else math.inf
+        if j and lo - 1e-12 <= level <= hi + 1e-12:
+            return level
+    return max(ms) if ms else math.inf

@@ -154,6 +154,9 @@ def run_all(quick: bool = False, repeat: int | None = None) -> list[dict[str, An
     gw = gateway_rate(0.1 if quick else 1.0)
     if gw:
         rows.append(gw)
+    abr = parking_lot_rate(0.5 if quick else PARKING_SIM_S)
+    if abr is not None:
+        rows.append(abr)
     return rows
 
 
@@ -177,6 +180,13 @@ def _scenario_run(name: str, paper: str, file: str, sim_seconds: float,
     return row, r
 
 
+def _probe_sum(r, components: str, probe: str) -> float:
+    """Sum of ``probe``'s count over the components whose names match ``components``."""
+    p = r.probes
+    sel = p[p["component"].str.fullmatch(components) & (p["probe"] == probe) & (p["statistic"] == "count")]
+    return float(sel["value"].sum())
+
+
 def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     """End-to-end speed on domingo95 experiment 2 (issue 4): hosts, a 16-port switch
     with re-circulating loops at ~1% cell loss, a WAN link. Reports kernel events/s,
@@ -186,9 +196,7 @@ def switch_scenario_rate(sim_seconds: float) -> dict[str, Any] | None:
     if got is None:
         return None
     row, r = got
-    p = r.probes
-    sw = p[p["component"].str.fullmatch(r"sw/p\d+") & (p["probe"] == "q_tx_cells") & (p["statistic"] == "count")]
-    cells = float(sw["value"].sum())
+    cells = _probe_sum(r, r"sw/p\d+", "q_tx_cells")
     row.update({"cells_switched": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None})
     return row
 
@@ -218,6 +226,27 @@ def gateway_rate(sim_seconds: float) -> dict[str, Any] | None:
     cells = float(sel["value"].sum())
     row.update({"cells_in": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None,
                 "offered_mbps": GATEWAY_LOAD_MBPS})
+#: Issue 15 item 8: dastangoo96's WAN parking lot (six self-similar sessions through
+#: edges, four EFCI switches, 1,333 km trunks) for 2 simulated seconds; target ≥ 5
+#: simulated seconds per wall second on one core.
+PARKING_SIM_S = 2.0
+PARKING_TARGET_SIM_S_PER_WALL_S = 5.0
+
+
+def parking_lot_rate(sim_seconds: float) -> dict[str, Any] | None:
+    """End-to-end speed on scenarios/dastangoo96/parking_lot_wan.toml (its own switch
+    algorithm, EFCI): simulated seconds per wall second against the target, and kernel
+    events per cell (events ÷ cells the six edges sent into the network, data and RM).
+    None if the scenario is not installed."""
+    got = _scenario_run("dastangoo96_parking_wan", "dastangoo96", "parking_lot_wan.toml", sim_seconds)
+    if got is None:
+        return None
+    row, r = got
+    cells = _probe_sum(r, r"e\d", "src_tx_cells")
+    sps = row["sim_s_per_wall_s"]
+    row.update({"cells": int(cells), "events_per_cell": row["events"] / cells if cells else None,
+                "target_sim_s_per_wall_s": PARKING_TARGET_SIM_S_PER_WALL_S,
+                "met": None if sps is None else sps >= PARKING_TARGET_SIM_S_PER_WALL_S})
     return row
 
 
@@ -360,6 +389,10 @@ def main(quick: bool = False, json_out: bool = False) -> None:
             print(f"buddhikot92 ATM-FDDI gateway at {r['offered_mbps']:g} Mb/s offered: {r['cells_in']:,} cells, "
                   f"{r['cells_per_s'] / 1e6:.2f} M cells/s, {sps:.1f} simulated s per wall s (target >= 10: "
                   f"{'met' if sps >= 10 else 'NOT met'})")
+        if r["name"] == "dastangoo96_parking_wan" and r.get("sim_s_per_wall_s"):
+            print(f"dastangoo96 WAN parking lot (6 ABR sessions, 4 switches): {r['sim_s_per_wall_s']:.2f} simulated s "
+                  f"per wall s (target >= {r['target_sim_s_per_wall_s']:g}: {'met' if r['met'] else 'NOT met'}); "
+                  f"{r['events_per_cell']:.1f} kernel events per cell sent ({r['cells']:,} cells)")
     print("\nmemory (SPEC section 6: 10,000 VCs and 10^6 queued cells well under 1 GB):")
     for m in memory:
         if m["name"] == "memory_scale":

@@ -4,7 +4,8 @@
 //!
 //! - [`load`]: parse with line spans, check every key against the kinds' declarations,
 //!   parse values with units, check wiring; one-line errors with file:line, key and what
-//!   would be valid ([`ScenarioError`]);
+//!   would be valid ([`ScenarioError`]); `copies = N` tables and `for` list elements
+//!   expanded first (`expand`);
 //! - [`run`]: build the kernel simulation for (seed, run) and run it, adding per-flow
 //!   books from the conservation ledger, the `[probes] keep` filter and the sampled
 //!   time series;
@@ -13,6 +14,7 @@
 //!   seed.
 
 pub mod error;
+mod expand;
 pub mod load;
 pub mod run;
 pub mod sweep;

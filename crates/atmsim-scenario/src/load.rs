@@ -9,6 +9,9 @@
 //! [components.NAME]     # kind = "...", then that kind's parameters
 //! [probes]              # keep = [patterns], series = ["COMP[/SUB].NAME"], interval
 //! ```
+//!
+//! N components or list elements alike are written once (`copies = N`, `"for i in
+//! A..B: …"`) and expanded right after parsing: [`crate::expand`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -240,7 +243,7 @@ pub(crate) fn raw_from_doc(doc: &ImDocument<&str>, lines: &LineIndex, file: &str
             }
         }
     }
-    Ok(raw)
+    crate::expand::expand(raw)
 }
 
 fn valid_name(n: &str) -> bool {

@@ -32,6 +32,7 @@ PAPERS: tuple[str, ...] = ("buddhikot92", "evans96", "domingo95", "dastangoo96",
 #: name → "module:Class" of the reproductions implemented so far.
 _BUILTIN: dict[str, str] = {
     "buddhikot92": "atmsim.reproduce.buddhikot92:Buddhikot92",
+    "dastangoo96": "atmsim.reproduce.dastangoo96:Dastangoo96",
     "domingo95": "atmsim.reproduce.domingo95:Domingo95",
     "evans96": "atmsim.reproduce.evans96:Evans96",
     "lazarou96": "atmsim.reproduce.lazarou96:Lazarou96",

@@ -27,25 +27,39 @@ fn within(x: f64, want: f64, rel: f64) -> bool {
 /// ERICA with target utilisation U gives each of two greedy sessions the max-min share
 /// of the ABR capacity U·C: ACR = U·C/2 (RM cells included: ACR paces every in-rate
 /// cell, and 1 in Nrm = 32 is a forward RM cell, so data get 31/32 of it).
+///
+/// The band is ERICA's own: while the load factor z stays at or below 1 + δ, the ER is
+/// max(fair share, VCShare, MaxAllocPrevious), so two sessions at any common rate r
+/// with share ≤ r ≤ (1 + δ)·share are a fixed point (VCShare = share, MaxAllocPrevious =
+/// r); where they settle depends on the start-up overshoot. Hence [0.95, 1 + δ] × share
+/// (measured with `ccr_on_grid = true`: 71.75 Mb/s, 1.065 × share; with
+/// the exact comparison, `false`, the default, the sessions are held at the fair share:
+/// 67.30; docs/models/abr.md, "ccr_on_grid").
 #[test]
 fn erica_gives_both_sessions_their_max_min_share() {
-    let u = 0.9;
-    let r = run(&scenario(&[("mux.target_utilisation", "0.9")]), 0);
-    let share = u * OC3C_CELLS_PER_S / 2.0 * MB;
-    for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
-        let mean = probe(&r, s, "abr_acr", "mean");
-        let last = probe(&r, s, "abr_acr", "final");
-        assert!(within(mean, share, 0.05), "{s}: mean ACR {mean} Mb/s, max-min share {share}");
-        assert!(within(last, share, 0.05), "{s}: final ACR {last} Mb/s, max-min share {share}");
-        let data = probe(&r, d, "sink_throughput", "value");
-        assert!(within(data, share * 31.0 / 32.0, 0.05), "{d}: data {data} Mb/s");
-        // Every forward RM cell comes back (but those still on their way at the end).
-        let (frm, brm) = (probe(&r, s, "abr_frm_cells", "in_rate"), probe(&r, s, "abr_brm_cells", "count"));
-        assert!(frm >= brm && frm - brm <= 2.0, "{s}: {frm} forward, {brm} backward RM cells");
+    let (u, delta) = (0.9, 0.1);
+    for grid in ["true", "false"] {
+        let r = run(&scenario(&[("mux.target_utilisation", "0.9"), ("mux.delta", "0.1"), ("mux.ccr_on_grid", grid)]), 0);
+        let share = u * OC3C_CELLS_PER_S / 2.0 * MB;
+        let in_band = |x: f64, share: f64| x >= 0.95 * share && x <= (1.0 + delta) * share;
+        for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
+            let mean = probe(&r, s, "abr_acr", "mean");
+            let last = probe(&r, s, "abr_acr", "final");
+            assert!(in_band(mean, share), "ccr_on_grid = {grid}, {s}: mean ACR {mean} Mb/s, max-min share {share}");
+            assert!(in_band(last, share), "ccr_on_grid = {grid}, {s}: final ACR {last} Mb/s, max-min share {share}");
+            if grid == "false" {
+                assert!(within(mean, share, 0.05), "exact comparison holds {s} at the fair share: {mean}");
+            }
+            let data = probe(&r, d, "sink_throughput", "value");
+            assert!(in_band(data, share * 31.0 / 32.0), "ccr_on_grid = {grid}, {d}: data {data} Mb/s");
+            // Every forward RM cell comes back (but those still on their way at the end).
+            let (frm, brm) = (probe(&r, s, "abr_frm_cells", "in_rate"), probe(&r, s, "abr_brm_cells", "count"));
+            assert!(frm >= brm && frm - brm <= 2.0, "{s}: {frm} forward, {brm} backward RM cells");
+        }
+        // ERICA wrote the ER of every backward RM cell (the sources ask for PCR = 155 Mb/s).
+        assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0);
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
     }
-    // ERICA wrote the ER of every backward RM cell (the sources ask for PCR = 155 Mb/s).
-    assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0);
-    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
 }
 
 /// EFCI marking above 500 cells (dastangoo96's threshold): binary feedback keeps the

@@ -1,0 +1,34 @@
+"""The random topologies of the max-min validation: valid scenarios, reproducible,
+within the issue's ranges, and shares that fill every bottleneck without exceeding a link."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import atmsim
+from atmsim.analytic import max_min_shares
+from atmsim.maxmin import random_topology
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_random_topologies_are_valid_and_within_the_ranges(seed):
+    t = random_topology(seed)
+    assert random_topology(seed).text == t.text
+    assert 2 <= t.switches <= 8 and 2 <= t.sessions <= 20
+    assert all(len(r) >= 1 for r in t.routes)
+    atmsim.loads(t.text, f"maxmin-{seed}.toml")  # loads: wiring, VC tables and ABR ports are consistent
+    shares = max_min_shares(t.capacity, t.routes, t.demand, t.mcr)
+    for link, c in t.capacity.items():
+        assert sum(s for s, r in zip(shares, t.routes) if link in r) <= c * (1 + 1e-9)
+    for i, s in enumerate(shares):
+        assert s >= t.mcr[i] - 1e-9 and s <= t.demand[i] + 1e-9
+        if math.isinf(t.demand[i]):  # a greedy session fills one of its links
+            assert any(abs(sum(x for x, r in zip(shares, t.routes) if link in r) - t.capacity[link]) < 1e-6
+                       for link in t.routes[i])
+
+
+def test_the_set_has_minima_and_source_limited_sessions():
+    ts = [random_topology(seed) for seed in range(1, 21)]
+    assert sum(m > 0 for t in ts for m in t.mcr) >= 10
+    assert sum(not math.isinf(d) for t in ts for d in t.demand) >= 10
