@@ -37,7 +37,7 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 pub const MACHINES: [(&str, u64); 4] = [("dec3000", 250), ("sgi", 550), ("sparc10", 550), ("sparc5", 700)];
 pub const MACHINE_NAMES: [&str; 4] = ["dec3000", "sgi", "sparc10", "sparc5"];
 
-pub const PARAMS: [ParamSpec; 22] = [
+pub const PARAMS: [ParamSpec; 23] = [
     ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
@@ -59,6 +59,7 @@ pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "karn", ty: ParamType::Bool, default: Some("true"), required: false, help: "Karn's rule: no RTT sample across a retransmission", source: "4.3BSD-Reno (Karn & Partridge 1987)" },
     ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
     ParamSpec { name: "timer_phase", ty: ParamType::Time, default: None, required: false, help: "when the host's first slow/fast timer tick falls (default: uniform in one second, per run)", source: "atmsim convention (BSD timers run from boot)" },
+    ParamSpec { name: "pace_unit", ty: ParamType::Choice(&crate::control::pacer::UNIT_NAMES), default: Some("cell"), required: false, help: "what a connection's `pace` rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 and evans96: docs/models/lazarou96.md (\"Pacing rate\")" },
     ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
 ];
 
@@ -107,6 +108,7 @@ pub struct Conn {
     pub in_vc: u32,
     /// Index of the adapter pacer on `out_vc`.
     pub pacer: Option<usize>,
+    /// The pacer's rate of whole cells (the `pace` setting read in `pace_unit`).
     pub pace: Option<Rate>,
     /// The connection's fine timer (one kernel event for its earliest deadline).
     pub timer: Timer,
@@ -410,6 +412,8 @@ pub struct TcpParams {
     /// None: uniform in one second, drawn per run by the host.
     pub timer_phase: Option<SimDuration>,
     pub tcp_start: SimDuration,
+    /// What `pace` rates count.
+    pub pace_unit: crate::control::pacer::PacingUnit,
 }
 
 impl TcpParams {
@@ -438,6 +442,7 @@ impl TcpParams {
             handshake: p.need("handshake", Params::bool)?,
             timer_phase: p.opt("timer_phase", Params::time)?,
             tcp_start: p.need("tcp_start", Params::time)?,
+            pace_unit: p.need_choice("pace_unit", &crate::control::pacer::UNITS)?,
         })
     }
 
@@ -500,7 +505,13 @@ impl TcpParams {
 
     /// The `tcp` entries as connections.
     pub fn conns(&self, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
-        parse(&self.tcp, base)
+        let mut conns = parse(&self.tcp, base)?;
+        for c in conns.iter_mut() {
+            if let Some(setting) = c.pace {
+                c.pace = Some(self.pace_unit.cell_rate(setting).ok_or_else(|| ParamIssue::new("tcp", "a pace rate is out of range"))?);
+            }
+        }
+        Ok(conns)
     }
 }
 
