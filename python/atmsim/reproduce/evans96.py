@@ -67,10 +67,11 @@ class Evans96(Reproduction):
         return [
             "Throughput is ttcp -r's: data delivered in order to the receiving application x 8 / time after "
             "a warm-up; the two-stream rows add the receiver's two connections within each run.",
-            "Pacing rates count whole 53-octet cells, so 70 Mb/s of cells carries at most 62.9 Mb/s of TCP "
-            "data: the measured 68.2 Mb/s is above what a pacer of that definition allows (the paper also "
-            "reports a '5 Mb/s' setting observed as 5.3 Mb/s of cells).",
-            "With two paced streams the TAXI port receives 2 x 70 Mb/s of cells: the per-VC queues overflow "
+            "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
+            "docs/models/lazarou96.md): 70 Mb/s carries at most 70 x 9140/9216 = 69.4 Mb/s of TCP data. "
+            "Read in whole 53-octet cells it would carry 62.9, below the measured 68.2; the paper's '5 Mb/s or "
+            "67 packets/s' fits the payload reading (67.8 packets/s of 192-cell PDUs, against 61.4 in cells).",
+            "With two paced streams the TAXI port receives 2 x 77.3 Mb/s of cells: the per-VC queues overflow "
             "and the BSD timers set the pace again; the paper attributes its lower two-stream figure to the "
             "receiving host processing two streams, which the model's per-segment CPU time also charges.",
             "Adaptive shaping (Figs 16-17): delay is each cell's wait in the shaper (arrival to the start of its "

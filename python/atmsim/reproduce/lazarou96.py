@@ -87,10 +87,11 @@ class Lazarou96(Reproduction):
             "x 8 / time, after a warm-up (connections start established, as in the paper's model, which left "
             "out open and close). Mean and Student-t 95% interval over replications, which differ in the hosts' "
             "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness.",
-            "Pacing rates count whole 53-octet cells. With 70 Mb/s of cells the TCP layer can carry at most "
-            "70 x 48/53 x 9140/9216 = 62.9 Mb/s, so the model cannot reach the paper's 71.5 (measured) or 71.9 "
-            "(its simulation): the paper's pacer must count something other than whole cells (evans96 saw a "
-            "'5 Mb/s' OTTO setting as 5.3 Mb/s of cells). We do not re-define the rate to match.",
+            "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
+            "docs/models/lazarou96.md, 'Pacing rate'): the paper's own FIFO model of a 70 Mb/s pacer gives "
+            "71.93 Mb/s of TCP data, which no server of 70 Mb/s of whole cells can (62.9 at most); 70 Mb/s of "
+            "payload carries 69.4. Table 4's 40 Mb/s pacer is read in whole cells, as its text compares it with "
+            "the DS-3's 40.7 Mb/s of cells.",
             "Table 5's host placement is inferred from the text (docs/models/tcp.md): TIOC = SGI Onyx, ARL = "
             "SPARC 5, EDC = SPARC 10, all on TAXI; TIOC reaches EDC over OC-3c (9 ms) and ARL over DS-3 (25 ms). "
             "With Table 1's 256 cells per VC, a TAXI host's back-to-back segments overflow the DS-3 port's VC "

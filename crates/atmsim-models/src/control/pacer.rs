@@ -142,7 +142,7 @@ impl Pacer {
 
 pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: true, help: "pacing rate, in the bits `unit` says", source: "lazarou96 4.4: 70 Mb/s; 4.5: 40 Mb/s" },
-    ParamSpec { name: "unit", ty: ParamType::Choice(&UNIT_NAMES), default: Some("cell"), required: false, help: "what the rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 (71.93 Mb/s of TCP at a 70 Mb/s pacer); evans96 (5 Mb/s = 67 packets/s): docs/models/lazarou96.md" },
+    ParamSpec { name: "unit", ty: ParamType::Choice(&UNIT_NAMES), default: Some("payload"), required: false, help: "what the rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 (71.93 Mb/s of TCP at a 70 Mb/s pacer); evans96 (5 Mb/s = 67 packets/s): docs/models/lazarou96.md" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "VC labels (\"VPI/VCI\" or \"VCI\") paced, each in its own queue; default: every cell in one queue", source: "scenario" },
 ];
 

@@ -59,7 +59,7 @@ pub const PARAMS: [ParamSpec; 23] = [
     ParamSpec { name: "karn", ty: ParamType::Bool, default: Some("true"), required: false, help: "Karn's rule: no RTT sample across a retransmission", source: "4.3BSD-Reno (Karn & Partridge 1987)" },
     ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
     ParamSpec { name: "timer_phase", ty: ParamType::Time, default: None, required: false, help: "when the host's first slow/fast timer tick falls (default: uniform in one second, per run)", source: "atmsim convention (BSD timers run from boot)" },
-    ParamSpec { name: "pace_unit", ty: ParamType::Choice(&crate::control::pacer::UNIT_NAMES), default: Some("cell"), required: false, help: "what a connection's `pace` rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 and evans96: docs/models/lazarou96.md (\"Pacing rate\")" },
+    ParamSpec { name: "pace_unit", ty: ParamType::Choice(&crate::control::pacer::UNIT_NAMES), default: Some("payload"), required: false, help: "what a connection's `pace` rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 and evans96: docs/models/lazarou96.md (\"Pacing rate\")" },
     ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
 ];
 
