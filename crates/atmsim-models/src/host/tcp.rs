@@ -169,6 +169,10 @@ pub struct Config {
     pub fast_retransmit: bool,
     pub fast_recovery: bool,
     pub dupack_threshold: u32,
+    /// The receiver sends a window update when the window opens by two segments or by
+    /// this percentage of the receive buffer (4.3BSD-Reno: 50, `2 * adv >= sb_hiwat`;
+    /// 4.3BSD-Tahoe: 35).
+    pub win_update_pct: u32,
     pub handshake: bool,
     /// Congestion avoidance adds BSD's extra `mss/8` per ACK (4.3BSD-Reno, 4.4BSD-Lite:
     /// "to help larger windows open quickly enough"); false: `mss²/cwnd` only (RFC 2581).
@@ -200,6 +204,7 @@ impl Config {
             fast_retransmit: true,
             fast_recovery: true,
             dupack_threshold: 3,
+            win_update_pct: 50,
             handshake: false,
             ca_bsd_extra: true,
             slow_start: true,
@@ -764,7 +769,7 @@ impl Receiver {
             }
             // The reader drains the buffer; tcp_output's window update rule.
             let adv = (self.rcv_nxt + win).saturating_sub(self.rcv_adv);
-            if adv >= 2 * self.cfg.mss as u64 || 2 * adv >= self.cfg.rcvbuf {
+            if adv >= 2 * self.cfg.mss as u64 || 100 * adv >= self.cfg.win_update_pct as u64 * self.cfg.rcvbuf {
                 self.send_ack(out);
             }
             return;
@@ -939,6 +944,23 @@ mod tests {
         s.input(&acks[0], t(4), &mut out);
         assert_eq!(s.cwnd, 3000);
         assert_eq!(seqs(&out), vec![(3001, 1000), (4001, 1000), (5001, 1000)]);
+    }
+
+    /// The window-update rule at the receiver: 4.3BSD-Reno sends a pure window update
+    /// when the window opens by two segments or half the buffer; 4.3BSD-Tahoe's (SunOS
+    /// 4.1's) by two segments or 35% of the buffer. With a 2,800-octet buffer and
+    /// 1,000-octet segments one segment opens 36%: Tahoe ACKs it at once, Reno waits.
+    #[test]
+    fn window_update_at_half_the_buffer_or_at_35_percent() {
+        let mut reno = Receiver::new(cfg(2_800));
+        let mut tahoe = Receiver::new(Config { win_update_pct: 35, ..cfg(2_800) });
+        let seg = Segment::data(1, 1000);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        reno.input(&seg, t(1), &mut a);
+        tahoe.input(&seg, t(1), &mut b);
+        assert!(a.is_empty(), "Reno: 1,000 of 2,800 is under half: delayed");
+        // The window travels in units of 16 octets: 2,800 → 2,800.
+        assert_eq!(b, vec![Segment::ack(1001, 2_800)]);
     }
 
     /// A loss, three duplicate ACKs, fast retransmit and fast recovery, derived by hand
