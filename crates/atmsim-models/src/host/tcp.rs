@@ -538,9 +538,11 @@ impl Sender {
                         self.output(now, out);
                         if self.cfg.fast_recovery {
                             self.cwnd = self.ssthresh + mss * self.dupacks as u64;
-                            if onxt > self.snd_nxt {
-                                self.snd_nxt = onxt;
-                            }
+                        }
+                        // Tahoe and Reno alike resume after the one retransmitted segment
+                        // (4.3BSD-Tahoe's fast retransmit; Reno only added the inflation).
+                        if onxt > self.snd_nxt {
+                            self.snd_nxt = onxt;
                         }
                         return;
                     } else if self.cfg.fast_recovery && self.cfg.fast_retransmit && self.dupacks > self.cfg.dupack_threshold {
@@ -961,6 +963,34 @@ mod tests {
         assert!(a.is_empty(), "Reno: 1,000 of 2,800 is under half: delayed");
         // The window travels in units of 16 octets: 2,800 → 2,800.
         assert_eq!(b, vec![Segment::ack(1001, 2_800)]);
+    }
+
+    /// Tahoe (SunOS 4.1's lineage): on the third duplicate ACK the missing segment goes
+    /// out alone with cwnd = 1 MSS and the sender resumes at the old snd_nxt (no
+    /// go-back-N); further duplicates send nothing; the ACK that the retransmission
+    /// brings (the receiver ACKs at once when it fills a hole) acknowledges everything
+    /// and slow start sends two new segments.
+    #[test]
+    fn tahoe_fast_retransmit_resumes_without_going_back() {
+        let mut s = Sender::new(Config { fast_recovery: false, ..cfg(100_000) });
+        let mut out = Vec::new();
+        s.cwnd = 4000;
+        s.output(t(0), &mut out);
+        assert_eq!(s.snd_nxt, 4001);
+        let mut sent = Vec::new();
+        for _ in 0..3 {
+            s.input(&Segment::ack(1, 100_000), t(10), &mut sent);
+        }
+        assert_eq!(seqs(&sent), vec![(1, 1000)], "the missing segment only");
+        assert_eq!((s.cwnd, s.ssthresh, s.snd_nxt), (1000, 2000, 4001));
+        sent.clear();
+        s.input(&Segment::ack(1, 100_000), t(11), &mut sent);
+        assert!(sent.is_empty(), "Tahoe does not inflate the window");
+        // The retransmission filled the hole: everything is acknowledged; cwnd 1 → 2 MSS.
+        s.input(&Segment::ack(4001, 100_000), t(20), &mut sent);
+        assert_eq!(s.cwnd, 2000);
+        assert_eq!(seqs(&sent), vec![(4001, 1000), (5001, 1000)]);
+        assert_eq!(s.stats.retransmitted, 1);
     }
 
     /// A loss, three duplicate ACKs, fast retransmit and fast recovery, derived by hand
