@@ -188,6 +188,14 @@ MACHINES = {"tioc": ("sgi", "SGI Onyx, TAXI (TIOC, Overland Park)"), "arl": ("sp
             "edc": ("sparc10", "SPARC 10, TAXI (EDC, Sioux Falls)")}
 
 
+# The hosts' stacks (docs/models/host.md, "Host profiles"): the SGI Onyx runs IRIX, the
+# SPARCs SunOS 4.1.x (the text names SunOS 4 for the SPARC 5); the sunos41 profile gives
+# the SPARC 5 the data-touching cost that makes it slower than a DS-3, as the text says.
+PROFILES = {"tioc": 'profile = "irix"               # IRIX 5 (4.3BSD-Reno lineage)\n',
+            "arl": 'profile = "sunos41"            # SunOS 4.1.x: Tahoe lineage, 3 passes over the data (slower than DS-3)\n',
+            "edc": 'profile = "sunos41"            # SunOS 4.1.x: Tahoe lineage\n'}
+
+
 def multi(name: str, desc: str, active: list[str], what: str) -> str:
     tcp: dict[str, list[str]] = {h: [] for h in MACHINES}
     for c in active:
@@ -207,7 +215,7 @@ def multi(name: str, desc: str, active: list[str], what: str) -> str:
             else:
                 rs.append(f"p2:{vc} -> p1:{vc}")
                 tioc_vcs.append(f"{port}:{vc} -> p1:{vc}")
-    hosts = "".join(host(h, "TAXI-100", MACHINES[h][0], tcp[h], MACHINES[h][1]) + "\n" for h in MACHINES)
+    hosts = "".join(host(h, "TAXI-100", MACHINES[h][0], tcp[h], MACHINES[h][1], PROFILES[h]) + "\n" for h in MACHINES)
     return f"""# lazarou96 section 4.5 (Figures 11-12, Table 5 — withheld: predictions): {what}.
 #
 # Host placement inferred from the text (docs/models/tcp.md): TIOC = SGI Onyx, ARL = the
