@@ -77,7 +77,7 @@ def test_no_interval_outside_its_quantitys_domain(quick_out):
 def test_comparison_csv_has_exactly_the_spec_columns(quick_out):
     cols, rows = _rows(quick_out / "comparison.csv")
     assert cols == ["paper", "experiment", "quantity", "unit", "paper_value", "simulated",
-                    "ci_low", "ci_high", "rel_diff"]
+                    "ci_low", "ci_high", "rel_diff", "band_low", "band_high"]
     assert cols == COMPARISON_COLUMNS
     assert rows and all(r["paper"] == "buddhikot92" for r in rows)
     preds = [r for r in rows if r["paper_value"] == ""]
@@ -262,6 +262,10 @@ def test_comparison_csv_writer_empty_cells(tmp_path):
     assert got[0]["quantity"] == "q, with comma"
     assert got[0]["paper_value"] == got[0]["ci_low"] == got[0]["rel_diff"] == ""
     assert float(got[1]["rel_diff"]) == pytest.approx(-0.01)
+    assert got[0]["band_low"] == got[0]["band_high"] == ""
+    banded = [ComparisonRow("e", "s", "Mb/s", 2.0, band_low=1.5, band_high=3.0, band_param="x")]
+    _, got = _rows(report.write_comparison_csv(tmp_path / "b.csv", [("p", banded)]))
+    assert (float(got[0]["band_low"]), float(got[0]["band_high"])) == (1.5, 3.0)
 
 
 # ------------------------------------------------------------------ HTML escaping

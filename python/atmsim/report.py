@@ -49,7 +49,8 @@ def _csv_num(x: Optional[float]) -> str:
 # ------------------------------------------------------------------ comparison.csv
 def write_comparison_csv(path: Path, papers: Iterable[tuple[str, Sequence[ComparisonRow]]]) -> Path:
     """``paper, experiment, quantity, unit, paper_value, simulated, ci_low, ci_high,
-    rel_diff`` — one row per compared quantity; empty cells for missing values."""
+    rel_diff, band_low, band_high`` — one row per compared quantity; empty cells for
+    missing values."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -146,9 +147,13 @@ def comparison_table(rows: Sequence[ComparisonRow]) -> str:
             paper = f"{esc(fmt_num(r.paper_value))}"
             rd = r.rel_diff
             rel = "" if rd is None else f"{rd * 100:+.1f}%"
+        note = r.note
+        if r.band_low is not None and r.band_high is not None:
+            over = f" over the open parameters (most: {r.band_param})" if r.band_param else ""
+            note = f"{note}; band [{fmt_num(r.band_low)}, {fmt_num(r.band_high)}]{over}".lstrip("; ")
         out.append(f"<tr class=\"{cls}\"><td>{esc(r.experiment)}</td><td>{esc(r.quantity)}</td><td>{esc(r.unit)}</td>"
                    f"<td class=\"num\">{paper}</td><td class=\"num\">{esc(fmt_num(r.simulated))}</td>"
-                   f"<td class=\"num\">{esc(ci)}</td><td class=\"num\">{esc(rel)}</td><td>{esc(r.note)}</td></tr>")
+                   f"<td class=\"num\">{esc(ci)}</td><td class=\"num\">{esc(rel)}</td><td>{esc(note)}</td></tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 
