@@ -12,6 +12,8 @@
 //!
 //! Labels are the ones this host sees (switches may translate them on the way).
 //! `window` sets both socket buffers (ttcp -b) and overrides the host's `window`;
+//! `sndbuf` then sets the sending socket buffer alone (Moldeklev & Gunningberg's
+//! buffer combinations);
 //! `pace` puts a pacer on the outgoing VC in the adapter; `bytes` limits the transfer.
 //! A `duplex` connection is one TCP connection whose two ends both send: each end's
 //! data segments carry its acknowledgement of the other's data (4.3BSD piggybacking:
@@ -82,7 +84,7 @@ pub const PROFILES: [(&str, Profile); 4] = [
 pub const PROFILE_NAMES: [&str; 4] = ["table1", "osf1", "sunos41", "irix"];
 
 pub const PARAMS: [ParamSpec; 25] = [
-    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
+    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [sndbuf SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
     ParamSpec { name: "profile", ty: ParamType::Choice(&PROFILE_NAMES), default: Some("table1"), required: false, help: "the host's TCP/IP stack: table1 (lazarou96 Table 1: per-segment overhead only, 4.3BSD-Reno), osf1 (DEC OSF/1: Reno, 2 passes over the data), sunos41 (SunOS 4.1.x: Tahoe lineage, no fast recovery, 35% window update, 3 passes), irix (IRIX 5: Reno, 2 passes)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_per_octet", ty: ParamType::Time, default: None, required: false, help: "CPU time per octet of segment data sent or received (default: the profile's passes × the machine's time per pass beyond Table 1's: sparc5 50 ns, the others 0)", source: "docs/models/host.md (Host profiles)" },
@@ -590,7 +592,7 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
     for (i, line) in entries.iter().enumerate() {
         let bad = |m: String| ParamIssue::new("tcp", format!("entry {} '{line}': {m}", i + 1));
         let toks: Vec<&str> = line.split_whitespace().collect();
-        const KEYS: [&str; 7] = ["send", "recv", "duplex", "ack", "window", "pace", "bytes"];
+        const KEYS: [&str; 8] = ["send", "recv", "duplex", "ack", "window", "sndbuf", "pace", "bytes"];
         let mut fields: Vec<(&str, String)> = Vec::new();
         for t in toks {
             if KEYS.contains(&t) {
@@ -626,6 +628,14 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
             check_window(w, cfg.mss as u64, "tcp")?;
             cfg.sndbuf = w;
             cfg.rcvbuf = w;
+        }
+        if let Some(w) = get("sndbuf") {
+            if !role_send {
+                return Err(bad("'sndbuf' applies to send or duplex (a receiver's buffer is its window)".into()));
+            }
+            let w = size_of(w, "tcp")?;
+            check_window(w, cfg.mss as u64, "tcp")?;
+            cfg.sndbuf = w;
         }
         if let Some(b) = get("bytes") {
             if !role_send {
@@ -793,6 +803,16 @@ mod tests {
         // SunOS 4.1 on a SPARC 10 likewise; its Tahoe lineage still applies.
         let t = tcp_params(&[("profile", word("sunos41")), ("machine", word("sparc10"))]);
         assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery), (SimDuration(0), false));
+    }
+
+    #[test]
+    fn sndbuf_sets_the_send_buffer_apart_from_the_window() {
+        let base = Config::bsd(1000, 8000);
+        let c = parse(&["send 0/101 ack 0/201 window 64 KiB sndbuf 16 KiB".to_string()], &base).expect("an entry");
+        let Endpoint::Send(s) = &c[0].ep else { panic!("a sender") };
+        assert_eq!((s.cfg.sndbuf, s.cfg.rcvbuf), (16_384, 65_536));
+        let e = parse(&["recv 0/101 ack 0/201 sndbuf 16 KiB".to_string()], &base).map(drop).unwrap_err();
+        assert!(e.msg.contains("'sndbuf' applies to send"), "{e:?}");
     }
 
     #[test]

@@ -993,6 +993,37 @@ mod tests {
         assert_eq!(s.stats.retransmitted, 1);
     }
 
+    /// Moldeklev & Gunningberg's deadlock (1995: SunOS 4.1.3, MTU 9180) from the rules
+    /// alone: a send buffer of 1.5 segments against a 8-segment receive window. The
+    /// sender sends one full segment and holds the half-segment tail (data outstanding,
+    /// less than a segment and less than half the peer's window: tcp_output's
+    /// silly-window/Nagle rule); the receiver holds its ACK (one segment opens the window
+    /// by less than two segments or half the buffer) until the 200 ms fast tick: one
+    /// segment per fast tick, whatever the path.
+    #[test]
+    fn a_small_send_buffer_against_a_large_window_deadlocks_until_the_fast_tick() {
+        let mut s = Sender::new(Config { sndbuf: 1500, ..cfg(8000) });
+        let mut r = Receiver::new(cfg(8000));
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        for round in 0..3u64 {
+            assert_eq!(seqs(&out), vec![(1 + 1000 * round, 1000)], "round {round}: one segment, the tail held");
+            let mut acks = Vec::new();
+            r.input(&out[0], t(1 + 200 * round), &mut acks);
+            assert!(acks.is_empty(), "round {round}: the ACK waits for the fast tick");
+            r.fast_tick(&mut acks);
+            assert_eq!(acks.len(), 1);
+            out.clear();
+            s.input(&acks[0], t(200 * (round + 1)), &mut out);
+        }
+        // With the send buffer as large as the window the same rules send a full window.
+        let mut s = Sender::new(Config { sndbuf: 8000, ..cfg(8000) });
+        s.cwnd = 8000;
+        let mut out = Vec::new();
+        s.output(t(0), &mut out);
+        assert_eq!(out.len(), 8);
+    }
+
     /// A loss, three duplicate ACKs, fast retransmit and fast recovery, derived by hand
     /// from tcp_input (4.3BSD-Reno): ssthresh = max(2, min(wnd, cwnd)/2/mss)·mss; the
     /// missing segment goes out with cwnd = 1 MSS; cwnd = ssthresh + 3 MSS; each further
