@@ -427,6 +427,10 @@ def test_comparison_csv_writer_empty_cells(tmp_path):
     assert got[0]["quantity"] == "q, with comma"
     assert got[0]["paper_value"] == got[0]["ci_low"] == got[0]["rel_diff"] == ""
     assert float(got[1]["rel_diff"]) == pytest.approx(-0.01)
+    assert got[0]["band_low"] == got[0]["band_high"] == ""
+    banded = [ComparisonRow("e", "s", "Mb/s", 2.0, band_low=1.5, band_high=3.0, band_param="x")]
+    _, got = _rows(report.write_comparison_csv(tmp_path / "b.csv", [("p", banded)]))
+    assert (float(got[0]["band_low"]), float(got[0]["band_high"])) == (1.5, 3.0)
 
 
 # ------------------------------------------------------------------ HTML escaping

@@ -149,9 +149,13 @@ def comparison_table(rows: Sequence[ComparisonRow]) -> str:
             paper = f"{esc(fmt_num(r.paper_value))}"
             rd = r.rel_diff
             rel = "" if rd is None else f"{rd * 100:+.1f}%"
+        note = r.note
+        if r.band_low is not None and r.band_high is not None:
+            over = f" over the open parameters (most: {r.band_param})" if r.band_param else ""
+            note = f"{note}; band [{fmt_num(r.band_low)}, {fmt_num(r.band_high)}]{over}".lstrip("; ")
         out.append(f"<tr class=\"{cls}\"><td>{esc(r.experiment)}</td><td>{esc(r.quantity)}</td><td>{esc(r.unit)}</td>"
                    f"<td class=\"num\">{paper}</td><td class=\"num\">{esc(fmt_num(r.simulated))}</td>"
-                   f"<td class=\"num\">{esc(ci)}</td><td class=\"num\">{esc(rel)}</td><td>{esc(r.note)}</td></tr>")
+                   f"<td class=\"num\">{esc(ci)}</td><td class=\"num\">{esc(rel)}</td><td>{esc(note)}</td></tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 

@@ -248,6 +248,7 @@ def exp3(k_a: int = EXP3_PASSES) -> str:
 mtu = "9180 B"                  # TCP packets of 8192 octets travel as one ~172-cell PDU (section 5): no 1500 MTU here
 mss = "8192 B"                  # "a packet length of 8192 bytes" (section 5)
 window = "64 KiB"               # "a buffer of 64 Kbytes" (section 5)
+profile = "sunos41"             # "standard" SunOS 4.1.x TCP (section 5): Tahoe lineage (docs/models/host.md)
 """
     return f"""# domingo95 experiment 3 (section 5, Figure 6, Table 4 — withheld: predictions): bulk TCP
 # from workstation 1 to workstation 2 through the fibre loop, loops in one direction

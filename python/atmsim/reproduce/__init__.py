@@ -132,7 +132,8 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
         # scenario edits; each experiment's statistics use only its own runs, and the
         # report names the version that made them (docs/experiments.md, "Resume semantics")
         sr = run_sweep(str(path), str(db), quick=quick, executor=executor, workers=workers,
-                       scheduler=scheduler, progress=progress, allow_mixed=True)
+                       scheduler=scheduler, progress=progress, allow_mixed=True,
+                       overrides=dict(exp.overrides) or None)
         out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None),
                                     getattr(sr, "series", None)))
     return out

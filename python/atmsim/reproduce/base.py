@@ -16,9 +16,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 import pandas as pd
 
-#: ``DIR/comparison.csv`` columns: SPEC section 4's, then issue 18's ``band_low`` and
-#: ``band_high`` (the range of a prediction over the parameters the paper leaves open;
-#: empty where no band was computed).
+#: ``DIR/comparison.csv`` columns: SPEC section 4's, then the band of a prediction over
+#: the parameters the paper leaves open (issue 18: ``band_low``, ``band_high``; empty
+#: where no band was computed).
 COMPARISON_COLUMNS = ["paper", "experiment", "quantity", "unit", "paper_value",
                       "simulated", "ci_low", "ci_high", "rel_diff", "band_low", "band_high"]
 
@@ -38,6 +38,9 @@ class Experiment:
     file: str  # relative to scenarios/<paper>/
     title: str
     labels: Mapping[str, Any] = field(default_factory=dict)
+    #: Parameter overrides (``--set`` style, ``{"dec.pace_unit": "cell"}``): a variant of
+    #: the file, for bands and ablations.
+    overrides: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,9 +93,11 @@ class ComparisonRow:
     #: True for the many per-point rows behind a figure: the report folds them away
     #: under the headline rows (the CSV has them all).
     detail: bool = False
-    #: The prediction's range over the parameters the paper leaves open (issue 18).
+    #: The range of the prediction over the parameters the paper leaves open (None: no
+    #: band computed), and the parameter that moves it most.
     band_low: Optional[float] = None
     band_high: Optional[float] = None
+    band_param: str = ""
 
     @property
     def is_prediction(self) -> bool:

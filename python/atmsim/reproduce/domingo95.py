@@ -23,6 +23,7 @@ import pandas as pd
 from atmsim.plot import Series, plot_series, series_from_stats
 from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite,
                                    rel_path)
+from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, is_variant, variant_experiments
 
 PING = "ping"
 SW = "sw"
@@ -120,6 +121,16 @@ def _band_table(results: Sequence[ExperimentResult]) -> dict[tuple[str, float], 
     return out
 
 
+# Experiment 3's TCP variants (issue 18): see exp3_bands at the end of the file.
+#: The open parameters and switched-off features of the TCP rows.
+EXP3_VARIANTS = [
+    Variant("exp3", "table1", "host profile (SunOS 4.1.x)", {"ws1.profile": "table1", "ws2.profile": "table1"},
+            ablation=True),
+    Variant("exp3", "mss-9140", "segment size (8192-octet ttcp packets, or the MTU's 9140-octet MSS)",
+            {"ws1.mss": "9140 B", "ws2.mss": "9140 B"}),
+]
+
+
 class Domingo95(Reproduction):
     name = "domingo95"
     #: Filled by analyse from the band experiments (see _band_table).
@@ -147,6 +158,7 @@ class Domingo95(Reproduction):
     experiments = (
         Experiment("exp3", "exp3.toml", "experiment 3: bulk TCP through the loop vs background (Table 4)",
                    {"group": "exp3"}),
+        *variant_experiments([Experiment("exp3", "exp3.toml", "experiment 3")], EXP3_VARIANTS),
         Experiment("exp1-both", "exp1_both.toml", "experiment 1, loops in both directions",
                    {"group": "exp1", "ports": ("p4", "p5"), "ping_in": ("p1", 92), "label": "loops both ways"}),
         Experiment("exp1-one", "exp1_one.toml", "experiment 1, loops in one direction",
@@ -192,6 +204,7 @@ class Domingo95(Reproduction):
         tcp = by_key.pop("exp3", None)
         extra = {k: by_key.pop(k) for k in list(by_key) if by_key[k].experiment.labels.get("group") in ("band", "ablation")}
         self._bands = _band_table([r for r in extra.values() if r.experiment.labels["group"] == "band"])
+        tcp_variants = {k: by_key.pop(k) for k in list(by_key) if is_variant(k)}
         groups: dict[str, list[Series]] = {"exp1": [], "exp2": []}
         for key, r in by_key.items():
             exp = r.experiment
@@ -238,6 +251,10 @@ class Domingo95(Reproduction):
         if tcp is not None:
             fig, trows = self._exp3(tcp.stats, figdir, out_dir)
             figures.append(fig)
+            trows = exp3_bands(trows, tcp_variants)
+            bfig = band_figure(trows, figdir, Path(out_dir), "tcp_bands", "domingo95 experiment 3: TCP predictions and bands")
+            if bfig is not None:
+                figures.append(bfig)
             headline += trows
         return figures, headline + rows
 
@@ -514,3 +531,29 @@ def _s(x, k) -> Optional[float]:
 
 _rel = rel_path
 
+
+
+# ---- experiment 3 (TCP): bands and ablations (issue 18; docs/models/domingo95.md) ----------
+def exp3_bands(rows: list[ComparisonRow], variants: dict[str, ExperimentResult]) -> list[ComparisonRow]:
+    """The Table 4 TCP rows with their bands over EXP3_VARIANTS, and the ablation rows."""
+    out: list[ComparisonRow] = []
+    for r in rows:
+        prefix = "Table 4: TCP throughput with "
+        if not r.quantity.startswith(prefix):
+            out.append(r)
+            continue
+        bg = float(r.quantity[len(prefix):].split()[0])
+
+        def read(res: ExperimentResult, bg: float = bg) -> Optional[float]:
+            x = lambda row: round(float(str(row["ws3.udp_rate"]).split()[0]) / UDP_PER_CELL_RATE, 1)  # noqa: E731
+            thr = series_from_stats(res.stats, component="ws2/tcp/vc92", probe="tcp_throughput", statistic="value",
+                                    x=x, label="", scale=1e-6)
+            for xv, m in zip(thr.x, thr.mean):
+                if abs(float(xv) - bg) < 1e-6 and np.isfinite(m):
+                    return float(m)
+            return None
+
+        banded, ablations = band_and_ablation(r, "exp3", read, variants, EXP3_VARIANTS)
+        out.append(banded)
+        out += ablations
+    return out

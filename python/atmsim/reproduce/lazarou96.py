@@ -18,6 +18,7 @@ import pandas as pd
 from atmsim.plot import plot_series, series_from_stats
 from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite,
                                    point, rel_path)
+from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
 
 #: Round trip of the MAGIC path of Figures 4-6, s.
 MAGIC_RTT_S = 8.8e-3
@@ -51,6 +52,41 @@ def window_kib(v: object) -> float:
     return float(s[:-3])
 
 
+#: Open parameters and switched-off features of the TCP rows (tcpbands; docs/models/lazarou96.md).
+DEC_RANGE = "DEC 3000 per-segment time (Table 1: 200-300 us)"
+VC_BUFFER = "switch buffer per VC (Table 1's 256 cells is the model's; the real switches' is not given)"
+PROFILES_OFF = {"tioc.profile": "table1", "arl.profile": "table1", "edc.profile": "table1"}
+
+
+def tcp_variants() -> list[Variant]:
+    """The bands and ablations of lazarou96's TCP rows (kept to the variants that move a
+    row, so that the full reproduction stays within a few minutes)."""
+    out: list[Variant] = [
+        Variant("mismatch", "vc-128", VC_BUFFER, {"sw.vc_capacity": "128 cells"}),
+        Variant("mismatch", "vc-512", VC_BUFFER, {"sw.vc_capacity": "512 cells"}),
+        Variant("mismatch-paced", "dec-200us", DEC_RANGE, {"dec.tcp_overhead": "200 us"}),
+        Variant("mismatch-paced", "dec-300us", DEC_RANGE, {"dec.tcp_overhead": "300 us"}),
+        Variant("mismatch-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"}, ablation=True),
+        Variant("aai", "pace-payload", "pacing-rate unit (read in cells here)", {"dec.pace_unit": "payload"}),
+    ]
+    for base in ("aai-base-arl", "aai-base-edc", "aai-one-two", "aai-two-one", "aai-duplex"):
+        out.append(Variant(base, "table1", "host profiles", PROFILES_OFF, ablation=True))
+    out += [Variant("aai-base-arl", "vc-512", VC_BUFFER, {f"sw_{s}.vc_capacity": "512 cells" for s in "tea"}),
+            Variant("aai-two-one", "no-per-octet", "SPARC 5 per-octet cost", {"arl.tcp_per_octet": "0 s"},
+                    ablation=True),
+            Variant("aai-two-one", "per-octet-x0.5", "SPARC 5 per-octet cost", {"arl.tcp_per_octet": "75 ns"}),
+            Variant("aai-two-one", "per-octet-x1.5", "SPARC 5 per-octet cost", {"arl.tcp_per_octet": "225 ns"}),
+            Variant("aai-two-one", "reno", "SunOS 4.1's Tahoe lineage",
+                    {"arl.fast_recovery": "true", "edc.fast_recovery": "true"}, ablation=True, in_band=False)]
+    return out
+
+
+TCP_VARIANTS = tcp_variants()
+
+#: Experiment key -> (receiving endpoint, statistic) of each banded row.
+BANDED = {"mismatch": "sparc/tcp/vc100", "mismatch-paced": "sparc/tcp/vc100", "aai": "sgi/tcp/vc100"}
+
+
 class Lazarou96(Reproduction):
     name = "lazarou96"
     title = ("G. Y. Lazarou, V. S. Frost, J. B. Evans, D. Niehaus (1996), Using Measurements to Validate "
@@ -80,6 +116,7 @@ class Lazarou96(Reproduction):
         Experiment("aai-two-one", "aai_two_one.toml", "Table 5: two sources, one destination"),
         Experiment("aai-duplex", "aai_duplex.toml", "Table 5: full duplex"),
     )
+    experiments = experiments + variant_experiments(experiments, TCP_VARIANTS)
 
     def notes(self) -> list[str]:
         return [
@@ -87,10 +124,11 @@ class Lazarou96(Reproduction):
             "x 8 / time, after a warm-up (connections start established, as in the paper's model, which left "
             "out open and close). Mean and Student-t 95% interval over replications, which differ in the hosts' "
             "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness.",
-            "Pacing rates count whole 53-octet cells. With 70 Mb/s of cells the TCP layer can carry at most "
-            "70 x 48/53 x 9140/9216 = 62.9 Mb/s, so the model cannot reach the paper's 71.5 (measured) or 71.9 "
-            "(its simulation): the paper's pacer must count something other than whole cells (evans96 saw a "
-            "'5 Mb/s' OTTO setting as 5.3 Mb/s of cells). We do not re-define the rate to match.",
+            "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
+            "docs/models/lazarou96.md, 'Pacing rate'): the paper's own FIFO model of a 70 Mb/s pacer gives "
+            "71.93 Mb/s of TCP data, which no server of 70 Mb/s of whole cells can (62.9 at most); 70 Mb/s of "
+            "payload carries 69.4. Table 4's 40 Mb/s pacer is read in whole cells, as its text compares it with "
+            "the DS-3's 40.7 Mb/s of cells.",
             "Table 5's host placement is inferred from the text (docs/models/tcp.md): TIOC = SGI Onyx, ARL = "
             "SPARC 5, EDC = SPARC 10, all on TAXI; TIOC reaches EDC over OC-3c (9 ms) and ARL over DS-3 (25 ms). "
             "With Table 1's 256 cells per VC, a TAXI host's back-to-back segments overflow the DS-3 port's VC "
@@ -130,7 +168,30 @@ class Lazarou96(Reproduction):
                 if v:
                     rows.append(ComparisonRow(key, f"Table 5: {label}", "Mb/s", *v,
                                               note="withheld in the paper: prediction"))
+        rows = self._bands(rows, by_key)
+        fig = band_figure(rows, figdir, Path(out_dir), "tcp_bands",
+                          "lazarou96: TCP predictions, their bands and the measurements")
+        if fig is not None:
+            figures.append(fig)
         return figures, rows
+
+    @staticmethod
+    def _bands(rows: list[ComparisonRow], by_key: dict[str, ExperimentResult]) -> list[ComparisonRow]:
+        """Each TCP row with its band; the ablation rows after it."""
+        endpoints = dict(BANDED)
+        out: list[ComparisonRow] = []
+        for r in rows:
+            ep = endpoints.get(r.experiment)
+            if ep is None and r.quantity.startswith("Table 5: "):
+                ep = next((e for k, label, e in TABLE5 if k == r.experiment and r.quantity == f"Table 5: {label}"), None)
+            if ep is None or r.detail or r.unit != "Mb/s":
+                out.append(r)
+                continue
+            read = lambda res, ep=ep: (point(res.stats, ep, "tcp_throughput", "value", scale=1e-6) or (None,))[0]  # noqa: E731
+            banded, ablations = band_and_ablation(r, r.experiment, read, by_key, TCP_VARIANTS)
+            out.append(banded)
+            out += ablations
+        return out
 
     def _table2(self, st: pd.DataFrame) -> list[ComparisonRow]:
         out = []

@@ -9,9 +9,18 @@
 //!
 //! [`Pacer`] is the per-VC queue, reused by `host` (a pacer on a connection's VC in the
 //! adapter, as the OTTO interface paces per VC in evans96) and by the `pacer` kind
-//! (placed before a link or after a switch port). Rates are cell rates: the pacing rate
-//! counts whole 53-octet cells. evans96 observed a "5 Mb/s" OTTO setting as 5.3 Mb/s of
-//! cells, so a hardware setting need not be the exact cell rate.
+//! (placed before a link or after a switch port).
+//!
+//! **What a pacing rate counts** ([`PacingUnit`]). A pacing setting of r Mb/s is a
+//! number of bits per second, but which bits of a cell it counts is not said by the
+//! papers. `payload` (the default) counts the 48-octet cell payload, the AAL5 PDU
+//! octets, so a cell takes 384/r; `cell` counts whole 53-octet cells (424/r). The
+//! evidence (docs/models/lazarou96.md, "Pacing rate"): lazarou96's own FIFO model of a
+//! 70 Mb/s pacer gives 71.93 Mb/s of TCP data and the measurement 71.51, both above
+//! the 62.9 Mb/s a whole-cell server of 70 Mb/s can carry (70 × 48/53 × 9140/9216) and
+//! within 3.6% of the payload reading's 69.4; evans96 gives its 5 Mb/s OTTO setting as
+//! "67 packets/s", which is 67.8 packets/s of 192-cell PDUs in the payload reading and
+//! 61.4 in the cell reading.
 
 use crate::kind::{BuildInfo, Cx};
 use crate::timer::Timer;
@@ -26,6 +35,31 @@ use crate::cell::{book_in_flight, parse_vc_label, vc_name, Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use atmsim_kernel::SeriesKind;
+
+/// What bits a pacing rate counts (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacingUnit {
+    /// Whole 53-octet cells: a cell is served in 424 bits / rate.
+    Cell,
+    /// The 48-octet cell payload (AAL5 PDU octets): a cell is served in 384 bits / rate.
+    Payload,
+}
+
+/// The `unit` choices (scenario names).
+pub const UNITS: [(&str, PacingUnit); 2] = [("payload", PacingUnit::Payload), ("cell", PacingUnit::Cell)];
+pub const UNIT_NAMES: [&str; 2] = ["payload", "cell"];
+
+impl PacingUnit {
+    /// The rate of whole cells a setting of `setting` in this unit comes to (None if it
+    /// is out of range).
+    pub fn cell_rate(self, setting: Rate) -> Option<Rate> {
+        match self {
+            PacingUnit::Cell => Some(setting),
+            // 424/384 = 53/48 more cell bits than payload bits.
+            PacingUnit::Payload => Rate::from_bps(setting.bps() * 53.0 / 48.0),
+        }
+    }
+}
 
 /// One pacing queue.
 #[derive(Clone, Debug)]
@@ -106,8 +140,9 @@ impl Pacer {
     }
 }
 
-pub const PARAMS: [ParamSpec; 2] = [
-    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: true, help: "pacing rate (whole 53-octet cells: 424 bits per cell)", source: "lazarou96 4.4: 70 Mb/s; 4.5: 40 Mb/s" },
+pub const PARAMS: [ParamSpec; 3] = [
+    ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: true, help: "pacing rate, in the bits `unit` says", source: "lazarou96 4.4: 70 Mb/s; 4.5: 40 Mb/s" },
+    ParamSpec { name: "unit", ty: ParamType::Choice(&UNIT_NAMES), default: Some("payload"), required: false, help: "what the rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 (71.93 Mb/s of TCP at a 70 Mb/s pacer); evans96 (5 Mb/s = 67 packets/s): docs/models/lazarou96.md" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "VC labels (\"VPI/VCI\" or \"VCI\") paced, each in its own queue; default: every cell in one queue", source: "scenario" },
 ];
 
@@ -126,7 +161,9 @@ pub const SERIES: [SeriesDecl; 2] = [
 /// The `pacer` kind's parameters, bound.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PacerParams {
+    /// The setting, in `unit`'s bits.
     pub rate: Rate,
+    pub unit: PacingUnit,
     /// VC labels paced, as given (None: every cell in one queue).
     pub vcs: Option<Vec<String>>,
 }
@@ -134,12 +171,18 @@ pub struct PacerParams {
 impl PacerParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(PacerParams { rate: p.need("rate", Params::rate)?, vcs: p.opt_list("vcs")? })
+        Ok(PacerParams { rate: p.need("rate", Params::rate)?, unit: p.need_choice("unit", &UNITS)?, vcs: p.opt_list("vcs")? })
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
+        self.cell_rate()?;
         self.labels().map(drop)
+    }
+
+    /// The rate of whole cells the setting comes to.
+    pub fn cell_rate(&self) -> Result<Rate, ParamIssue> {
+        self.unit.cell_rate(self.rate).ok_or_else(|| ParamIssue::new("rate", "out of range"))
     }
 
     /// The VC labels paced, in order (empty: one queue for everything).
@@ -170,7 +213,7 @@ impl PacerNode {
     pub fn new(params: PacerParams) -> Result<Self, ParamIssue> {
         let labels = params.labels()?;
         let n = labels.len().max(1);
-        Ok(PacerNode { labels, queues: vec![Pacer::new(params.rate); n], since: SimTime::ZERO, base: vec![0; n] })
+        Ok(PacerNode { labels, queues: vec![Pacer::new(params.cell_rate()?); n], since: SimTime::ZERO, base: vec![0; n] })
     }
 
 
@@ -307,5 +350,24 @@ mod tests {
         // An idle pacer serves a late arrival from its arrival.
         let late = SimTime(t.0 + 1_000_000_000);
         assert_eq!(p.push(Cell::plain(late, 0, 5, 99), late), Some(SimTime(late.0 + rate.time_for_bits(424).0)));
+    }
+
+    #[test]
+    fn a_payload_rate_serves_each_cell_in_384_bits_and_a_cell_rate_in_424() {
+        let setting = Rate::from_bps(70e6).unwrap();
+        // Payload reading: 70 Mb/s of 48-octet payloads = 77.2916… Mb/s of cells; one
+        // cell every 384 bits / 70 Mb/s = 5.485714… µs.
+        let cells = PacingUnit::Payload.cell_rate(setting).unwrap();
+        assert_eq!(cells.bps(), 77_291_666.667);
+        let mut p = Pacer::new(cells);
+        let t0 = SimTime(0);
+        let first = p.push(Cell::plain(t0, 0, 5, 0), t0).unwrap();
+        assert!((first.0 as f64 - 384.0 / 70e6 * 1e12).abs() <= 1.0, "{first:?}");
+        // Cell reading: the setting is the cell rate (424 bits / 70 Mb/s = 6.057… µs).
+        assert_eq!(PacingUnit::Cell.cell_rate(setting), Some(setting));
+        // A 9,140-octet TCP segment is 192 cells: 192 · 384 bits at 70 Mb/s carry
+        // 9140 · 8 bits, 69.42 Mb/s of TCP data; 192 · 424 bits carry 62.87.
+        let tcp = |u: PacingUnit| 9140.0 * 8.0 / (192.0 * 424.0 / u.cell_rate(setting).unwrap().bps()) / 1e6;
+        assert!((tcp(PacingUnit::Payload) - 69.42).abs() < 0.005 && (tcp(PacingUnit::Cell) - 62.87).abs() < 0.005);
     }
 }

@@ -12,6 +12,8 @@
 //!
 //! Labels are the ones this host sees (switches may translate them on the way).
 //! `window` sets both socket buffers (ttcp -b) and overrides the host's `window`;
+//! `sndbuf` then sets the sending socket buffer alone (Moldeklev & Gunningberg's
+//! buffer combinations);
 //! `pace` puts a pacer on the outgoing VC in the adapter; `bytes` limits the transfer.
 //! A `duplex` connection is one TCP connection whose two ends both send: each end's
 //! data segments carry its acknowledgement of the other's data (4.3BSD piggybacking:
@@ -37,9 +39,55 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 pub const MACHINES: [(&str, u64); 4] = [("dec3000", 250), ("sgi", 550), ("sparc10", 550), ("sparc5", 700)];
 pub const MACHINE_NAMES: [&str; 4] = ["dec3000", "sgi", "sparc10", "sparc5"];
 
-pub const PARAMS: [ParamSpec; 22] = [
-    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
+/// Time for one pass over one octet of data (a copy or a checksum), ps, by machine,
+/// *beyond* Table 1's per-segment time: the data-touching cost a profile multiplies by
+/// its passes. For the DEC 3000, the SGI and the SPARCstation 10 Table 1's times already
+/// cover a whole 9,140-octet segment (a SPARCstation 10 received 71.5 Mb/s in lazarou96
+/// Table 3, which 550 µs per segment allows and any large extra per-octet cost would
+/// not), so they add nothing. The SPARCstation 5 under SunOS 4 is slower than a DS-3
+/// (lazarou96 4.5: "the maximum throughput of SPARC 5 with SunOS 4 is less than the
+/// DS-3 rate"), which Table 1's 700 µs alone (104 Mb/s) does not make it: 50 ns per
+/// octet per pass (20 MB/s, the microSPARC-II's memory-copy rate as published for it is
+/// of that order) × 3 passes + 700 µs send a 9,140-octet segment in 2.07 ms, 35 Mb/s.
+/// docs/models/host.md, "Host profiles"; the reproductions' bands vary these.
+pub const OCTET_PASS_PS: [(&str, u64); 4] = [("dec3000", 0), ("sgi", 0), ("sparc10", 0), ("sparc5", 50_000)];
+
+/// A host's TCP/IP stack as a named parameter set (docs/models/host.md, "Host
+/// profiles"): what differs between the BSD-derived stacks of the papers' hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// Reno fast recovery after a fast retransmit (false: Tahoe, slow start).
+    pub fast_recovery: bool,
+    /// Passes over each data octet the stack makes per segment sent or received
+    /// (copy between user and kernel, checksum, programmed I/O to or from the adapter).
+    pub passes: u64,
+    /// The receiver's window update: a pure window-update ACK goes when the window
+    /// opens by this percentage of the receive buffer (or by two segments).
+    pub win_update_pct: u32,
+}
+
+/// The profiles (`profile`): `table1` is lazarou96 Table 1's host as the model had it
+/// (per-segment overhead only, 4.3BSD-Reno); the others add their stack's lineage and
+/// data-touching passes.
+pub const PROFILES: [(&str, Profile); 4] = [
+    ("table1", Profile { fast_recovery: true, passes: 0, win_update_pct: 50 }),
+    // OSF/1 (DEC 3000 AXP): networking from 4.3BSD-Reno; the OTTO moves data by DMA
+    // and computes the AAL5 CRC: copy + TCP checksum.
+    ("osf1", Profile { fast_recovery: true, passes: 2, win_update_pct: 50 }),
+    // SunOS 4.1.x: 4.3BSD-Tahoe lineage (slow start, congestion avoidance, fast
+    // retransmit; no fast recovery), Tahoe's 35% window-update rule; SBus adapters
+    // with programmed I/O: copy, checksum and the move to or from the adapter.
+    ("sunos41", Profile { fast_recovery: false, passes: 3, win_update_pct: 35 }),
+    // IRIX 5.x (SGI Indigo 2, Onyx): 4.3BSD-Reno lineage; DMA adapters: copy + checksum.
+    ("irix", Profile { fast_recovery: true, passes: 2, win_update_pct: 50 }),
+];
+pub const PROFILE_NAMES: [&str; 4] = ["table1", "osf1", "sunos41", "irix"];
+
+pub const PARAMS: [ParamSpec; 25] = [
+    ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [sndbuf SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
+    ParamSpec { name: "profile", ty: ParamType::Choice(&PROFILE_NAMES), default: Some("table1"), required: false, help: "the host's TCP/IP stack: table1 (lazarou96 Table 1: per-segment overhead only, 4.3BSD-Reno), osf1 (DEC OSF/1: Reno, 2 passes over the data), sunos41 (SunOS 4.1.x: Tahoe lineage, no fast recovery, 35% window update, 3 passes), irix (IRIX 5: Reno, 2 passes)", source: "docs/models/host.md (Host profiles)" },
+    ParamSpec { name: "tcp_per_octet", ty: ParamType::Time, default: None, required: false, help: "CPU time per octet of segment data sent or received (default: the profile's passes × the machine's time per pass beyond Table 1's: sparc5 50 ns, the others 0)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("64 KiB"), required: false, help: "socket send and receive buffers (the TCP window) of every connection without its own", source: "ttcp -b; lazarou96 uses 32 KB to 256 KB" },
     ParamSpec { name: "mss", ty: ParamType::Size, default: None, required: false, help: "TCP maximum segment size, octets (default MTU - 40)", source: "lazarou96 Table 1 (MTU 9180)" },
@@ -52,13 +100,14 @@ pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "delayed_ack", ty: ParamType::Bool, default: Some("true"), required: false, help: "delay ACKs (released by the fast timer, or every second full segment)", source: "4.3BSD-Reno" },
     ParamSpec { name: "delack_time", ty: ParamType::Time, default: Some("200 ms"), required: false, help: "with timers = \"fine\": how long an ACK may wait", source: "atmsim convention (one fast-timer period)" },
     ParamSpec { name: "fast_retransmit", ty: ParamType::Bool, default: Some("true"), required: false, help: "retransmit on the third duplicate ACK", source: "4.3BSD-Reno" },
-    ParamSpec { name: "fast_recovery", ty: ParamType::Bool, default: Some("true"), required: false, help: "Reno fast recovery (false: Tahoe, slow start after a fast retransmit)", source: "4.3BSD-Reno" },
+    ParamSpec { name: "fast_recovery", ty: ParamType::Bool, default: None, required: false, help: "Reno fast recovery (false: Tahoe, slow start after a fast retransmit); default: the profile's (true but for sunos41)", source: "4.3BSD-Reno" },
     ParamSpec { name: "dupack_threshold", ty: ParamType::Int { min: 1, max: 100 }, default: Some("3"), required: false, help: "duplicate ACKs that trigger fast retransmit (tcprexmtthresh)", source: "4.3BSD-Reno" },
     ParamSpec { name: "ca_increment", ty: ParamType::Choice(&["reno", "rfc2581"]), default: Some("reno"), required: false, help: "congestion-avoidance increment per ACK: reno = mss²/cwnd + mss/8 (4.3BSD-Reno), rfc2581 = mss²/cwnd", source: "4.3BSD-Reno tcp_input; RFC 2581" },
     ParamSpec { name: "slow_start", ty: ParamType::Bool, default: Some("true"), required: false, help: "slow start from one MSS at the start and after timeouts (false: the whole window at once, pre-1988 TCP)", source: "4.3BSD-Reno (Jacobson 1988)" },
     ParamSpec { name: "karn", ty: ParamType::Bool, default: Some("true"), required: false, help: "Karn's rule: no RTT sample across a retransmission", source: "4.3BSD-Reno (Karn & Partridge 1987)" },
     ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
     ParamSpec { name: "timer_phase", ty: ParamType::Time, default: None, required: false, help: "when the host's first slow/fast timer tick falls (default: uniform in one second, per run)", source: "atmsim convention (BSD timers run from boot)" },
+    ParamSpec { name: "pace_unit", ty: ParamType::Choice(&crate::control::pacer::UNIT_NAMES), default: Some("payload"), required: false, help: "what a connection's `pace` rate counts: payload = the 48-octet cell payload (384 bits per cell), cell = whole 53-octet cells (424 bits)", source: "lazarou96 4.4 and evans96: docs/models/lazarou96.md (\"Pacing rate\")" },
     ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
 ];
 
@@ -107,6 +156,7 @@ pub struct Conn {
     pub in_vc: u32,
     /// Index of the adapter pacer on `out_vc`.
     pub pacer: Option<usize>,
+    /// The pacer's rate of whole cells (the `pace` setting read in `pace_unit`).
     pub pace: Option<Rate>,
     /// The connection's fine timer (one kernel event for its earliest deadline).
     pub timer: Timer,
@@ -386,6 +436,11 @@ pub struct TcpParams {
     pub tcp: Vec<String>,
     /// The per-segment overhead of `machine`, µs.
     pub machine_us: u64,
+    /// The time per pass over an octet of `machine`, ps.
+    pub machine_pass_ps: u64,
+    pub profile: Profile,
+    /// Overrides the profile's data-touching cost.
+    pub tcp_per_octet: Option<SimDuration>,
     /// Overrides `machine`.
     pub tcp_overhead: Option<SimDuration>,
     pub window: Size,
@@ -400,7 +455,8 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delack_time: SimDuration,
     pub fast_retransmit: bool,
-    pub fast_recovery: bool,
+    /// None: the profile's.
+    pub fast_recovery: Option<bool>,
     pub dupack_threshold: u32,
     /// `ca_increment = "reno"`.
     pub ca_bsd_extra: bool,
@@ -410,6 +466,8 @@ pub struct TcpParams {
     /// None: uniform in one second, drawn per run by the host.
     pub timer_phase: Option<SimDuration>,
     pub tcp_start: SimDuration,
+    /// What `pace` rates count.
+    pub pace_unit: crate::control::pacer::PacingUnit,
 }
 
 impl TcpParams {
@@ -418,6 +476,9 @@ impl TcpParams {
         Ok(TcpParams {
             tcp: p.opt_list("tcp")?.unwrap_or_default(),
             machine_us: p.need_choice("machine", &MACHINES)?,
+            machine_pass_ps: p.need_choice("machine", &OCTET_PASS_PS)?,
+            profile: p.need_choice("profile", &PROFILES)?,
+            tcp_per_octet: p.opt("tcp_per_octet", Params::time)?,
             tcp_overhead: p.opt("tcp_overhead", Params::time)?,
             window: p.need("window", Params::size)?,
             mss: p.opt("mss", Params::size)?,
@@ -430,7 +491,7 @@ impl TcpParams {
             delayed_ack: p.need("delayed_ack", Params::bool)?,
             delack_time: p.need("delack_time", Params::time)?,
             fast_retransmit: p.need("fast_retransmit", Params::bool)?,
-            fast_recovery: p.need("fast_recovery", Params::bool)?,
+            fast_recovery: p.opt("fast_recovery", Params::bool)?,
             dupack_threshold: p.need("dupack_threshold", Params::int)? as u32,
             ca_bsd_extra: p.need_choice("ca_increment", &[("reno", true), ("rfc2581", false)])?,
             slow_start: p.need("slow_start", Params::bool)?,
@@ -438,6 +499,7 @@ impl TcpParams {
             handshake: p.need("handshake", Params::bool)?,
             timer_phase: p.opt("timer_phase", Params::time)?,
             tcp_start: p.need("tcp_start", Params::time)?,
+            pace_unit: p.need_choice("pace_unit", &crate::control::pacer::UNITS)?,
         })
     }
 
@@ -472,7 +534,8 @@ impl TcpParams {
             delayed_ack: self.delayed_ack,
             delack_time: self.delack_time,
             fast_retransmit: self.fast_retransmit,
-            fast_recovery: self.fast_recovery,
+            fast_recovery: self.fast_recovery.unwrap_or(self.profile.fast_recovery),
+            win_update_pct: self.profile.win_update_pct,
             dupack_threshold: self.dupack_threshold,
             handshake: self.handshake,
             ca_bsd_extra: self.ca_bsd_extra,
@@ -498,9 +561,21 @@ impl TcpParams {
         self.tcp_overhead.unwrap_or(SimDuration(self.machine_us * 1_000_000))
     }
 
+    /// The CPU time per octet of segment data: `tcp_per_octet`, else the profile's
+    /// passes × the machine's time per pass.
+    pub fn per_octet(&self) -> SimDuration {
+        self.tcp_per_octet.unwrap_or(SimDuration(self.profile.passes * self.machine_pass_ps))
+    }
+
     /// The `tcp` entries as connections.
     pub fn conns(&self, base: &Config) -> Result<Vec<Conn>, ParamIssue> {
-        parse(&self.tcp, base)
+        let mut conns = parse(&self.tcp, base)?;
+        for c in conns.iter_mut() {
+            if let Some(setting) = c.pace {
+                c.pace = Some(self.pace_unit.cell_rate(setting).ok_or_else(|| ParamIssue::new("tcp", "a pace rate is out of range"))?);
+            }
+        }
+        Ok(conns)
     }
 }
 
@@ -517,7 +592,7 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
     for (i, line) in entries.iter().enumerate() {
         let bad = |m: String| ParamIssue::new("tcp", format!("entry {} '{line}': {m}", i + 1));
         let toks: Vec<&str> = line.split_whitespace().collect();
-        const KEYS: [&str; 7] = ["send", "recv", "duplex", "ack", "window", "pace", "bytes"];
+        const KEYS: [&str; 8] = ["send", "recv", "duplex", "ack", "window", "sndbuf", "pace", "bytes"];
         let mut fields: Vec<(&str, String)> = Vec::new();
         for t in toks {
             if KEYS.contains(&t) {
@@ -553,6 +628,14 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
             check_window(w, cfg.mss as u64, "tcp")?;
             cfg.sndbuf = w;
             cfg.rcvbuf = w;
+        }
+        if let Some(w) = get("sndbuf") {
+            if !role_send {
+                return Err(bad("'sndbuf' applies to send or duplex (a receiver's buffer is its window)".into()));
+            }
+            let w = size_of(w, "tcp")?;
+            check_window(w, cfg.mss as u64, "tcp")?;
+            cfg.sndbuf = w;
         }
         if let Some(b) = get("bytes") {
             if !role_send {
@@ -678,6 +761,58 @@ mod tests {
         assert_eq!((a.delivered_since_reset(), b.delivered_since_reset()), (1000, 2000));
         // B's window opened: its new data carries the ACK of A's two segments.
         assert!(!to_a.is_empty() && to_a.iter().all(|s| s.flags == F_DATA | F_ACK && s.ack == first + 2000));
+    }
+
+    /// The loader's view of the host parameters: declared defaults, then `given`.
+    fn tcp_params(given: &[(&'static str, crate::params::Value)]) -> TcpParams {
+        use crate::params::{default_raw, parse_value};
+        let mut p = Params::default();
+        for spec in PARAMS.iter() {
+            if let Some(d) = spec.default {
+                p.values.insert(spec.name, parse_value(spec, &default_raw(d)).unwrap());
+            }
+        }
+        for (k, v) in given {
+            p.values.insert(k, v.clone());
+        }
+        TcpParams::bind(&p).unwrap()
+    }
+
+    #[test]
+    fn a_profile_sets_the_lineage_and_the_data_touching_cost_per_machine() {
+        use crate::params::Value;
+        let word = |s: &str| Value::Word(s.into());
+        // Default: Table 1 only (no per-octet cost, Reno).
+        let t = tcp_params(&[]);
+        assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery, t.config(9180).unwrap().win_update_pct), (SimDuration(0), true, 50));
+        // SunOS 4.1 on a SPARC 5: 3 passes × 50 ns; Tahoe: no fast recovery, 35% rule.
+        let t = tcp_params(&[("profile", word("sunos41")), ("machine", word("sparc5"))]);
+        assert_eq!(t.per_octet(), SimDuration(150_000));
+        let c = t.config(9180).unwrap();
+        assert_eq!((c.fast_recovery, c.win_update_pct), (false, 35));
+        // A SPARC 5 then sends a 9,140-octet segment in 700 + 1,371 µs: 35.3 Mb/s, under
+        // the 36 Mb/s a DS-3 carries (lazarou96 4.5 and Table 2).
+        let secs = (t.overhead().0 + 9140 * t.per_octet().0) as f64 * 1e-12;
+        assert!((9140.0 * 8.0 / secs / 1e6 - 35.31).abs() < 0.01);
+        // Explicit values win over the profile's.
+        let t = tcp_params(&[("profile", word("sunos41")), ("fast_recovery", Value::Bool(true)), ("tcp_per_octet", Value::Time(SimDuration(7_000)))]);
+        assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery), (SimDuration(7_000), true));
+        // OSF/1 on a DEC 3000: Table 1's 250 µs cover the data already.
+        let t = tcp_params(&[("profile", word("osf1"))]);
+        assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery), (SimDuration(0), true));
+        // SunOS 4.1 on a SPARC 10 likewise; its Tahoe lineage still applies.
+        let t = tcp_params(&[("profile", word("sunos41")), ("machine", word("sparc10"))]);
+        assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery), (SimDuration(0), false));
+    }
+
+    #[test]
+    fn sndbuf_sets_the_send_buffer_apart_from_the_window() {
+        let base = Config::bsd(1000, 8000);
+        let c = parse(&["send 0/101 ack 0/201 window 64 KiB sndbuf 16 KiB".to_string()], &base).expect("an entry");
+        let Endpoint::Send(s) = &c[0].ep else { panic!("a sender") };
+        assert_eq!((s.cfg.sndbuf, s.cfg.rcvbuf), (16_384, 65_536));
+        let e = parse(&["recv 0/101 ack 0/201 sndbuf 16 KiB".to_string()], &base).map(drop).unwrap_err();
+        assert!(e.msg.contains("'sndbuf' applies to send"), "{e:?}");
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! A host's CPU as a part: a single server with a FIFO of jobs and a fixed service time
-//! per job (the per-segment TCP + OS overhead of lazarou96 Table 1).
+//! A host's CPU as a part: a single server with a FIFO of jobs, each served in a fixed
+//! time per job (the per-segment TCP + OS overhead of lazarou96 Table 1) plus a time per
+//! octet of data the job touches (copies between user and kernel, the checksum, moving
+//! the data to or from the adapter: the data-touching costs of the host profiles,
+//! docs/models/host.md).
 //!
 //! ```text
-//!   jobs ──► [ FIFO ─ server: `cost` per job ] ──► completed jobs
+//!   jobs ──► [ FIFO ─ server: `cost` + octets × `per_octet` per job ] ──► completed jobs
 //! ```
 //!
 //! Sans-IO core: [`Cpu::push`] queues a job, [`Cpu::start`] puts the head job in service
@@ -22,10 +25,12 @@ use crate::timer::Timer;
 /// One server with a FIFO; `J` is the caller's job.
 #[derive(Clone, Debug)]
 pub struct Cpu<J> {
-    /// Jobs waiting, the one in service (if any) at the head.
-    queue: VecDeque<J>,
+    /// Jobs waiting with their service times, the one in service (if any) at the head.
+    queue: VecDeque<(J, SimDuration)>,
     busy: bool,
     cost: SimDuration,
+    /// Service time per octet a job touches, ps.
+    per_octet: u64,
     timer: Timer,
     /// Service time booked since the start of the run (ps).
     booked: u64,
@@ -36,34 +41,51 @@ pub struct Cpu<J> {
 impl<J> Cpu<J> {
     /// An idle CPU taking `cost` per job.
     pub fn new(cost: SimDuration) -> Cpu<J> {
-        Cpu { queue: VecDeque::new(), busy: false, cost, timer: Timer::default(), booked: 0, base: 0 }
+        Cpu::with_per_octet(cost, SimDuration(0))
     }
 
-    /// The service time of a job.
+    /// An idle CPU taking `cost` per job and `per_octet` per octet the job touches.
+    pub fn with_per_octet(cost: SimDuration, per_octet: SimDuration) -> Cpu<J> {
+        Cpu { queue: VecDeque::new(), busy: false, cost, per_octet: per_octet.0, timer: Timer::default(), booked: 0, base: 0 }
+    }
+
+    /// The service time of a job touching no data.
     pub fn cost(&self) -> SimDuration {
         self.cost
     }
 
-    /// Queues a job (it waits behind the one in service).
+    /// The service time of a job touching `octets` octets of data.
+    pub fn cost_of(&self, octets: u64) -> SimDuration {
+        SimDuration(self.cost.0.saturating_add(self.per_octet.saturating_mul(octets)))
+    }
+
+    /// Queues a job touching no data (it waits behind the one in service).
     pub fn push(&mut self, job: J) {
-        self.queue.push_back(job);
+        self.push_sized(job, 0);
+    }
+
+    /// Queues a job touching `octets` octets of data.
+    pub fn push_sized(&mut self, job: J, octets: u64) {
+        let c = self.cost_of(octets);
+        self.queue.push_back((job, c));
     }
 
     /// If idle with work queued, puts the head job in service at `now` and returns
     /// when it completes; else `None`.
     pub fn start(&mut self, now: SimTime) -> Option<SimTime> {
-        if self.busy || self.queue.is_empty() {
+        if self.busy {
             return None;
         }
+        let &(_, c) = self.queue.front()?;
         self.busy = true;
-        self.booked += self.cost.0;
-        Some(now.plus(self.cost))
+        self.booked += c.0;
+        Some(now.plus(c))
     }
 
     /// The job in service completed: the server is idle and the job is handed back.
     pub fn finish(&mut self) -> Option<J> {
         self.busy = false;
-        self.queue.pop_front()
+        self.queue.pop_front().map(|(j, _)| j)
     }
 
     /// [`Cpu::start`], arming the completion timer (tag `tag`).
@@ -105,7 +127,10 @@ impl<J> Cpu<J> {
 
     /// Service time elapsed since the last reset (the job in service not counted).
     pub fn busy_time(&self) -> SimDuration {
-        let pending = if self.busy { self.cost.0 } else { 0 };
+        let pending = match self.queue.front() {
+            Some(&(_, c)) if self.busy => c.0,
+            _ => 0,
+        };
         SimDuration((self.booked - self.base).saturating_sub(pending))
     }
 
@@ -168,5 +193,21 @@ mod tests {
         // 250 µs busy in 1 ms: a quarter of the time.
         assert!((cpu.utilization(1e-3) - 0.25).abs() < 1e-12);
         assert!(cpu.utilization(0.0).is_nan());
+    }
+
+    #[test]
+    fn a_job_costs_its_fixed_part_plus_its_octets() {
+        // 700 µs per segment (a SPARC 5, lazarou96 Table 1) + 0.15 µs per octet.
+        let mut cpu: Cpu<u8> = Cpu::with_per_octet(SimDuration(700_000_000), SimDuration(150_000));
+        cpu.push_sized(1, 9140); // a full segment: 700 + 1371 µs
+        cpu.push(2); // an ACK: 700 µs
+        assert_eq!(cpu.start(SimTime(0)), Some(SimTime(2_071_000_000)));
+        // Booked at start; the job in service is not yet elapsed.
+        assert_eq!((cpu.booked(), cpu.busy_time()), (2_071_000_000, SimDuration(0)));
+        assert_eq!(cpu.finish(), Some(1));
+        assert_eq!(cpu.start(SimTime(2_071_000_000)), Some(SimTime(2_771_000_000)));
+        assert_eq!(cpu.finish(), Some(2));
+        assert_eq!(cpu.busy_time(), SimDuration(2_771_000_000));
+        assert_eq!(cpu.cost_of(0), cpu.cost());
     }
 }

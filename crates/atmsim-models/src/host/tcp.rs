@@ -169,6 +169,10 @@ pub struct Config {
     pub fast_retransmit: bool,
     pub fast_recovery: bool,
     pub dupack_threshold: u32,
+    /// The receiver sends a window update when the window opens by two segments or by
+    /// this percentage of the receive buffer (4.3BSD-Reno: 50, `2 * adv >= sb_hiwat`;
+    /// 4.3BSD-Tahoe: 35).
+    pub win_update_pct: u32,
     pub handshake: bool,
     /// Congestion avoidance adds BSD's extra `mss/8` per ACK (4.3BSD-Reno, 4.4BSD-Lite:
     /// "to help larger windows open quickly enough"); false: `mss²/cwnd` only (RFC 2581).
@@ -200,6 +204,7 @@ impl Config {
             fast_retransmit: true,
             fast_recovery: true,
             dupack_threshold: 3,
+            win_update_pct: 50,
             handshake: false,
             ca_bsd_extra: true,
             slow_start: true,
@@ -533,9 +538,11 @@ impl Sender {
                         self.output(now, out);
                         if self.cfg.fast_recovery {
                             self.cwnd = self.ssthresh + mss * self.dupacks as u64;
-                            if onxt > self.snd_nxt {
-                                self.snd_nxt = onxt;
-                            }
+                        }
+                        // Tahoe and Reno alike resume after the one retransmitted segment
+                        // (4.3BSD-Tahoe's fast retransmit; Reno only added the inflation).
+                        if onxt > self.snd_nxt {
+                            self.snd_nxt = onxt;
                         }
                         return;
                     } else if self.cfg.fast_recovery && self.cfg.fast_retransmit && self.dupacks > self.cfg.dupack_threshold {
@@ -764,7 +771,7 @@ impl Receiver {
             }
             // The reader drains the buffer; tcp_output's window update rule.
             let adv = (self.rcv_nxt + win).saturating_sub(self.rcv_adv);
-            if adv >= 2 * self.cfg.mss as u64 || 2 * adv >= self.cfg.rcvbuf {
+            if adv >= 2 * self.cfg.mss as u64 || 100 * adv >= self.cfg.win_update_pct as u64 * self.cfg.rcvbuf {
                 self.send_ack(out);
             }
             return;
@@ -939,6 +946,82 @@ mod tests {
         s.input(&acks[0], t(4), &mut out);
         assert_eq!(s.cwnd, 3000);
         assert_eq!(seqs(&out), vec![(3001, 1000), (4001, 1000), (5001, 1000)]);
+    }
+
+    /// The window-update rule at the receiver: 4.3BSD-Reno sends a pure window update
+    /// when the window opens by two segments or half the buffer; 4.3BSD-Tahoe's (SunOS
+    /// 4.1's) by two segments or 35% of the buffer. With a 2,800-octet buffer and
+    /// 1,000-octet segments one segment opens 36%: Tahoe ACKs it at once, Reno waits.
+    #[test]
+    fn window_update_at_half_the_buffer_or_at_35_percent() {
+        let mut reno = Receiver::new(cfg(2_800));
+        let mut tahoe = Receiver::new(Config { win_update_pct: 35, ..cfg(2_800) });
+        let seg = Segment::data(1, 1000);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        reno.input(&seg, t(1), &mut a);
+        tahoe.input(&seg, t(1), &mut b);
+        assert!(a.is_empty(), "Reno: 1,000 of 2,800 is under half: delayed");
+        // The window travels in units of 16 octets: 2,800 → 2,800.
+        assert_eq!(b, vec![Segment::ack(1001, 2_800)]);
+    }
+
+    /// Tahoe (SunOS 4.1's lineage): on the third duplicate ACK the missing segment goes
+    /// out alone with cwnd = 1 MSS and the sender resumes at the old snd_nxt (no
+    /// go-back-N); further duplicates send nothing; the ACK that the retransmission
+    /// brings (the receiver ACKs at once when it fills a hole) acknowledges everything
+    /// and slow start sends two new segments.
+    #[test]
+    fn tahoe_fast_retransmit_resumes_without_going_back() {
+        let mut s = Sender::new(Config { fast_recovery: false, ..cfg(100_000) });
+        let mut out = Vec::new();
+        s.cwnd = 4000;
+        s.output(t(0), &mut out);
+        assert_eq!(s.snd_nxt, 4001);
+        let mut sent = Vec::new();
+        for _ in 0..3 {
+            s.input(&Segment::ack(1, 100_000), t(10), &mut sent);
+        }
+        assert_eq!(seqs(&sent), vec![(1, 1000)], "the missing segment only");
+        assert_eq!((s.cwnd, s.ssthresh, s.snd_nxt), (1000, 2000, 4001));
+        sent.clear();
+        s.input(&Segment::ack(1, 100_000), t(11), &mut sent);
+        assert!(sent.is_empty(), "Tahoe does not inflate the window");
+        // The retransmission filled the hole: everything is acknowledged; cwnd 1 → 2 MSS.
+        s.input(&Segment::ack(4001, 100_000), t(20), &mut sent);
+        assert_eq!(s.cwnd, 2000);
+        assert_eq!(seqs(&sent), vec![(4001, 1000), (5001, 1000)]);
+        assert_eq!(s.stats.retransmitted, 1);
+    }
+
+    /// Moldeklev & Gunningberg's deadlock (1995: SunOS 4.1.3, MTU 9180) from the rules
+    /// alone: a send buffer of 1.5 segments against a 8-segment receive window. The
+    /// sender sends one full segment and holds the half-segment tail (data outstanding,
+    /// less than a segment and less than half the peer's window: tcp_output's
+    /// silly-window/Nagle rule); the receiver holds its ACK (one segment opens the window
+    /// by less than two segments or half the buffer) until the 200 ms fast tick: one
+    /// segment per fast tick, whatever the path.
+    #[test]
+    fn a_small_send_buffer_against_a_large_window_deadlocks_until_the_fast_tick() {
+        let mut s = Sender::new(Config { sndbuf: 1500, ..cfg(8000) });
+        let mut r = Receiver::new(cfg(8000));
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        for round in 0..3u64 {
+            assert_eq!(seqs(&out), vec![(1 + 1000 * round, 1000)], "round {round}: one segment, the tail held");
+            let mut acks = Vec::new();
+            r.input(&out[0], t(1 + 200 * round), &mut acks);
+            assert!(acks.is_empty(), "round {round}: the ACK waits for the fast tick");
+            r.fast_tick(&mut acks);
+            assert_eq!(acks.len(), 1);
+            out.clear();
+            s.input(&acks[0], t(200 * (round + 1)), &mut out);
+        }
+        // With the send buffer as large as the window the same rules send a full window.
+        let mut s = Sender::new(Config { sndbuf: 8000, ..cfg(8000) });
+        s.cwnd = 8000;
+        let mut out = Vec::new();
+        s.output(t(0), &mut out);
+        assert_eq!(out.len(), 8);
     }
 
     /// A loss, three duplicate ACKs, fast retransmit and fast recovery, derived by hand

@@ -828,12 +828,20 @@ delay = "{delay}"
         let paced = base.replace("tcp = [\"send 100 ack 200 window 128 KiB\"]", "tcp = [\"send 100 ack 200 window 128 KiB pace 70 Mb/s\"]");
         let r = run(&Scenario::from_text(&paced, "tcp.toml").unwrap(), 0);
         assert_eq!(probe(&r, "snd/tcp/vc100", "tcp_retransmits", "count"), 0.0);
-        // Paced at 70 Mb/s of cells: 70e6 · 48/53 · 9140/9216 of TCP data at most.
-        let bound = 70e6 * 48.0 / 53.0 * 9140.0 / 9216.0;
+        // Paced at 70 Mb/s of cell payload (the default reading): 70e6 · 9140/9216 of
+        // TCP data at most (192 cells of 48 octets carry 9140).
+        let bound = 70e6 * 9140.0 / 9216.0;
         let got = throughput(&r);
         assert!(got < bound * 1.001 && got > 0.97 * bound, "{got} vs {bound}");
         assert!(got > 10.0 * unpaced);
         assert!(r.ledger.violations().is_empty());
+        // Read in whole cells: 70e6 · 48/53 · 9140/9216 at most.
+        let cells = paced.replace("tcp = [\"send 100 ack 200 window 128 KiB pace 70 Mb/s\"]", "tcp = [\"send 100 ack 200 window 128 KiB pace 70 Mb/s\"]\npace_unit = \"cell\"");
+        assert_ne!(cells, paced);
+        let r = run(&Scenario::from_text(&cells, "tcp.toml").unwrap(), 0);
+        let bound = 70e6 * 48.0 / 53.0 * 9140.0 / 9216.0;
+        let got = throughput(&r);
+        assert!(got < bound * 1.001 && got > 0.97 * bound, "{got} vs {bound}");
     }
 
     /// The `pacer` kind paces only the VCs it lists, each at the pacing rate; cells it
@@ -855,6 +863,7 @@ vc = 6
 [components.pace]
 kind = "pacer"
 rate = "20 Mb/s"
+unit = "cell"
 vcs = ["0/5"]
 [components.sink]
 kind = "sink"
@@ -863,6 +872,10 @@ kind = "sink"
         let paced = probe(&r, "sink/vc5", "sink_throughput", "value");
         let free = probe(&r, "sink/vc6", "sink_throughput", "value");
         assert!((paced - 20.0).abs() < 0.01, "{paced}");
+        // The default unit counts the 48-octet payload: 20 Mb/s of it is 20 · 53/48 of cells.
+        let r = run(&Scenario::from_text(&text.replace("unit = \"cell\"\n", ""), "p.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        let payload = probe(&r, "sink/vc5", "sink_throughput", "value");
+        assert!((payload - 20.0 * 53.0 / 48.0).abs() < 0.01, "{payload}");
         assert!((free - 60.0).abs() < 0.01, "{free}");
         assert!(probe(&r, "pace/vc5", "pacer_q_len", "value") > 1000.0);
         assert!(r.ledger.violations().is_empty());

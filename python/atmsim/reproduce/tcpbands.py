@@ -1,0 +1,130 @@
+"""Bands and ablations of the TCP predictions (issue 18), shared by lazarou96, evans96
+and domingo95.
+
+A *variant* is an experiment's scenario file run again with a few parameters set
+otherwise (``Experiment.overrides``). Two kinds:
+
+* a **band** variant moves a parameter the paper leaves open (a host's per-segment
+  time within Table 1's range, the host profile, the pacing-rate unit, a per-octet
+  cost): the band of a row is the range of the point prediction over its base run and
+  its band variants, and the parameter whose variant moves it most is named;
+* an **ablation** switches one of the model's features off (the payload reading of
+  the pacing rate, the host profiles, the per-octet cost, the BSD timers), so the
+  report shows what each contributes.
+
+A variant's experiment key is ``<base key>~<variant name>``; reproductions skip such
+keys in their own analysis and hand them to :func:`band_and_ablation`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, rel_path
+
+SEP = "~"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant of experiment ``base``: ``overrides`` set ``param``."""
+
+    base: str
+    name: str
+    param: str
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    #: True: a feature switched off (an ablation row).
+    ablation: bool = False
+    #: True: the variant is a reading the paper leaves open, so it widens the band.
+    in_band: bool = True
+
+
+def variant_experiments(base: Sequence[Experiment], variants: Sequence[Variant]) -> tuple[Experiment, ...]:
+    """The variants as experiments (after their bases, in the given order)."""
+    by_key = {e.key: e for e in base}
+    out = []
+    for v in variants:
+        b = by_key[v.base]
+        out.append(Experiment(f"{v.base}{SEP}{v.name}", b.file, f"{b.title} [{v.name}]",
+                              labels={"variant_of": v.base, "variant": v.name}, overrides=dict(v.overrides)))
+    return tuple(out)
+
+
+def is_variant(key: str) -> bool:
+    return SEP in key
+
+
+#: Reads one number (the row's quantity) from a result; None if absent.
+Reader = Callable[[ExperimentResult], Optional[float]]
+
+
+def band_and_ablation(row: ComparisonRow, base_key: str, read: Reader, by_key: Mapping[str, ExperimentResult],
+                      variants: Sequence[Variant]) -> tuple[ComparisonRow, list[ComparisonRow]]:
+    """``row`` with its band over ``base_key``'s band variants, and one ablation row
+    (detail) per ablation variant: the quantity with that feature off."""
+    lo = hi = row.simulated
+    moved: dict[str, float] = {}
+    ablations: list[ComparisonRow] = []
+    for v in variants:
+        if v.base != base_key:
+            continue
+        res = by_key.get(f"{v.base}{SEP}{v.name}")
+        x = read(res) if res is not None else None
+        if x is None:
+            continue
+        if v.ablation:
+            ablations.append(ComparisonRow(row.experiment, f"ablation, {v.param} off: {row.quantity}", row.unit, x,
+                                           note=f"{v.name}; with every feature: {row.simulated:.4g}", detail=True))
+        if not v.in_band:
+            continue
+        lo, hi = min(lo, x), max(hi, x)
+        moved[v.param] = max(moved.get(v.param, 0.0), abs(x - row.simulated))
+    if not moved:
+        return row, ablations
+    dominant = max(moved, key=lambda p: moved[p])
+    return replace(row, band_low=lo, band_high=hi, band_param=dominant), ablations
+
+
+def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key: str, title: str) -> Optional[Figure]:
+    """Each banded row's point prediction (dot), band (bar) and paper value (cross), on
+    a log scale (the rows span 0.3 to 140 Mb/s)."""
+    banded = [r for r in rows if r.band_low is not None and r.band_high is not None and not r.detail]
+    if not banded:
+        return None
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.lines import Line2D
+
+    figdir.mkdir(parents=True, exist_ok=True)
+    n = len(banded)
+    fig = MplFigure(figsize=(10.0, 0.45 * n + 2.2))
+    ax = fig.add_subplot()
+    ys = list(range(n))[::-1]
+    for y, r in zip(ys, banded):
+        lo, hi = max(r.band_low, 1e-3), max(r.band_high, 1e-3)
+        ax.plot([lo, hi], [y, y], color="tab:blue", linewidth=6, alpha=0.35, solid_capstyle="butt")
+        ax.plot([r.simulated], [y], "o", color="tab:blue")
+        if r.paper_value is not None:
+            ax.plot([r.paper_value], [y], "x", color="tab:red", markersize=9, markeredgewidth=2)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([_short(r.quantity) for r in banded], fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"TCP throughput ({banded[0].unit})")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    ax.legend(handles=[Line2D([], [], color="tab:blue", marker="o", linestyle="", label="model (defaults)"),
+                       Line2D([], [], color="tab:blue", linewidth=6, alpha=0.35, label="band over open parameters"),
+                       Line2D([], [], color="tab:red", marker="x", linestyle="", label="paper (measured)")],
+              fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.09 - 0.6 / (n + 4)), ncol=3)
+    fig.tight_layout()
+    png, svg = figdir / f"{key}.png", figdir / f"{key}.svg"
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    fig.savefig(svg, bbox_inches="tight")
+    caption = ("Point prediction at the documented defaults (dot), its band over the parameters the paper leaves "
+               "open (bar; the dominant one is named in the table) and the paper's measurement where it gives one "
+               "(cross).")
+    return Figure(key, title, rel_path(png, out_dir), rel_path(svg, out_dir), caption)
+
+
+def _short(q: str, width: int = 56) -> str:
+    return q if len(q) <= width else q[: width - 1] + "…"
