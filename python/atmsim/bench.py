@@ -226,6 +226,9 @@ def gateway_rate(sim_seconds: float) -> dict[str, Any] | None:
     cells = float(sel["value"].sum())
     row.update({"cells_in": int(cells), "cells_per_s": cells / row["wall_s"] if row["wall_s"] > 0 else None,
                 "offered_mbps": GATEWAY_LOAD_MBPS})
+    return row
+
+
 #: Issue 15 item 8: dastangoo96's WAN parking lot (six self-similar sessions through
 #: edges, four EFCI switches, 1,333 km trunks) for 2 simulated seconds; target ≥ 5
 #: simulated seconds per wall second on one core.
