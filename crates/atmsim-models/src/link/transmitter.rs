@@ -296,6 +296,16 @@ impl Transmitter {
         }
     }
 
+    /// An idle line takes a cell at `now`: a new busy period (and cell clock) starts,
+    /// unless the last one ended at this very instant (then it goes on); the cell waits 0.
+    #[inline(always)]
+    fn start_busy_period(&mut self, now: SimTime) {
+        if self.last_end != now {
+            self.clock.restart(now);
+        }
+        self.wait.add(0.0);
+    }
+
     /// The fast path's arrival: books the departures due by now, then admits the cell,
     /// computes its end of transmission and hands it downstream for that instant.
     #[inline(always)]
@@ -313,12 +323,10 @@ impl Transmitter {
             return;
         }
         if q.is_empty() {
-            if self.last_end != now {
-                self.clock.restart(now);
-            }
-            self.wait.add(0.0);
+            self.start_busy_period(now);
         }
         let end = self.clock.advance();
+        let Some(q) = self.computed.as_mut() else { return };
         q.push_back((now, end, cell.aux));
         let len = q.len();
         self.levels.set(now, len);
@@ -372,11 +380,7 @@ impl Transmitter {
             return;
         }
         if self.buffer.len() == 1 {
-            // Idle line: a new busy period starts now, unless the last one ended now.
-            if self.last_end != now {
-                self.clock.restart(now);
-            }
-            self.wait.add(0.0);
+            self.start_busy_period(now);
             let end = self.clock.advance();
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
             self.tx_end = Some(end);
