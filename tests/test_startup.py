@@ -1,5 +1,6 @@
 """Start-up (issue 19 item 8): `import atmsim` and `atmsim run` import no pandas,
-matplotlib or dask (they cost most of the start-up time and a single run needs none)."""
+matplotlib, dask or pydantic (they cost most of the start-up time and a single run needs
+none; typer 0.29 imports pydantic for every parameter, hence the pin below 0.29)."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ import sys
 
 from conftest import ROOT, atmsim_cmd
 
-HEAVY = ("pandas", "matplotlib", "dask", "tqdm")
+HEAVY = ("pandas", "matplotlib", "dask", "tqdm", "pydantic")
 
 
 def _imported(stderr: str) -> set[str]:
