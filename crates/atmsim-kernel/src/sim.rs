@@ -16,8 +16,8 @@
 //! carrying the message. A *passive* component ([`Component::passive`]: one that only
 //! records what it receives — never schedules, never sends) takes its timed deliveries
 //! without an event each: they wait in a list sorted by (instant, order of sending) and
-//! are handed over, each with `now` set to its own instant, whenever later ones are
-//! sent, before a zero-time delivery to it, and before the warm-up reset, every sample
+//! are handed over, each with `now` set to its own instant, in batches once enough wait,
+//! before a zero-time delivery to it, and before the warm-up reset, every sample
 //! and the end of the run — so at every instant anything outside can observe, the
 //! component has seen exactly the deliveries due by then, in time order (the
 //! fingerprint folds them per component, in that order, so that when the kernel hands
@@ -156,6 +156,10 @@ struct Later<M> {
 /// holding the message). Component ids never reach it.
 const TIMED: CompId = 1 << 31;
 
+/// A passive component's timed deliveries are handed over once this many wait (or
+/// whenever something may observe it): one hand-over loop per batch, not per delivery.
+const LATER_BATCH: usize = 128;
+
 /// What handlers change besides their component: the future-event list, the mail, a
 /// reported fault, the run's store, and the timed deliveries. One struct, so that a
 /// `Ctx` is three words to set up per event. The wiring (`port_base`, `routes`) and
@@ -254,7 +258,9 @@ impl<M, S> Ctx<'_, M, S> {
                 }
                 _ => q.push_back(entry),
             }
-            if q.front().is_some_and(|e| e.time < self.now) && core.due.last() != Some(&route.comp) {
+            // Handed over in batches: nothing outside sees a passive component between
+            // the points where the kernel brings it up to date (see the module doc).
+            if q.len() >= LATER_BATCH && q.front().is_some_and(|e| e.time < self.now) && core.due.last() != Some(&route.comp) {
                 core.due.push(route.comp);
                 core.dirty = true;
             }
