@@ -217,9 +217,13 @@ class LocalExecutor:
             return
         if kill:
             for p in list((getattr(pool, "_processes", None) or {}).values()):
+                # By pid, not p.kill(): when the fork server died first (a SIGTERM to the
+                # whole process group, as `timeout` sends), the pool already reads every
+                # worker as exited (its status pipe closed) and p.kill() sends nothing,
+                # leaving workers that ignore SIGTERM running after this process.
                 try:
-                    p.kill()
-                except (OSError, ValueError):
+                    os.kill(p.pid, signal.SIGKILL)
+                except (OSError, TypeError, ValueError):
                     pass
         # Wait even after a kill: the pool's management thread then sees the dead workers
         # and exits now, instead of racing interpreter shutdown (an atexit traceback,
