@@ -32,10 +32,41 @@ def run_cli(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.Co
 
 
 def reproduce_quick(out: Path, name: str) -> Path:
-    """Run `atmsim reproduce NAME --quick` into `out` (module fixtures share its output)."""
+    """Run `atmsim reproduce NAME --quick` into `out` (module fixtures share its output);
+    every interval it writes stays in its quantity's domain."""
     proc = run_cli("reproduce", name, "--quick", "--quiet", "--out", str(out), timeout=600)
     assert proc.returncode == 0, proc.stderr
+    assert_intervals_in_domain(out)
     return out
+
+
+def assert_intervals_in_domain(out: Path) -> None:
+    """Issue 19 item 1: no interval a reproduction writes leaves its quantity's domain.
+    The sweep statistics declare theirs (proportions in [0, 1], counts and non-negative
+    quantities at or above 0); of the comparison rows, loss probabilities and ratios
+    (not ratios of two of them, "A : B") stay in [0, 1], loss percentages in [0, 100]
+    and rates in Mb/s (not gains or differences) at or above 0."""
+    import csv
+
+    from atmsim import export
+
+    st = export.frame(str(out / "results.sqlite"), "stats")
+    has = st["ci_low"].notna()
+    prop = st[has & (st["domain"] == "proportion")]
+    assert ((prop["ci_low"] >= 0) & (prop["ci_high"] <= 1)).all(), prop[(prop["ci_low"] < 0) | (prop["ci_high"] > 1)]
+    nonneg = st[has & st["domain"].isin(["count", "nonnegative"])]
+    assert (nonneg["ci_low"] >= 0).all(), nonneg[nonneg["ci_low"] < 0]
+    with open(out / "comparison.csv", newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["ci_low"] != ""]
+    for r in rows:
+        q, lo, hi = r["quantity"], float(r["ci_low"]), float(r["ci_high"])
+        assert lo <= hi, r
+        if ("loss probability" in q or "loss ratio" in q) and r["unit"] == "1" and ":" not in q:
+            assert 0.0 <= lo and hi <= 1.0, r
+        elif "loss" in q and r["unit"] == "%":
+            assert 0.0 <= lo and hi <= 100.0, r
+        elif r["unit"] == "Mb/s" and not any(w in q for w in ("gain", "difference", "change")):
+            assert lo >= 0.0, r
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import run_cli
+from conftest import assert_intervals_in_domain, run_cli
 
 from atmsim.reproduce import get
 from atmsim.reproduce.base import Experiment, ExperimentResult
@@ -111,6 +111,7 @@ def test_quick_reproduction_runs_and_writes_every_row(tmp_path):
     out = tmp_path / "o"
     proc = run_cli("reproduce", "dastangoo96", "--quick", "--quiet", "--out", str(out), timeout=900)
     assert proc.returncode == 0, proc.stderr
+    assert_intervals_in_domain(out)
     with open(out / "comparison.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     quantities = {r["quantity"] for r in rows}
