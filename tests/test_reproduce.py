@@ -224,7 +224,12 @@ def test_scenario_files_load_with_their_sweeps():
             assert rate_mbps(p["src1.peak"]) == pytest.approx(lab["pa"] * rate_mbps(p["src1.mean"]))
         if group == "npe":
             rates = sorted({float(p["gw.npe_rate"]) for p in spec.points})
-            assert rates == [0.025, 0.05, 0.1, 25.0] and len(spec.points) == 4 * 7
+            if lab.get("in_error") == "skip":  # the other reading of Drop Frame?'s place: the rates with a knee
+                assert gw["npe_in_error"] == "skip"
+                assert rates == [0.025, 0.05] and len(spec.points) == 2 * 7
+            else:
+                assert gw.get("npe_in_error", "serve") == "serve"
+                assert rates == [0.025, 0.05, 0.1, 25.0] and len(spec.points) == 4 * 7
 
 
 def test_rate_parsing():
@@ -317,7 +322,11 @@ def synthetic_results() -> list[ExperimentResult]:
     out = []
     for e in repro.experiments:
         group = e.labels["group"]
-        if group == "npe":
+        if group == "npe" and e.labels.get("in_error") == "skip":
+            # the other reading: half the serve curves' throughput, so the band is [36, 72] at R = 25/ms
+            st = synthetic_npe_stats(e.labels["burst_factor"], rates=("0.025", "0.05"))
+            st.loc[st["probe"] == "gw_throughput", "mean"] *= 0.5
+        elif group == "npe":
             st = synthetic_npe_stats(e.labels["burst_factor"])
         elif group == "reverse":
             st = synthetic_reverse_stats()
@@ -398,6 +407,12 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert knee.paper_value == pytest.approx(72.0) and knee.simulated == pytest.approx(72.0)
     assert by_q["throughput at 140 Mb/s offered, R = 100/ms, B=43"].is_prediction
     assert "throughput at 140 Mb/s offered, R = 25/µs (literal), B=4" in by_q
+    # both readings of Drop Frame?'s place, each row's band spanning the two
+    assert (knee.band_low, knee.band_high) == (pytest.approx(36.0), pytest.approx(72.0))
+    assert knee.band_param.startswith("gw.npe_in_error")
+    skip = by_q["throughput at 140 Mb/s offered, R = 25/ms, in-error skips NPE, B=43"]
+    assert skip.paper_value == pytest.approx(72.0) and skip.simulated == pytest.approx(36.0)
+    assert (skip.band_low, skip.band_high) == (pytest.approx(36.0), pytest.approx(72.0))
     rev = by_q["receive buffer frame loss at 95 Mb/s of FDDI load"]
     assert rev.paper_value == 0.0 and rev.simulated == 0.0 and rev.rel_diff is None
     dim = by_q["smallest transmit buffer with frame loss <= 0.001 at 50 Mb/s, B=1000, peak/avg 8"]
@@ -413,9 +428,9 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     # cut-off: synthetic loss is 0 below 80 Mb/s
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
-    # 7 forward curves x 4 probes x 5 loads, 2 x 3 NPE curves x 2 probes x 4 loads, reverse 2 x 3,
+    # 7 forward curves x 4 probes x 5 loads, 2 x (3 + 2) NPE curves x 2 probes x 4 loads, reverse 2 x 3,
     # band 8 variants x 4 probes, transmit buffer grid 4 sizes
-    assert len(detail) == 7 * 4 * 5 + 2 * 3 * 2 * 4 + 2 * 3 + 8 * 4 + 4 and all(r.is_prediction for r in detail)
+    assert len(detail) == 7 * 4 * 5 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4 and all(r.is_prediction for r in detail)
 
 
 def test_comparison_csv_writer_empty_cells(tmp_path):

@@ -132,12 +132,19 @@ def reverse_load_fn(stations: int) -> Callable[[pd.Series], float]:
     return lambda row: round(rate_mbps(row["ring.rate"]) * stations, 1)
 
 
-def npe_label(rate_per_us: float) -> str:
+def npe_label(rate_per_us: float, in_error: str = "serve") -> str:
     """How an ``npe_rate`` (requests/µs) is named on the figures: per ms below 1/µs (the
-    reading used), the literal per-µs value above it (the band's other edge)."""
-    if rate_per_us < 1.0:
-        return f"R = {rate_per_us * 1000:g}/ms"
-    return f"R = {rate_per_us:g}/µs (literal)"
+    reading used), the literal per-µs value above it (the band's other edge); with
+    ``in_error = "skip"`` (segments in error dropped before the NPE) a suffix says so."""
+    name = f"R = {rate_per_us * 1000:g}/ms" if rate_per_us < 1.0 else f"R = {rate_per_us:g}/µs (literal)"
+    return name + (SKIP_SUFFIX if in_error == "skip" else "")
+
+
+#: Appended to an NPE curve's name when segments in error skip the NPE (``gw.npe_in_error
+#: = "skip"``, npe_b*_skip.toml); without it the NPE serves them first (Figure 11's order).
+SKIP_SUFFIX = ", in-error skips NPE"
+#: The NPE experiments: Figure 11's order (serve) and the other reading (skip), per B.
+NPE_KEYS = ("npe_b4", "npe_b4_skip", "npe_b43", "npe_b43_skip")
 
 
 class Buddhikot92(Reproduction):
@@ -169,6 +176,10 @@ class Buddhikot92(Reproduction):
         Experiment("tx68", "tx68.toml", "transmit buffer 68 frames", {"group": "tx", "burst_factor": 1000, "pa": 8, "tx": 68}),
         Experiment("npe_b4", "npe_b4.toml", "NPE rate, burst factor 4", {"group": "npe", "burst_factor": 4, "pa": 2, "tx": 16}),
         Experiment("npe_b43", "npe_b43.toml", "NPE rate, burst factor 43", {"group": "npe", "burst_factor": 43, "pa": 2, "tx": 16}),
+        Experiment("npe_b4_skip", "npe_b4_skip.toml", "NPE rate, burst factor 4, segments in error skip the NPE",
+                   {"group": "npe", "burst_factor": 4, "pa": 2, "tx": 16, "in_error": "skip"}),
+        Experiment("npe_b43_skip", "npe_b43_skip.toml", "NPE rate, burst factor 43, segments in error skip the NPE",
+                   {"group": "npe", "burst_factor": 43, "pa": 2, "tx": 16, "in_error": "skip"}),
         Experiment("reverse", "reverse.toml", "reverse path (FDDI to ATM)", {"group": "reverse", "stations": 3}),
         Experiment("txdim", "txdim.toml", "transmit buffer dimensioning",
                    {"group": "dim", "burst_factor": 1000, "pa": 8, "load": 50.0, "target": 1e-3}),
@@ -202,10 +213,14 @@ class Buddhikot92(Reproduction):
             "100 Mb/s, 10 ms bursts), the NPE rate of the experiments that do not vary it. The 'band' "
             "rows rerun one lossy point (B = 1000, 100 Mb/s) with each of them changed in turn and give "
             "the spread of the results.",
-            "The NPE serves one request per segment in FIFO order before the MPP's Drop Frame? (Figure "
-            "11's order), so segments already in error take its time too: above the NPE knee the model's "
-            "throughput falls with the load instead of staying at the NPE's rate as section 6.3 says; the "
-            "rows at 140 Mb/s show by how much.",
+            "Where the NPE sits relative to Drop Frame? is read two ways (docs/models/gateway.md): Figure 11 "
+            "lists the Node Processor before Drop Frame?, so a segment already in error takes the NPE's time "
+            "too (gw.npe_in_error = serve, the default and the npe_b*.toml curves); sections 6.3 and 7 call the "
+            "NPE's work 'segment write requests' to 'access the transmit buffer', which a dropped segment never "
+            "makes (skip, the npe_b*_skip.toml curves, R = 25 and 50/ms). Above the knee, serve lets the "
+            "throughput collapse as more of the NPE goes to segments then dropped; skip holds it at R x 8 cells "
+            "x 45 octets, the flat plateau section 6.3 describes. The rows at 140 Mb/s give both, the band "
+            "columns spanning the two readings.",
             "Where the paper gives only an ordering (loss rising with burst factor, peak-to-average ratio, "
             "slower NPE, smaller transmit buffer), the rows give the model's ratio at stated loads and the "
             "note says what the paper expects; where the model disagrees, the row says so.",
@@ -316,10 +331,14 @@ class Buddhikot92(Reproduction):
                 continue
             b = by[k].experiment.labels["burst_factor"]
             per_r = self._npe_curves(by[k])
+            if f"{k}_skip" in by:
+                per_r += self._npe_curves(by[f"{k}_skip"])
             draw(f"fig19-b{b}", f"Figure 19 — throughput vs offered load by NPE rate (B = {b})",
                  [s for s, _ in per_r], f"fig19_throughput_b{b}", "Throughput (Mb/s)",
                  f"8-cell segments, peak/average 2, burst factor {b}; {ci}. R per ms is the reading used; "
-                 "the literal per-us curve is the other edge of the unit's band.", reference=ideal)
+                 "the literal per-us curve is the other edge of the unit's band. Curves marked 'in-error skips "
+                 "NPE': segments in error are dropped before the NPE (sections 6.3, 7); the others follow "
+                 "Figure 11's order (the NPE serves them first).", reference=ideal)
             draw(f"fig20-b{b}", f"Figure 20 — SPP cell loss probability by NPE rate (B = {b})",
                  [s for _, s in per_r], f"fig20_cell_loss_b{b}", "Cell loss probability",
                  f"8-cell segments, peak/average 2, burst factor {b}; {ci}; {nolog}.", logy=True)
@@ -337,9 +356,10 @@ class Buddhikot92(Reproduction):
         out = []
         if col not in r.stats.columns:
             return out
+        reading = r.experiment.labels.get("in_error", "serve")
         for value in sorted(r.stats[col].unique(), key=float):
             sub = r.stats[r.stats[col] == value]
-            lab = npe_label(float(value))
+            lab = npe_label(float(value), reading)
             out.append((self._series(r, "gw_throughput", "value", lab, stats=sub),
                         self._series(r, "spp_cell_loss", "value", lab, stats=sub)))
         return out
@@ -482,11 +502,25 @@ class Buddhikot92(Reproduction):
 
     def _npe_rows(self, by, at) -> list[ComparisonRow]:
         rows: list[ComparisonRow] = []
-        for key in ("npe_b4", "npe_b43"):
+
+        def other_reading(key: str, r: float, load: float) -> Optional[float]:
+            """The same point's throughput under the other reading of Drop Frame?'s place."""
+            twin = key[:-len("_skip")] if key.endswith("_skip") else f"{key}_skip"
+            if twin not in by or "gw.npe_rate" not in by[twin].stats.columns:
+                return None
+            st2 = by[twin].stats
+            sub2 = st2[st2["gw.npe_rate"].astype(float) == r]
+            if sub2.empty:
+                return None
+            v2 = at(twin, "gw_throughput", "value", load, stats=sub2)
+            return None if v2 is None else v2[0]
+
+        for key in NPE_KEYS:
             if key not in by or "gw.npe_rate" not in by[key].stats.columns:
                 continue
             st = by[key].stats
             b = by[key].experiment.labels["burst_factor"]
+            reading = by[key].experiment.labels.get("in_error", "serve")
             xs = self._series(by[key], "gw_throughput", "value", "").x
             hi = float(xs.max())
             for value in sorted(st["gw.npe_rate"].unique(), key=float):
@@ -495,29 +529,35 @@ class Buddhikot92(Reproduction):
                 thr = self._series(by[key], "gw_throughput", "value", "", stats=sub)
                 k = int(np.nanargmax(thr.mean))
                 rows.append(ComparisonRow(
-                    key, f"largest throughput over the loads (the knee), {npe_label(r)}, B={b}", "Mb/s",
+                    key, f"largest throughput over the loads (the knee), {npe_label(r, reading)}, B={b}", "Mb/s",
                     float(thr.mean[k]), _f(thr.ci_low[k]), _f(thr.ci_high[k]),
                     note=f"prediction, reached at {_g(float(thr.x[k]))} Mb/s offered; paper 6.3: throughput rises "
                          "linearly up to a knee where the request rate matches the NPE rate"))
                 v = at(key, "gw_throughput", "value", hi, stats=sub)
                 plateau = r * 1e6 * NPE_SEGMENT_CELLS * PAYLOAD_BITS / 1e6  # Mb/s of segment data
                 offered_cap = hi * PAYLOAD_BITS / CELL_BITS
-                if plateau < offered_cap:
+                if plateau < offered_cap and v is not None:
+                    twin = other_reading(key, r, hi)
+                    band = {} if twin is None else {"band_low": min(v[0], twin), "band_high": max(v[0], twin),
+                                                    "band_param": "gw.npe_in_error (serve / skip)"}
+                    how = ("segments in error are dropped before the NPE (sections 6.3, 7)" if reading == "skip"
+                           else "the NPE serves segments in error too, before Drop Frame? (Figure 11's order)")
                     rows.append(ComparisonRow(
-                        key, f"throughput at {_g(hi)} Mb/s offered, {npe_label(r)}, B={b}", "Mb/s",
+                        key, f"throughput at {_g(hi)} Mb/s offered, {npe_label(r, reading)}, B={b}", "Mb/s",
                         v[0], _f(v[1]), _f(v[2]), paper_value=plateau,
                         note=f"paper 6.3: above the knee throughput equals the rate the NPE serves requests: "
-                             f"R x 8 cells x 45 octets = {plateau:.3g} Mb/s (R read per ms)") if v else None)
+                             f"R x 8 cells x 45 octets = {plateau:.3g} Mb/s (R read per ms). Here {how}; the band "
+                             "columns span both readings", **band))
                 elif v is not None:
                     rows.append(ComparisonRow(
-                        key, f"throughput at {_g(hi)} Mb/s offered, {npe_label(r)}, B={b}", "Mb/s",
+                        key, f"throughput at {_g(hi)} Mb/s offered, {npe_label(r, reading)}, B={b}", "Mb/s",
                         v[0], _f(v[1]), _f(v[2]),
                         note=f"prediction: the NPE's ceiling ({plateau:.3g} Mb/s) is above the offered segment "
                              f"data ({offered_cap:.3g} Mb/s): no knee expected"))
                 for load in (60.0, 100.0):
                     c = at(key, "spp_cell_loss", "value", load, stats=sub)
                     if c is not None:
-                        rows.append(ComparisonRow(key, f"cell loss probability at {_g(load)} Mb/s, {npe_label(r)}, B={b}",
+                        rows.append(ComparisonRow(key, f"cell loss probability at {_g(load)} Mb/s, {npe_label(r, reading)}, B={b}",
                                                   "1", c[0], _f(c[1]), _f(c[2]),
                                                   note="paper 6.3: cell loss rises dramatically for a slower NPE"))
         return [r for r in rows if r is not None]
@@ -619,7 +659,7 @@ class Buddhikot92(Reproduction):
                 for i, xv in enumerate(s.x):
                     rows.append(ComparisonRow(key, f"{what}, {title}, offered {_g(xv)} Mb/s", unit, float(s.mean[i]),
                                               _f(s.ci_low[i]), _f(s.ci_high[i]), detail=True))
-        for key in ("npe_b4", "npe_b43"):
+        for key in NPE_KEYS:
             if key not in by:
                 continue
             b = by[key].experiment.labels["burst_factor"]
