@@ -384,7 +384,7 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     figures, rows = repro.analyse(synthetic_results(), tmp_path)
     assert [f.key for f in figures] == ["fig13", "fig14", "fig15", "fig16", "fig17", "fig18", "fig19-b4", "fig20-b4",
                                         "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "fig21-mechanism", "reverse",
-                                        "dimension"]
+                                        "dimension", "dimension-load"]
     for f in figures:
         assert (tmp_path / f.png).is_file() and (tmp_path / f.svg).is_file()
         assert not Path(f.png).is_absolute()
@@ -404,6 +404,8 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     # the transmit buffer's throughput gain, Welch's interval, and where it is largest
     g = by_q["throughput gain 68 - 16 transmit frames at 140 Mb/s"]
     assert g.ci_low < g.simulated < g.ci_high
+    assert sum(r.quantity == g.quantity for r in rows) == 1
+    assert "resolved: the interval excludes 1" in ratio.note
     assert "largest throughput gain 68 - 16 transmit frames over the loads" in by_q
     assert by_q["fraction of time the 16-frame transmit buffer is empty at 120 Mb/s (peak/avg 8, B=1000)"].simulated \
         == pytest.approx(0.2)
@@ -437,13 +439,18 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
         == pytest.approx(4e-3)
     # the knee: largest throughput over the loads, here at 140 Mb/s for R = 100/ms
     assert by_q["largest throughput over the loads (the knee), R = 25/ms, B=4"].simulated == pytest.approx(72.0)
+    # dimensioning across loads: synthetic frame loss is 0 up to 70 Mb/s, 0.024 at 100 Mb/s
+    up_to = by_q["highest offered load with frame loss <= 0.001: 16 frames, B=250, peak/avg 2"]
+    assert up_to.simulated == 70 and up_to.unit == "Mb/s" and "up to 70 Mb/s" in up_to.note
+    assert "at 100 Mb/s it does not" in up_to.note
+    assert by_q["highest offered load with frame loss <= 0.001: 68 frames, B=1000, peak/avg 8"].simulated == 70
     # cut-off: synthetic loss is 0 below 80 Mb/s
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
     # 7 forward curves x 4 probes x 5 loads (+ empty/full for the 3 transmit buffer curves),
-    # throughput gains 32 and 68 - 16 frames x 5 loads, 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
+    # throughput gains 32 and 68 - 16 frames x 4 loads (140 Mb/s is a headline row for 68, a detail for 32), 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
     # reverse 2 x 3, band 8 variants x 4 probes, transmit buffer grid 4 sizes
-    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 5 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
+    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 1 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
     assert all(r.is_prediction for r in detail)
 
 

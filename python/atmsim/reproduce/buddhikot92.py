@@ -46,6 +46,8 @@ CUTOFF_LOSS = 1e-4
 #: The load at which the paper reasons about peak-to-average ratios (section 6.2: "with an
 #: offered load of 120 Mbps"): where the section 7 orders of magnitude are compared.
 HIGH_LOAD = 120.0
+#: Frame loss target of the dimensioning rows (the transmit buffer, across loads and sizes).
+DIM_TARGET = 1e-3
 #: Cells per segment in the NPE experiments (section 6.3).
 NPE_SEGMENT_CELLS = 8
 
@@ -332,6 +334,7 @@ class Buddhikot92(Reproduction):
 
         rows += self._anchor_rows(by)
         rows += self._dimension_rows(by, draw)
+        rows += self._load_limit_rows(by, draw)
         rows += self._band_rows(by)
         rows += self._detail_rows(by)
         return figures, rows
@@ -508,18 +511,28 @@ class Buddhikot92(Reproduction):
         how_r = "95% interval: delta method on the log ratio, Welch's degrees of freedom"
         how_d = "95% interval: Welch's t interval for the difference of the two means"
 
+        def resolved(lo: float, hi: float, null: float) -> str:
+            """Whether the interval tells the two points apart (the issue's 'intervals
+            narrower than the differences reported')."""
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                return "no interval"
+            if lo <= null <= hi:
+                return f"NOT resolved: the interval contains {null:g}"
+            return f"resolved: the interval excludes {null:g}"
+
         def ratio(exp: str, quantity: str, num, den, note: str) -> None:
             if num is None or den is None or not den[1] > 0:
                 return
             lo, hi = st_.ratio_interval(num, den)
-            rows.append(ComparisonRow(exp, quantity, "1", num[1] / den[1], _f(lo), _f(hi), note=f"{note}; {how_r}"))
+            rows.append(ComparisonRow(exp, quantity, "1", num[1] / den[1], _f(lo), _f(hi),
+                                      note=f"{note}; {how_r}; {resolved(lo, hi, 1.0)}"))
 
         def gain(exp: str, quantity: str, a, b, note: str, detail: bool = False) -> None:
             if a is None or b is None:
                 return
             lo, hi = st_.difference_interval(a, b)
-            rows.append(ComparisonRow(exp, quantity, "Mb/s", a[1] - b[1], _f(lo), _f(hi), note=f"{note}; {how_d}",
-                                      detail=detail))
+            rows.append(ComparisonRow(exp, quantity, "Mb/s", a[1] - b[1], _f(lo), _f(hi),
+                                      note=f"{note}; {how_d}; {resolved(lo, hi, 0.0)}", detail=detail))
 
         for load in (100.0, HIGH_LOAD):
             ratio("bf1000", f"cell loss ratio B=1000 : B=250 at {_g(load)} Mb/s",
@@ -557,6 +570,8 @@ class Buddhikot92(Reproduction):
                        for x in loads]
                 pts = [(x, a, b) for x, a, b in pts if a is not None and b is not None]
                 for x, a, b in pts:
+                    if x == hi:  # its own headline row below
+                        continue
                     gain(big, f"throughput gain {n} - 16 transmit frames at {_g(x)} Mb/s", a, b,
                          "prediction", detail=True)
                 at_hi = [(a, b) for x, a, b in pts if x == hi]
@@ -564,7 +579,8 @@ class Buddhikot92(Reproduction):
                     gain(big, f"throughput gain {n} - 16 transmit frames at {_g(hi)} Mb/s", *at_hi[0],
                          "paper 6.4: more buffers improve throughput significantly (expects > 0). At 140 Mb/s the "
                          "16-frame buffer is already empty only a few % of the time (gw_tx_empty): the ring, not the "
-                         "buffer, caps both; the gain is largest nearer the ring's rate (next row)")
+                         "buffer, caps both; the gain is largest nearer the ring's rate (next row)",
+                         detail=big != "tx68")  # the paper's comparison is 68 against 16 frames
                 if pts:
                     x, a, b = max(pts, key=lambda p: p[1][1] - p[2][1])
                     gain(big, f"largest throughput gain {n} - 16 transmit frames over the loads", a, b,
@@ -683,6 +699,69 @@ class Buddhikot92(Reproduction):
                          f"B={lab['burst_factor']}, peak/avg {lab['pa']}", "frames", math.nan,
                 note=f"prediction: no size of the grid {grid} meets the target (at {last.size} frames: mean "
                      f"{last.mean:.2g}, 95% CI up to {last.ci_high:.2g}); paper 7: 68 frames are not sufficient"))
+        return rows
+
+    def _load_limit_rows(self, by: dict[str, ExperimentResult], draw) -> list[ComparisonRow]:
+        """Dimensioning across loads: for each forward curve (a transmit buffer size and a
+        traffic), the highest offered load of the sweep up to which the MPP frame loss meets
+        :data:`DIM_TARGET` by ``atmsim dimension``'s rule (:func:`atmsim.dimension.judge`:
+        the 95% CI's upper end at or below it), every lower load meeting it too — "16 frames
+        meet 1e-3 frame loss up to X Mb/s at B = 1000"; plus the curve over the transmit
+        buffer size for section 6.4's traffic (peak/avg 8, B = 1000)."""
+        from atmsim.dimension import judge
+
+        rows: list[ComparisonRow] = []
+        curve: list[tuple[int, float]] = []
+        for key in ("bf250", "bf500", "bf1000", "pa4", "pa8", "tx32", "tx68"):
+            if key not in by:
+                continue
+            lab = by[key].experiment.labels
+            st = by[key].stats
+            sel = st[(st["component"] == GW) & (st["probe"] == "mpp_frame_loss") & (st["statistic"] == "value")]
+            if sel.empty:
+                continue
+            x = offered_load_fn(st, by[key].path)
+            evs = sorted(((x(r), judge(0, int(r["n"]), float(r["mean"]), float(r["std"]), float(r["ci_low"]),
+                                       float(r["ci_high"]), DIM_TARGET)) for _, r in sel.iterrows()),
+                         key=lambda p: p[0])
+            ok = []
+            for load, e in evs:
+                if not e.meets:
+                    break
+                ok.append((load, e))
+            what = (f"{lab['tx']} frames, B={lab['burst_factor']}, peak/avg {lab['pa']}")
+            lo_load, hi_load = evs[0][0], evs[-1][0]
+            if ok:
+                load, e = ok[-1]
+                nxt = evs[len(ok)] if len(ok) < len(evs) else None
+                ci = e.note or f"95% CI up to {e.ci_high:.2g}"
+                beyond = (f"; at {_g(nxt[0])} Mb/s it does not (mean {nxt[1].mean:.2g}, 95% CI up to "
+                          f"{nxt[1].ci_high:.2g})" if nxt is not None else f"; met at every load up to {_g(hi_load)} Mb/s")
+                rows.append(ComparisonRow(
+                    key, f"highest offered load with frame loss <= {DIM_TARGET:g}: {what}", "Mb/s", load,
+                    note=f"prediction: {lab['tx']} frames meet {DIM_TARGET:g} frame loss up to {_g(load)} Mb/s at "
+                         f"B = {lab['burst_factor']}, peak/avg {lab['pa']} (mean {e.mean:.2g}, {ci}){beyond}. "
+                         "atmsim dimension's rule on the sweep's 10 Mb/s grid (no CI on the load itself); the paper "
+                         "gives no such number (section 6.1: 'the cutoff bandwidth ... is sensitive to the burst factor')"))
+                if lab["pa"] == 8:
+                    curve.append((int(lab["tx"]), load))
+            else:
+                e = evs[0][1]
+                rows.append(ComparisonRow(
+                    key, f"highest offered load with frame loss <= {DIM_TARGET:g}: {what}", "Mb/s", math.nan,
+                    note=f"prediction: not met even at the lowest load of the sweep, {_g(lo_load)} Mb/s (mean "
+                         f"{e.mean:.2g}, 95% CI up to {e.ci_high:.2g}): below it, if anywhere"))
+        if len(curve) >= 2:
+            curve.sort()
+            xs = np.array([c[0] for c in curve], dtype=float)
+            ys = np.array([c[1] for c in curve], dtype=float)
+            draw("dimension-load", f"Transmit buffer dimensioning across loads (frame loss <= {DIM_TARGET:g})",
+                 [Series("highest load meeting the target", xs, ys, ys, ys)], "dimension_load_tx_buffer",
+                 "Offered load (Mb/s)",
+                 f"Peak/avg 8, burst factor 1000: the highest offered load of the 10 Mb/s grid up to which each "
+                 f"transmit buffer size meets {DIM_TARGET:g} MPP frame loss by its 95% CI (atmsim dimension's rule); "
+                 "sizes that meet it at no load of the grid are not drawn.",
+                 xlabel="Transmit buffer (maximum-size frames)")
         return rows
 
     def _band_rows(self, by: dict[str, ExperimentResult]) -> list[ComparisonRow]:
