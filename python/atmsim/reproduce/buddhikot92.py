@@ -166,7 +166,9 @@ class Buddhikot92(Reproduction):
         "buffer (16/32/68 frames); then the reverse path (section 6.5) and the smallest transmit buffer "
         "meeting 1e-3 frame loss for very bursty traffic (atmsim dimension's rule on a grid). The NPE rate's "
         "unit is read as requests per millisecond (the paper's 'per microsecond' is ruled out by its "
-        "own 25 ns clock); the literal reading is drawn beside it as the other edge of that band."
+        "own 25 ns clock); the literal reading is drawn beside it as the other edge of that band. Where the "
+        "MPP drops segments in error relative to the NPE is read both ways (Figure 11's order, and sections "
+        "6.3/7's 'segment write requests'), and Figures 19-20 draw both."
     )
     experiments = (
         Experiment("bf250", "bf250.toml", "burst factor 250", {"group": "bf", "burst_factor": 250, "pa": 2, "tx": 16}),
@@ -224,8 +226,10 @@ class Buddhikot92(Reproduction):
             "x 45 octets, the flat plateau section 6.3 describes. The rows at 140 Mb/s give both, the band "
             "columns spanning the two readings.",
             "Where the paper gives only an ordering (loss rising with burst factor, peak-to-average ratio, "
-            "slower NPE, smaller transmit buffer), the rows give the model's ratio at stated loads and the "
-            "note says what the paper expects; where the model disagrees, the row says so.",
+            "slower NPE, smaller transmit buffer), the rows give the model's ratio (or difference) at stated "
+            "loads with a 95% interval for the ratio itself (delta method on the log ratio, or Welch's t for a "
+            "difference) and say whether it resolves the difference; the note says what the paper expects; "
+            "where the model disagrees, the row says so.",
         ]
 
     # ---------------------------------------------------------------- curves
