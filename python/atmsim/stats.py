@@ -76,7 +76,7 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
     "q_len_tail", "ring_utilisation", "spp_cell_loss", "mpp_frame_loss", "rev_frame_loss",
-    "sw_in_loss_ratio",
+    "sw_in_loss_ratio", "gw_tx_full", "gw_tx_empty",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
