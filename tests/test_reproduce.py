@@ -6,6 +6,7 @@ checks; figures, rows and HTML are also tested on synthetic statistics of the sh
 from __future__ import annotations
 
 import csv
+import math
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from atmsim import export, plot, report
+from atmsim import export, plot, report, stats
 from atmsim.reproduce import (COMPARISON_COLUMNS, ComparisonRow, Experiment, ExperimentResult, PaperOutcome,
                               available, get, unknown_message)
 from atmsim.reproduce.buddhikot92 import Buddhikot92, rate_mbps
@@ -224,7 +225,12 @@ def test_scenario_files_load_with_their_sweeps():
             assert rate_mbps(p["src1.peak"]) == pytest.approx(lab["pa"] * rate_mbps(p["src1.mean"]))
         if group == "npe":
             rates = sorted({float(p["gw.npe_rate"]) for p in spec.points})
-            assert rates == [0.025, 0.05, 0.1, 25.0] and len(spec.points) == 4 * 7
+            if lab.get("in_error") == "skip":  # the other reading of Drop Frame?'s place: the rates with a knee
+                assert gw["npe_in_error"] == "skip"
+                assert rates == [0.025, 0.05] and len(spec.points) == 2 * 7
+            else:
+                assert gw.get("npe_in_error", "serve") == "serve"
+                assert rates == [0.025, 0.05, 0.1, 25.0] and len(spec.points) == 4 * 7
 
 
 def test_rate_parsing():
@@ -252,6 +258,8 @@ def synthetic_stats(burst: int, loads=(40, 80, 120)) -> pd.DataFrame:
             ("gw", "mpp_frame_loss", "value", "1", min(1.0, 10 * loss)),
             ("gw", "gw_throughput", "value", "Mb/s", carried),
             ("gw", "gw_latency", "mean", "s", 0.002 + 0.01 * loss),
+            ("gw", "gw_tx_empty", "mean", "1", max(0.0, 1 - load / 150)),
+            ("gw", "gw_tx_full", "mean", "1", min(1.0, 10 * loss)),
         ]:
             h = 0.2 * mean
             rows.append({"point": point, **keys, "component": comp, "probe": probe, "statistic": stat,
@@ -317,7 +325,11 @@ def synthetic_results() -> list[ExperimentResult]:
     out = []
     for e in repro.experiments:
         group = e.labels["group"]
-        if group == "npe":
+        if group == "npe" and e.labels.get("in_error") == "skip":
+            # the other reading: half the serve curves' throughput, so the band is [36, 72] at R = 25/ms
+            st = synthetic_npe_stats(e.labels["burst_factor"], rates=("0.025", "0.05"))
+            st.loc[st["probe"] == "gw_throughput", "mean"] *= 0.5
+        elif group == "npe":
             st = synthetic_npe_stats(e.labels["burst_factor"])
         elif group == "reverse":
             st = synthetic_reverse_stats()
@@ -371,7 +383,8 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     repro = Buddhikot92()
     figures, rows = repro.analyse(synthetic_results(), tmp_path)
     assert [f.key for f in figures] == ["fig13", "fig14", "fig15", "fig16", "fig17", "fig18", "fig19-b4", "fig20-b4",
-                                        "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "reverse", "dimension"]
+                                        "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "fig21-mechanism", "reverse",
+                                        "dimension", "dimension-load"]
     for f in figures:
         assert (tmp_path / f.png).is_file() and (tmp_path / f.svg).is_file()
         assert not Path(f.png).is_absolute()
@@ -381,11 +394,21 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert r.rel_diff == pytest.approx(0.0, abs=1e-12)
     sat = by_q["throughput at 140 Mb/s offered (saturated), burst factor 1000"]
     assert sat.paper_value == 100.0 and sat.simulated < 96.0
-    # synthetic loss: 1e-3 x B/250 x (load/80)^4, so B=1000 : B=250 is 4 at every load,
-    # with the conservative interval (0.6 x 4 / 1.2, 1.2 x 4 / 0.6)
+    # synthetic loss: 1e-3 x B/250 x (load/80)^4, so B=1000 : B=250 is 4 at every load;
+    # std 0.2 x mean from 3 runs on each side: the log ratio's standard error is
+    # sqrt(2 x 0.2^2 / 3), with Welch's 4 degrees of freedom (t_quantile(5): 4 df)
     ratio = by_q["cell loss ratio B=1000 : B=250 at 120 Mb/s"]
     assert ratio.is_prediction and ratio.simulated == pytest.approx(4.0)
-    assert (ratio.ci_low, ratio.ci_high) == (pytest.approx(2.0), pytest.approx(8.0))
+    half = stats.t_quantile(5) * math.sqrt(2 * 0.2 ** 2 / 3)
+    assert (ratio.ci_low, ratio.ci_high) == (pytest.approx(4 * math.exp(-half)), pytest.approx(4 * math.exp(half)))
+    # the transmit buffer's throughput gain, Welch's interval, and where it is largest
+    g = by_q["throughput gain 68 - 16 transmit frames at 140 Mb/s"]
+    assert g.ci_low < g.simulated < g.ci_high
+    assert sum(r.quantity == g.quantity for r in rows) == 1
+    assert "resolved: the interval excludes 1" in ratio.note
+    assert "largest throughput gain 68 - 16 transmit frames over the loads" in by_q
+    assert by_q["fraction of time the 16-frame transmit buffer is empty at 120 Mb/s (peak/avg 8, B=1000)"].simulated \
+        == pytest.approx(0.2)
     assert by_q["cell loss ratio peak/avg 8 : 2 at 100 Mb/s (B=1000)"].simulated == pytest.approx(8.0)
     assert by_q["cell loss ratio 16 : 68 transmit frames at 120 Mb/s (peak/avg 8, B=1000)"].simulated \
         == pytest.approx(68 / 16, rel=0.01)
@@ -398,6 +421,12 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert knee.paper_value == pytest.approx(72.0) and knee.simulated == pytest.approx(72.0)
     assert by_q["throughput at 140 Mb/s offered, R = 100/ms, B=43"].is_prediction
     assert "throughput at 140 Mb/s offered, R = 25/µs (literal), B=4" in by_q
+    # both readings of Drop Frame?'s place, each row's band spanning the two
+    assert (knee.band_low, knee.band_high) == (pytest.approx(36.0), pytest.approx(72.0))
+    assert knee.band_param.startswith("gw.npe_in_error")
+    skip = by_q["throughput at 140 Mb/s offered, R = 25/ms, in-error skips NPE, B=43"]
+    assert skip.paper_value == pytest.approx(72.0) and skip.simulated == pytest.approx(36.0)
+    assert (skip.band_low, skip.band_high) == (pytest.approx(36.0), pytest.approx(72.0))
     rev = by_q["receive buffer frame loss at 95 Mb/s of FDDI load"]
     assert rev.paper_value == 0.0 and rev.simulated == 0.0 and rev.rel_diff is None
     dim = by_q["smallest transmit buffer with frame loss <= 0.001 at 50 Mb/s, B=1000, peak/avg 8"]
@@ -410,12 +439,19 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
         == pytest.approx(4e-3)
     # the knee: largest throughput over the loads, here at 140 Mb/s for R = 100/ms
     assert by_q["largest throughput over the loads (the knee), R = 25/ms, B=4"].simulated == pytest.approx(72.0)
+    # dimensioning across loads: synthetic frame loss is 0 up to 70 Mb/s, 0.024 at 100 Mb/s
+    up_to = by_q["highest offered load with frame loss <= 0.001: 16 frames, B=250, peak/avg 2"]
+    assert up_to.simulated == 70 and up_to.unit == "Mb/s" and "up to 70 Mb/s" in up_to.note
+    assert "at 100 Mb/s it does not" in up_to.note
+    assert by_q["highest offered load with frame loss <= 0.001: 68 frames, B=1000, peak/avg 8"].simulated == 70
     # cut-off: synthetic loss is 0 below 80 Mb/s
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
-    # 7 forward curves x 4 probes x 5 loads, 2 x 3 NPE curves x 2 probes x 4 loads, reverse 2 x 3,
-    # band 8 variants x 4 probes, transmit buffer grid 4 sizes
-    assert len(detail) == 7 * 4 * 5 + 2 * 3 * 2 * 4 + 2 * 3 + 8 * 4 + 4 and all(r.is_prediction for r in detail)
+    # 7 forward curves x 4 probes x 5 loads (+ empty/full for the 3 transmit buffer curves),
+    # throughput gains 32 and 68 - 16 frames x 4 loads (140 Mb/s is a headline row for 68, a detail for 32), 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
+    # reverse 2 x 3, band 8 variants x 4 probes, transmit buffer grid 4 sizes
+    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 1 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
+    assert all(r.is_prediction for r in detail)
 
 
 def test_comparison_csv_writer_empty_cells(tmp_path):

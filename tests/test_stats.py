@@ -168,3 +168,34 @@ def test_log_axis_never_draws_a_whisker_below_what_the_interval_gives():
     x, m, el, eu = plot._yerr(s, True)
     assert list(el) == [0.0, pytest.approx(5e-3)]  # no lower whisker for a bound at 0
     assert list(eu) == [pytest.approx(2e-3), pytest.approx(1e-2)]
+
+
+def test_difference_interval_is_welchs_as_scipy_computes_it():
+    from scipy.stats import ttest_ind
+
+    a = np.array([94.1, 95.3, 93.0, 96.2, 94.8, 95.5])
+    b = np.array([91.9, 93.8, 92.4, 90.1, 94.0, 92.7, 93.1])
+    lo, hi = stats.difference_interval((a.size, a.mean(), a.std(ddof=1)), (b.size, b.mean(), b.std(ddof=1)))
+    ref = ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert (lo, hi) == (pytest.approx(ref.low, rel=1e-9), pytest.approx(ref.high, rel=1e-9))
+
+
+def test_ratio_interval_covers_the_true_ratio_about_95_percent():
+    rng = np.random.default_rng(16)
+    hits, trials = 0, 4000
+    for _ in range(trials):
+        a = rng.normal(10.0, 1.0, 6)
+        b = rng.normal(4.0, 0.5, 8)
+        lo, hi = stats.ratio_interval((6, a.mean(), a.std(ddof=1)), (8, b.mean(), b.std(ddof=1)))
+        assert 0 < lo < a.mean() / b.mean() < hi
+        hits += lo <= 2.5 <= hi
+    assert 0.93 <= hits / trials <= 0.97, hits / trials
+
+
+def test_comparison_intervals_need_three_values_and_some_spread():
+    assert all(math.isnan(x) for x in stats.difference_interval((2, 1.0, 0.1), (6, 1.0, 0.1)))
+    assert all(math.isnan(x) for x in stats.ratio_interval((6, 1.0, 0.0), (6, 2.0, 0.0)))
+    assert all(math.isnan(x) for x in stats.ratio_interval((6, 0.0, 0.1), (6, 2.0, 0.1)))
+    # one side without spread: the other's alone
+    lo, hi = stats.difference_interval((6, 5.0, 0.0), (6, 3.0, 1.0))
+    assert lo < 2.0 < hi and hi - 2.0 == pytest.approx(stats.t_quantile(6) / math.sqrt(6))

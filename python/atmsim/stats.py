@@ -76,7 +76,7 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
     "q_len_tail", "ring_utilisation", "spp_cell_loss", "mpp_frame_loss", "rev_frame_loss",
-    "sw_in_loss_ratio",
+    "sw_in_loss_ratio", "gw_tx_full", "gw_tx_empty",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
@@ -251,3 +251,47 @@ def target_satisfied(iv: Interval, rel_half_width: float) -> bool:
 def describe_target(iv: Interval) -> Optional[float]:
     rel = relative_half_width(iv)
     return None if math.isnan(rel) else rel
+
+
+# --- comparing two independent sweep points -------------------------------------------
+
+def difference_interval(a: tuple[int, float, float], b: tuple[int, float, float],
+                        confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Welch's interval for ``mean_a − mean_b`` from two independent sets of
+    replications, each given as ``(n, mean, std)``: ``d ± t(ν)·sqrt(s_a²/n_a + s_b²/n_b)``
+    with the Welch–Satterthwaite degrees of freedom ν.  NaNs with fewer than
+    :data:`MIN_N` values on a side or no spread on either."""
+    (na, ma, sa), (nb, mb, sb) = a, b
+    if na < MIN_N or nb < MIN_N or not all(map(math.isfinite, (ma, sa, mb, sb))):
+        return math.nan, math.nan
+    va, vb = sa * sa / na, sb * sb / nb
+    if va + vb == 0.0:
+        return math.nan, math.nan
+    half = _welch_t(va, na, vb, nb, confidence) * math.sqrt(va + vb)
+    return ma - mb - half, ma - mb + half
+
+
+def ratio_interval(a: tuple[int, float, float], b: tuple[int, float, float],
+                   confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Interval for ``mean_a / mean_b`` (both means > 0) from two independent sets of
+    replications ``(n, mean, std)``: the delta method on the log scale,
+    ``r·exp(±t(ν)·sqrt(c_a²/n_a + c_b²/n_b))`` with ``c = s/mean`` and Welch's ν.
+    Positive by construction; NaNs where :func:`difference_interval` gives none or a
+    mean is not > 0."""
+    (na, ma, sa), (nb, mb, sb) = a, b
+    if na < MIN_N or nb < MIN_N or not all(map(math.isfinite, (ma, sa, mb, sb))) or ma <= 0 or mb <= 0:
+        return math.nan, math.nan
+    va, vb = (sa / ma) ** 2 / na, (sb / mb) ** 2 / nb
+    if va + vb == 0.0:
+        return math.nan, math.nan
+    half = _welch_t(va, na, vb, nb, confidence) * math.sqrt(va + vb)
+    r = ma / mb
+    return r * math.exp(-half), r * math.exp(half)
+
+
+def _welch_t(va: float, na: int, vb: float, nb: int, confidence: float) -> float:
+    """Two-sided t quantile at Welch–Satterthwaite's degrees of freedom for the
+    variances of two means ``va``, ``vb`` (from ``na``, ``nb`` values)."""
+    den = (va * va / (na - 1) if va else 0.0) + (vb * vb / (nb - 1) if vb else 0.0)
+    nu = (va + vb) ** 2 / den
+    return float(stdtrit(nu, 0.5 + confidence / 2.0))

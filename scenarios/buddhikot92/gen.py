@@ -1,7 +1,7 @@
 """Generate the buddhikot92 scenario files (run: python scenarios/buddhikot92/gen.py).
 
 The files are written out in full (they are what `atmsim run`/`atmsim sweep` read);
-this script only keeps the eleven of them in step (the same ATM side, gateway and ring,
+this script only keeps them in step (the same ATM side, gateway and ring,
 each varying what its figure varies).  Edit here, regenerate, commit the .toml files
 too.  Every value and its source: docs/reproduce.md ("buddhikot92") and
 docs/models/gateway.md.
@@ -43,6 +43,11 @@ NPE_RATES_PER_MS = [25, 50, 100]
 NPE_LITERAL = 25                # the literal reading, 25 requests/us: the band's other edge
 NPE_SEGMENT = 8                 # section 6.3: segment size fixed at 8 cells
 NPE_BURSTS = [4, 43]            # section 6.3
+# Where Drop Frame? acts on a segment in error (docs/models/gateway.md, "Where the NPE sits"):
+# Figure 11's block order has the NPE serve it first ("serve", the files above); sections 6.3
+# and 7 count as NPE requests only the writes to the transmit buffer ("skip", npe_b*_skip.toml).
+# Only the rates with a knee are rerun: at 100/ms and 25/us no segment is in error at 8 cells.
+NPE_SKIP_RATES_PER_MS = [25, 50]
 
 # ---- offered load axis: the sum of the 8 mean rates (53-octet cells) ---------------------
 LOADS = [40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140]   # Mb/s, Figures 13-23 x axis
@@ -86,7 +91,7 @@ vc = {i}
     return "\n".join(out)
 
 
-def gateway(segment: int, tx: int, npe: float) -> str:
+def gateway(segment: int, tx: int, npe: float, in_error: str | None = None) -> str:
     conns = ", ".join(f'"{i}: {i} -> {(i - 1) % (STATIONS - 1) + 1}"' for i in range(1, CONNECTIONS + 1))
     return f"""[components.gw]
 kind = "atm_fddi_gateway"
@@ -96,7 +101,7 @@ max_frame = "{MAX_FRAME}"
 reassembly_frames = {REASSEMBLY}
 tx_buffer_frames = {tx}
 npe_rate = {npe!r}            # requests/us; {npe * 1000:g} requests/ms (see the header)
-clock = "{CLOCK}"
+{"" if in_error is None else f'npe_in_error = "{in_error}"   # a segment in error: NPE {in_error}s it (header)' + chr(10)}clock = "{CLOCK}"
 """
 
 
@@ -146,7 +151,7 @@ RING_FORWARD = ["1: 11 -> 2", "2: 21 -> 3", "3: 31 -> 1"]
 
 def forward(name: str, title: list[str], *, burst: int, pa: float, segment: int, tx: int,
             npe: float, loads: list[float], npe_axis: list[float] | None = None,
-            duration: str = DURATION, replications: int = REPLICATIONS) -> str:
+            duration: str = DURATION, replications: int = REPLICATIONS, in_error: str | None = None) -> str:
     base_mean = loads[len(loads) // 2] / CONNECTIONS
     grid = ""
     if npe_axis is not None:
@@ -172,7 +177,7 @@ kind = "fifo"
 rate = "{ATM_LINK}"
 capacity = "unlimited"
 
-{gateway(segment, tx, npe)}
+{gateway(segment, tx, npe, in_error)}
 {ring("bursty", BACKGROUND, RING_FORWARD)}
 [components.sink]
 kind = "sink"
@@ -341,6 +346,15 @@ def main() -> None:
                           "the unit's band, the literal 25 requests/us."],
             burst=b, pa=PEAK_TO_AVERAGE, segment=NPE_SEGMENT, tx=TX_FRAMES, npe=NPE_DEFAULT,
             loads=NPE_LOADS, npe_axis=axis, duration=NPE_DURATION, replications=NPE_REPLICATIONS)
+        files[f"npe_b{b}_skip"] = forward(
+            f"npe-b{b}-skip", [f"buddhikot92 section 6.3 (Figures 19-20): NPE rate R, burst factor {b} cells, the",
+                               "other reading of where Drop Frame? acts: a segment in error is dropped by the MPP",
+                               "before the NPE (only transmit buffer writes are NPE requests, sections 6.3 and 7).",
+                               "Segments of 8 cells, peak-to-average 2, buffers as in Table 3.  R = 25 and 50",
+                               "requests/ms (the rates with a knee; npe_b*.toml has Figure 11's order)."],
+            burst=b, pa=PEAK_TO_AVERAGE, segment=NPE_SEGMENT, tx=TX_FRAMES, npe=NPE_SKIP_RATES_PER_MS[0] / 1000,
+            loads=NPE_LOADS, npe_axis=[r / 1000 for r in NPE_SKIP_RATES_PER_MS], duration=NPE_DURATION,
+            replications=NPE_REPLICATIONS, in_error="skip")
     files["reverse"] = reverse()
     files["txdim"] = txdim()
     for name, axes in BAND_FILES.items():

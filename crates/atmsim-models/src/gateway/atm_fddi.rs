@@ -20,11 +20,11 @@
 
 use std::collections::VecDeque;
 
-use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally, TimeAverage};
 use atmsim_kernel::units::Size;
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime, CELL_BITS};
 
-use super::mpp::{Mpp, Step};
+use super::mpp::{InError, Mpp, Step};
 use super::spp::{CellFate, Request, Spp};
 use super::wucs_sar::{cells_for, SarCell, Segmenter, FLAG_FIRST, PAYLOAD_OCTETS};
 use crate::cell::{Cell, Frame, Msg, FLAG_EOP};
@@ -33,7 +33,7 @@ use crate::lan::fddi::mac::{FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::PayloadId;
 
-pub const PARAMS: [ParamSpec; 12] = [
+pub const PARAMS: [ParamSpec; 13] = [
     ParamSpec { name: "connections", ty: ParamType::StrList, default: None, required: true, help: "ICXT: \"VC: ICN -> STATION\" per active connection (cells on VC are reassembled into frames of connection ICN for FDDI station STATION; frames received for ICN leave on VC)", source: "buddhikot92 section 2 (MCHIP ICN tables); Table 2: 8 active connections" },
     ParamSpec { name: "segment_cells", ty: ParamType::Int { min: 1, max: 65_535 }, default: Some("85"), required: false, help: "negotiated MCHIP segment size, cells (the start sequence number table steps by it)", source: "buddhikot92 Table 3 (frame size assembled: 85 ATM cells)" },
     ParamSpec { name: "max_frame", ty: ParamType::Size, default: Some("4096 B"), required: false, help: "maximum FDDI frame (information field), bytes: one reassembly queue holds ⌈max_frame/45⌉ cells", source: "buddhikot92 Table 2" },
@@ -41,6 +41,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "tx_buffer_frames", ty: ParamType::Int { min: 0, max: 100_000 }, default: Some("16"), required: false, help: "transmit buffer, maximum-size frames (the paper: 16, 32, 68)", source: "buddhikot92 Table 3, section 6.4" },
     ParamSpec { name: "rx_buffer_frames", ty: ParamType::Int { min: 0, max: 100_000 }, default: Some("16"), required: false, help: "receive buffer (reverse path), frames", source: "buddhikot92 section 6.5" },
     ParamSpec { name: "npe_rate", ty: ParamType::Float { min: 0.0, max: 1e9 }, default: Some("100"), required: false, help: "NPE rate R, read requests per µs (one request per segment; it also stands for the frame copy)", source: "buddhikot92 section 6.3 (25 to 100 requests/µs; the rate of the other experiments is not given: atmsim convention, the fastest)" },
+    ParamSpec { name: "npe_in_error", ty: ParamType::Choice(&["serve", "skip"]), default: Some("serve"), required: false, help: "a segment marked InError: \"serve\" = the NPE serves its read request before Drop Frame? (FIFO turn, service time, held while the transmit buffer is full); \"skip\" = the MPP drops it on its frame status and acknowledges it at once (only transmit buffer writes are NPE requests)", source: "buddhikot92 Figure 11 (block order: serve) vs sections 6.3 and 7 (\"segment write requests\", \"requests of MPP to access the transmit buffer\": skip); the paper does not say which: docs/models/gateway.md" },
     ParamSpec { name: "clock", ty: ParamType::Time, default: Some("25 ns"), required: false, help: "clock cycle of the SPP/MPP hardware", source: "buddhikot92 Table 2" },
     ParamSpec { name: "mpp_cycles", ty: ParamType::Int { min: 0, max: 1_000_000 }, default: Some("4"), required: false, help: "forward MPP work per segment after the NPE: Drop Frame?, ICXT lookup, FDDI frame fields, header build, clock cycles", source: "atmsim convention (one cycle per block of Figure 11; the paper gives no counts)" },
     ParamSpec { name: "rev_cycles", ty: ParamType::Int { min: 0, max: 1_000_000 }, default: Some("1"), required: false, help: "reverse MPP work per frame: ICXT lookup to the ATM header, clock cycles", source: "atmsim convention (the paper gives no count)" },
@@ -48,7 +49,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "seq_modulus", ty: ParamType::Int { min: 2, max: 4_294_967_295 }, default: Some("65536"), required: false, help: "WUCS SAR sequence numbers count modulo this", source: "atmsim convention (the paper gives no width; wucs_sar::DEFAULT_SEQ_MODULUS)" },
 ];
 
-pub const PROBES: [ProbeSpec; 14] = [
+pub const PROBES: [ProbeSpec; 17] = [
     ProbeSpec { name: "gw_offered_load", unit: "Mb/s", kind: ProbeKind::Gauge, help: "ATM cells arriving at the AIC, 53-octet cells (value)" },
     ProbeSpec { name: "gw_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "gateway throughput (carried load): MCHIP segment data (45 octets per cell) of frames the FDDI MAC has sent from the transmit buffer (value)" },
     ProbeSpec { name: "spp_cell_loss", unit: "1", kind: ProbeKind::Gauge, help: "cell loss probability in the SPP: cells dropped because the reassembly buffer had no room / cells arrived (value)" },
@@ -58,6 +59,9 @@ pub const PROBES: [ProbeSpec; 14] = [
     ProbeSpec { name: "mpp_held_requests", unit: "requests", kind: ProbeKind::Counter, help: "read requests whose acknowledgement was held because the transmit buffer was full (count)" },
     ProbeSpec { name: "gw_tx_frames", unit: "frames", kind: ProbeKind::Counter, help: "frames written to the transmit buffer (count)" },
     ProbeSpec { name: "gw_tx_occupancy_max", unit: "frames", kind: ProbeKind::Gauge, help: "largest transmit buffer occupancy (value)" },
+    ProbeSpec { name: "gw_tx_level", unit: "frames", kind: ProbeKind::TimeAverage, help: "transmit buffer occupancy, frames written or being written and not yet sent (statistics mean: time average since warm-up, max)" },
+    ProbeSpec { name: "gw_tx_full", unit: "1", kind: ProbeKind::TimeAverage, help: "fraction of time the transmit buffer is full, so read acknowledgements are held (statistics mean: time average since warm-up)" },
+    ProbeSpec { name: "gw_tx_empty", unit: "1", kind: ProbeKind::TimeAverage, help: "fraction of time the transmit buffer is empty, so the gateway's MAC has nothing to send (statistics mean: time average since warm-up)" },
     ProbeSpec { name: "rev_rx_frames", unit: "frames", kind: ProbeKind::Counter, help: "reverse path: frames received from FDDI (count)" },
     ProbeSpec { name: "rev_rx_drops", unit: "frames", kind: ProbeKind::Counter, help: "reverse path: frames dropped at a full receive buffer or with an unknown ICN (count)" },
     ProbeSpec { name: "rev_cells", unit: "cells", kind: ProbeKind::Counter, help: "reverse path: cells sent on atm_out (count)" },
@@ -90,6 +94,7 @@ pub struct GatewayParams {
     pub tx_buffer_frames: u32,
     pub rx_buffer_frames: u32,
     pub npe_rate: f64,
+    pub npe_in_error: InError,
     pub clock: SimDuration,
     pub mpp_cycles: u64,
     pub rev_cycles: u64,
@@ -107,6 +112,7 @@ impl GatewayParams {
             tx_buffer_frames: p.need("tx_buffer_frames", Params::int)? as u32,
             rx_buffer_frames: p.need("rx_buffer_frames", Params::int)? as u32,
             npe_rate: p.need("npe_rate", Params::float)?,
+            npe_in_error: p.need_choice("npe_in_error", &[("serve", InError::Serve), ("skip", InError::Skip)])?,
             clock: p.need("clock", Params::time)?,
             mpp_cycles: p.need("mpp_cycles", Params::int)? as u64,
             rev_cycles: p.need("rev_cycles", Params::int)? as u64,
@@ -222,6 +228,9 @@ pub struct Gateway {
     held: u64,
     tx_written: u64,
     tx_max: u32,
+    tx_level: TimeAverage,
+    tx_full: TimeAverage,
+    tx_empty: TimeAverage,
     rev_rx: u64,
     rev_drops: u64,
     rev_cells: u64,
@@ -244,7 +253,7 @@ impl Gateway {
         let npe_time = SimDuration(npe_ps + p.mpp_cycles * p.clock.0);
         let cell_time = p.atm_rate.time_for_bits(CELL_BITS);
         Ok(Gateway {
-            mpp: Mpp::new(p.tx_buffer_frames),
+            mpp: Mpp::with(p.tx_buffer_frames, p.npe_in_error),
             conn_flow: vec![u32::MAX; table.len()],
             segmenters: vec![Segmenter::new(p.seq_modulus); table.len()],
             spp,
@@ -269,6 +278,9 @@ impl Gateway {
             held: 0,
             tx_written: 0,
             tx_max: 0,
+            tx_level: TimeAverage::new(SimTime::ZERO, 0.0),
+            tx_full: TimeAverage::new(SimTime::ZERO, 0.0),
+            tx_empty: TimeAverage::new(SimTime::ZERO, 1.0),
             rev_rx: 0,
             rev_drops: 0,
             rev_cells: 0,
@@ -281,16 +293,25 @@ impl Gateway {
         count(&mut self.dropped[cause].1, flow, n);
     }
 
+    /// After every change to the MPP: the transmit buffer's level, full and empty time.
     fn step(&mut self, s: Step, ctx: &mut Cx<'_>) {
-        if let Step::Serve(_) = s {
-            ctx.schedule_at(ctx.now.plus(self.npe_time), TAG_NPE);
+        let used = self.mpp.tx_used;
+        if f64::from(used) != self.tx_level.level() {
+            self.tx_level.set(ctx.now, f64::from(used));
+            self.tx_full.set(ctx.now, f64::from(u8::from(used >= self.mpp.tx_frames)));
+            self.tx_empty.set(ctx.now, f64::from(u8::from(used == 0)));
+        }
+        match s {
+            Step::Serve(_) => ctx.schedule_at(ctx.now.plus(self.npe_time), TAG_NPE),
+            Step::Dropped(r) => self.finish(r, ctx),
+            Step::Wait => {}
         }
     }
 
     fn request(&mut self, r: Request, ctx: &mut Cx<'_>) {
         self.segments += 1;
         let s = self.mpp.request(r);
-        if self.mpp.holding() {
+        if s != Step::Dropped(r) && self.mpp.holding() {
             self.held += 1;
         }
         self.step(s, ctx);
@@ -334,6 +355,13 @@ impl Gateway {
             ctx.fail("the NPE finished with no request in service".into());
             return;
         };
+        self.finish(r, ctx);
+        self.step(next, ctx);
+    }
+
+    /// A read request done (by the NPE, or dropped before it): acknowledge it to the
+    /// SPP; Drop Frame? drops a segment in error, else the frame is built and written.
+    fn finish(&mut self, r: Request, ctx: &mut Cx<'_>) {
         let i = r.conn as usize;
         let flow = self.conn_flow[i];
         // Acknowledgement: the SPP's queue is idle again.
@@ -353,7 +381,6 @@ impl Gateway {
             let octets = r.cells * PAYLOAD_OCTETS + FRAME_OVERHEAD_OCTETS;
             ctx.send(OUT_FDDI, Msg::Frame(Frame { born: r.first, flow: self.flow, octets, dst: c.station, seq: self.frame_seq, payload: PayloadId::NONE }));
         }
-        self.step(next, ctx);
     }
 
     /// The ring's notice: the MAC sent one of our frames.
@@ -468,6 +495,9 @@ impl Kind for Gateway {
         self.held = 0;
         self.tx_written = 0;
         self.tx_max = self.mpp.tx_used;
+        self.tx_level.reset(now);
+        self.tx_full.reset(now);
+        self.tx_empty.reset(now);
         self.rev_rx = 0;
         self.rev_drops = 0;
         self.rev_cells = 0;
@@ -487,6 +517,10 @@ impl Kind for Gateway {
         out.push(path, "mpp_held_requests", "count", self.held as f64, "requests");
         out.push(path, "gw_tx_frames", "count", self.tx_written as f64, "frames");
         out.push(path, "gw_tx_occupancy_max", "value", f64::from(self.tx_max), "frames");
+        out.push(path, "gw_tx_level", "mean", self.tx_level.mean(now), "frames");
+        out.push(path, "gw_tx_level", "max", self.tx_level.max(), "frames");
+        out.push(path, "gw_tx_full", "mean", self.tx_full.mean(now), "1");
+        out.push(path, "gw_tx_empty", "mean", self.tx_empty.mean(now), "1");
         out.push(path, "rev_rx_frames", "count", self.rev_rx as f64, "frames");
         out.push(path, "rev_rx_drops", "count", self.rev_drops as f64, "frames");
         out.push(path, "rev_cells", "count", self.rev_cells as f64, "cells");

@@ -10,6 +10,13 @@
 //! frame loss in the MPP), ICXT lookup, FDDI frame fields, header build; a frame
 //! written to the transmit buffer holds one of its `tx_frames` places until the FDDI
 //! MAC has sent it ([`Mpp::sent`]).
+//!
+//! Where Drop Frame? sits is read two ways ([`InError`]): Figure 11 draws the node
+//! processor first, so a segment in error takes its turn in the FIFO and the NPE's time
+//! before it is dropped (`Serve`, the default); sections 6.3 and 7 describe the NPE as
+//! handling the MPP's "segment write requests" to "access the transmit buffer", which a
+//! segment in error never makes, so the MPP drops it on the frame status and
+//! acknowledges it at once, without the NPE or a transmit buffer place (`Skip`).
 
 use std::collections::VecDeque;
 
@@ -18,12 +25,25 @@ use super::spp::Request;
 /// The forward MPP: request FIFO, node processor, transmit buffer occupancy.
 #[derive(Clone, Debug)]
 pub struct Mpp {
+    /// What the NPE does with a segment marked InError.
+    pub in_error: InError,
     pub waiting: VecDeque<Request>,
     /// The request the node processor is serving.
     pub serving: Option<Request>,
     /// Frames in the transmit buffer (written, not yet sent by the MAC).
     pub tx_used: u32,
     pub tx_frames: u32,
+}
+
+/// Where Drop Frame? acts on a segment marked InError (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InError {
+    /// Figure 11's block order: the NPE serves it (FIFO turn, service time, held while
+    /// the transmit buffer is full), then Drop Frame? drops it.
+    Serve,
+    /// Sections 6.3 and 7: only segments written to the transmit buffer are NPE
+    /// requests; one in error is dropped and acknowledged when its request arrives.
+    Skip,
 }
 
 /// What the caller does next.
@@ -33,11 +53,18 @@ pub enum Step {
     Wait,
     /// Start serving this request now (its service time is the caller's).
     Serve(Request),
+    /// A segment in error dropped before the NPE (`InError::Skip`): acknowledge it to
+    /// the SPP now; the node processor's state did not change.
+    Dropped(Request),
 }
 
 impl Mpp {
     pub fn new(tx_frames: u32) -> Mpp {
-        Mpp { waiting: VecDeque::new(), serving: None, tx_used: 0, tx_frames }
+        Mpp::with(tx_frames, InError::Serve)
+    }
+
+    pub fn with(tx_frames: u32, in_error: InError) -> Mpp {
+        Mpp { in_error, waiting: VecDeque::new(), serving: None, tx_used: 0, tx_frames }
     }
 
     /// The head request is held because the transmit buffer is full.
@@ -62,6 +89,9 @@ impl Mpp {
 
     /// A read request from the SPP.
     pub fn request(&mut self, r: Request) -> Step {
+        if r.in_error && self.in_error == InError::Skip {
+            return Step::Dropped(r);
+        }
         self.waiting.push_back(r);
         self.next()
     }
@@ -123,5 +153,32 @@ mod tests {
         assert_eq!(m.tx_used, 0);
         assert_eq!(m.request(req(3, false)), Step::Wait);
         assert_eq!(m.served(), (Some(req(2, true)), Step::Serve(req(3, false))));
+    }
+
+    #[test]
+    fn skip_drops_a_segment_in_error_without_the_npe_even_when_the_buffer_is_full() {
+        let mut m = Mpp::with(1, InError::Skip);
+        assert_eq!(m.request(req(1, false)), Step::Serve(req(1, false)));
+        // The NPE is busy and the transmit buffer is full: a segment in error is still
+        // dropped (and acknowledged) at once, and takes no place in the FIFO.
+        assert_eq!(m.request(req(2, true)), Step::Dropped(req(2, true)));
+        assert!(m.waiting.is_empty());
+        assert_eq!(m.request(req(3, false)), Step::Wait);
+        assert_eq!(m.served(), (Some(req(1, false)), Step::Wait), "buffer full: 3 is held");
+        assert_eq!(m.sent(), Step::Serve(req(3, false)));
+        assert_eq!(m.tx_used, 1);
+    }
+
+    #[test]
+    fn skip_serves_good_segments_exactly_as_serve_does() {
+        let mut a = Mpp::with(2, InError::Skip);
+        let mut b = Mpp::with(2, InError::Serve);
+        for r in [req(1, false), req(2, false), req(3, false)] {
+            assert_eq!(a.request(r), b.request(r));
+        }
+        assert_eq!(a.served(), b.served());
+        assert_eq!(a.served(), b.served());
+        assert_eq!(a.sent(), b.sent());
+        assert_eq!(a.tx_used, b.tx_used);
     }
 }

@@ -26,6 +26,15 @@ fn below_the_knee_carried_is_offered_times_45_over_53_and_the_books_balance() {
     // No loss below the knee.
     assert_eq!(probe(&r, "gw", "spp_cell_loss", "value"), 0.0);
     assert_eq!(probe(&r, "gw", "mpp_frame_loss", "value"), 0.0);
+    // Never held: the transmit buffer is never full. It is not empty while the MAC sends
+    // one of its frames (3,853 octets on the medium per 3,825 carried, at 100 Mb/s), so
+    // it is empty at most the rest of the time; and it does empty (the ring keeps up).
+    assert_eq!(probe(&r, "gw", "gw_tx_full", "mean"), 0.0);
+    let empty = probe(&r, "gw", "gw_tx_empty", "mean");
+    let sending = carried * 3853.0 / 3825.0 / 100.0;
+    assert!(empty > 0.0 && empty <= 1.0 - sending + 1e-3, "empty {empty}, sending {sending}");
+    let level = probe(&r, "gw", "gw_tx_level", "mean");
+    assert!(level >= 0.0 && level <= probe(&r, "gw", "gw_tx_level", "max") && level < 16.0, "level {level}");
     // What arrived and was not carried is at most what the gateway can hold at the
     // ends of the measurement window: 8 connections × 2 queues of ⌈4096/45⌉ = 92 cells,
     // plus 16 frames of at most 92 cells in the transmit buffer, 45 octets a cell.
@@ -94,8 +103,46 @@ fn above_the_knee_acks_are_held_and_the_spp_loses_cells() {
     eprintln!("offered {offered}, carried {carried}, cell loss {cell_loss}, frame loss {frame_loss}, held {}", probe(&r, "gw", "mpp_held_requests", "count"));
     assert!(probe(&r, "gw", "mpp_held_requests", "count") > 0.0);
     assert_eq!(probe(&r, "gw", "gw_tx_occupancy_max", "value"), 16.0);
+    assert_eq!(probe(&r, "gw", "gw_tx_level", "max"), 16.0);
+    // Held some of the time, and the MAC rarely starved.
+    let full = probe(&r, "gw", "gw_tx_full", "mean");
+    assert!(full > 0.0 && full < 1.0, "full {full}");
+    assert!(probe(&r, "gw", "gw_tx_empty", "mean") < full, "empty less often than full above the knee");
     assert!(cell_loss > 0.0 && frame_loss > 0.0);
     assert!(carried < 100.0 && carried < offered * 45.0 / 53.0);
+}
+
+/// Section 6.3 with 8-cell segments, R = 25 requests/ms and 140 Mb/s of cells: above the
+/// NPE's knee. With `npe_in_error = "skip"` the NPE's time goes only to segments written
+/// to the transmit buffer and the throughput stays at R × 8 cells × 45 octets = 72 Mb/s
+/// (the plateau 6.3 describes); with Figure 11's order ("serve") segments in error take
+/// the NPE's time too and the throughput falls below it.
+#[test]
+fn above_the_npe_knee_skip_holds_the_plateau_and_serve_falls_below_it() {
+    let mut over = vec![("gw.segment_cells".to_string(), "8".to_string()), ("gw.npe_rate".to_string(), "0.025".to_string())];
+    for k in 1..=8 {
+        over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
+        over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
+        over.push((format!("src{k}.burst_factor"), "\"4 cells\"".to_string()));
+        over.push((format!("src{k}.wucs_segment"), "8".to_string()));
+    }
+    let plateau = 25e3 * 8.0 * 45.0 * 8.0 / 1e6;
+    let mut got = Vec::new();
+    for reading in ["serve", "skip"] {
+        let mut o = over.clone();
+        o.push(("gw.npe_in_error".into(), format!("\"{reading}\"")));
+        let sc = example().with_overrides(&o).expect("override");
+        let r = run(&sc, 0);
+        assert!(r.ledger.violations().is_empty(), "{reading}: {:?}", r.ledger.violations());
+        let carried = probe(&r, "gw", "gw_throughput", "value");
+        eprintln!("{reading}: carried {carried} Mb/s, cell loss {}", probe(&r, "gw", "spp_cell_loss", "value"));
+        assert!(probe(&r, "gw", "spp_cell_loss", "value") > 0.05, "{reading}: above the knee the SPP loses cells");
+        got.push(carried);
+    }
+    let (serve, skip) = (got[0], got[1]);
+    // The NPE cannot serve more than R good segments a second (a few frames of slack at the window's ends).
+    assert!(skip <= plateau * 1.02 && skip >= plateau * 0.9, "skip {skip} vs plateau {plateau}");
+    assert!(serve < 0.8 * plateau, "serve {serve} vs plateau {plateau}");
 }
 
 /// With `gateway_notice` the gateway counts on a notice for every frame it hands to the
