@@ -18,6 +18,9 @@
 //!   opened it (the ledger books credit cells as generated here for that flow). One
 //!   credit VC per `credit_buffer` (the packer core supports four; one instance
 //!   returns credit to one upstream node).
+//! - `carrier = "header"` (the in-header variant): each credit entry leaves on its own
+//!   cell whose header carries it (VC = the credited VC, `credit_vc` unused), one entry
+//!   per cell, gathering up to 16 credits of its VC during `flush_after`.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -25,7 +28,8 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 use atmsim_wire::credit::CreditCellRepr;
 
-use super::packer::CreditPacker;
+use super::packer::{CreditPacker, ENTRIES_IN_HEADER};
+use super::{CARRIER, CARRIERS};
 use crate::cell::{book_in_flight, parse_vc_label, Cell, Drops, Msg};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, IN_MANY};
 use crate::link::transmitter::LineRateParams;
@@ -60,11 +64,13 @@ pub struct CreditBufferParams {
     pub buffer: u64,
     pub flush_after: SimDuration,
     pub credit_vc: String,
+    /// Credits in cell headers (in-header variant) rather than in credit cells.
+    pub in_header: bool,
 }
 
 impl CreditBufferParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string() })
+        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string(), in_header: p.need_choice("carrier", &CARRIERS)? })
     }
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.line.rate(None)?;
@@ -81,6 +87,7 @@ pub struct CreditBuffer {
     rate: Rate,
     buffer: u64,
     credit_vc: u32,
+    in_header: bool,
     queue: VecDeque<Cell>,
     per_vc: BTreeMap<u16, u64>,
     packer: CreditPacker,
@@ -102,9 +109,10 @@ impl CreditBuffer {
             rate: p.line.rate(None)?,
             buffer: p.buffer,
             credit_vc: parse_vc_label(&p.credit_vc).map_err(|m| ParamIssue::new("credit_vc", m))?,
+            in_header: p.in_header,
             queue: VecDeque::new(),
             per_vc: BTreeMap::new(),
-            packer: CreditPacker::new(1, p.flush_after),
+            packer: if p.in_header { CreditPacker::new(1, p.flush_after).with_entries_per_cell(ENTRIES_IN_HEADER) } else { CreditPacker::new(1, p.flush_after) },
             next_slot: None,
             flush: Timer::default(),
             open_flow: 0,
@@ -122,8 +130,10 @@ impl CreditBuffer {
             self.made_by_flow.resize(f + 1, 0);
         }
         self.made_by_flow[f] += 1;
+        // In the header the credited VC is the cell's own (VPI 0: the entry's VCI).
+        let vc = if self.in_header { c.entries().next().map_or(self.credit_vc, |e| u32::from(e.vci)) } else { self.credit_vc };
         let id = ctx.store().insert(Payload::Credit(c));
-        let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, self.credit_vc, self.seq) };
+        let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, vc, self.seq) };
         self.seq = self.seq.wrapping_add(1);
         ctx.send(1, Msg::Cell(cell));
     }
@@ -227,7 +237,7 @@ pub const KIND: KindInfo = KindInfo {
     kind: "credit_buffer",
     help: "downstream node of hop-by-hop credit flow control: a per-VC-limited buffer served at the line rate; as cells leave, credit entries (VCI, 1-16) are packed up to 24 per credit cell and sent on 'credits'",
     source: "evans96 (WAN credit flow control, downstream chip)",
-    params: &[&PARAMS],
+    params: &[&PARAMS, &CARRIER],
     inputs: &IN_MANY,
     outputs: &OUTPUTS,
     ports: None,
