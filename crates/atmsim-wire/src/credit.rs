@@ -177,8 +177,15 @@ impl CreditCellRepr {
     /// Adds one credit to the first entry for `vci` that holds fewer than 16; false if
     /// there is none (the caller then pushes a new entry).
     pub fn add_one(&mut self, vci: u16) -> bool {
+        self.add_one_up_to(vci, MAX_CREDIT)
+    }
+
+    /// Adds one credit to the first entry for `vci` that holds fewer than `max` (1 … 16;
+    /// a larger `max` counts as 16); false if there is none.
+    pub fn add_one_up_to(&mut self, vci: u16, max: u8) -> bool {
         let n = self.len();
-        match self.words[..n].iter_mut().find(|w| **w >> 4 == vci && **w & 0xf < 0xf) {
+        let below = u16::from(max.clamp(MIN_CREDIT, MAX_CREDIT) - 1);
+        match self.words[..n].iter_mut().find(|w| **w >> 4 == vci && **w & 0xf < below) {
             Some(w) => {
                 *w += 1;
                 true
@@ -276,6 +283,17 @@ mod tests {
         let mut r2 = r;
         assert_eq!(r2.push(CreditEntry { vci: 5, credit: 1 }), Err(WireError::CreditEntries { got: 25, max: 24 }));
         assert_eq!(r2, r, "a refused push leaves the cell unchanged");
+    }
+
+    #[test]
+    fn add_one_stops_at_the_entry_limit() {
+        let mut r = CreditCellRepr::new(&[CreditEntry { vci: 9, credit: 3 }]).unwrap();
+        assert!(!r.add_one_up_to(9, 3), "3 credits: full at a limit of 3");
+        assert!(r.add_one_up_to(9, 4));
+        assert_eq!(r.entry(0), CreditEntry { vci: 9, credit: 4 });
+        assert!(!r.add_one_up_to(10, 16), "no entry for VCI 10");
+        let mut full = CreditCellRepr::new(&[CreditEntry { vci: 9, credit: 16 }]).unwrap();
+        assert!(!full.add_one(9) && !full.add_one_up_to(9, 200), "never above 16");
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub struct CreditPacker {
     flush_after: SimDuration,
     /// Entries one carrier holds (1 … 24).
     per_cell: usize,
+    /// Credits one entry holds (1 … 16).
+    max_credit: u8,
     open: Vec<Open>,
     pub stats: PackerStats,
 }
@@ -63,13 +65,19 @@ impl CreditPacker {
     /// their parameters first).
     pub fn new(channels: usize, flush_after: SimDuration) -> CreditPacker {
         assert!((1..=MAX_CHANNELS).contains(&channels), "1 to 4 credit channels");
-        CreditPacker { flush_after, per_cell: ENTRIES_IN_CELL, open: vec![Open::default(); channels], stats: PackerStats::default() }
+        CreditPacker { flush_after, per_cell: ENTRIES_IN_CELL, max_credit: atmsim_wire::credit::MAX_CREDIT, open: vec![Open::default(); channels], stats: PackerStats::default() }
     }
 
     /// The same packer with at most `n` entries per carrier, clamped to 1 … 24
     /// ([`ENTRIES_IN_HEADER`] for the in-header variant).
     pub fn with_entries_per_cell(mut self, n: usize) -> CreditPacker {
         self.per_cell = n.clamp(1, ENTRIES_IN_CELL);
+        self
+    }
+
+    /// The same packer with at most `n` credits per entry, clamped to 1 … 16.
+    pub fn with_max_credit(mut self, n: u8) -> CreditPacker {
+        self.max_credit = n.clamp(1, atmsim_wire::credit::MAX_CREDIT);
         self
     }
 
@@ -82,9 +90,9 @@ impl CreditPacker {
     pub fn on_departure(&mut self, now: SimTime, channel: usize, vci: u16) -> Option<CreditCellRepr> {
         self.stats.credited += 1;
         let flush_after = self.flush_after;
-        let per_cell = self.per_cell;
+        let (per_cell, max_credit) = (self.per_cell, self.max_credit);
         let o = &mut self.open[channel];
-        if o.cell.add_one(vci) {
+        if o.cell.add_one_up_to(vci, max_credit) {
             return self.flush_zero(now, channel);
         }
         let sent = if o.cell.len() >= per_cell { Some(std::mem::take(o)) } else { None };
@@ -178,6 +186,18 @@ mod tests {
         }
         let sent = p.on_deadline(t(100));
         assert_eq!(sent[0].1.entries().collect::<Vec<_>>(), vec![e(7, 16), e(7, 1)], "the 17th space opens a second entry");
+    }
+
+    #[test]
+    fn smaller_entries_and_cells_by_parameter() {
+        let mut p = CreditPacker::new(1, SimDuration(100 * 1_000_000)).with_max_credit(4).with_entries_per_cell(2);
+        for i in 0..8 {
+            assert_eq!(p.on_departure(t(i), 0, 7), None, "departure {i}");
+        }
+        let full = p.on_departure(t(8), 0, 7).expect("a third entry: the 2-entry cell goes");
+        assert_eq!(full.entries().collect::<Vec<_>>(), vec![e(7, 4), e(7, 4)]);
+        assert_eq!(p.on_deadline(t(108))[0].1.entries().collect::<Vec<_>>(), vec![e(7, 1)]);
+        assert_eq!(CreditPacker::new(1, SimDuration(0)).with_max_credit(0).max_credit, 1, "clamped");
     }
 
     #[test]

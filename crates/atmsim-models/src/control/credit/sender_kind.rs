@@ -218,8 +218,8 @@ impl Kind for CreditSender {
 /// The `credit_sender` kind's declarations (registered in `lib.rs`).
 pub const KIND: KindInfo = KindInfo {
     kind: "credit_sender",
-    help: "upstream node of hop-by-hop credit flow control: per-VC queues, a VC sends only while it holds credit; credit cells on 'credits' feed an entry FIFO, one entry per cell cycle",
-    source: "evans96 (WAN credit flow control, upstream chip)",
+    help: "upstream node of hop-by-hop credit flow control: per-VC queues, a VC sends only while it holds credit; credit cells (or credit headers, carrier = \"header\") on 'credits' feed an entry FIFO, one entry per cell cycle; other cells arriving on 'credits' pass on 'rx'",
+    source: "evans96 (credit flow control, upstream chip; WAN and in-header variants)",
     params: &[&PARAMS, &CARRIER],
     inputs: &INPUTS,
     outputs: &OUTPUTS,
