@@ -1,5 +1,7 @@
 """evans96 — the MAGIC rate mismatch three ways (issue 17 item 5): TCP over the
-155 -> 100 Mb/s constriction with a small switch buffer (256 cells per VC), one stream,
+155 -> 100 Mb/s constriction with a small switch buffer (256 cells per VC), one stream
+(and likewise two streams from two hosts: two_streams*.toml, the credit control on the
+WAN hop, the KU switch's WAN port upstream),
 
 - without traffic control (``one-stream``, scenarios/lazarou96/mismatch.toml),
 - paced at 70 Mb/s in the adapter (``one-stream-paced``, mismatch_paced.toml),
@@ -30,7 +32,18 @@ from atmsim.reproduce.tcpbands import Variant, band_and_ablation, variant_experi
 from atmsim.stats import CONFIDENCE
 
 KEY = "magic-credit"
+KEY2 = "two-streams-credit"
 UNPACED, PACED = "one-stream", "one-stream-paced"
+#: (experiment, label, paper throughput Mb/s or None, the bottleneck port, its VCs'
+#: components): the six cases side by side.
+CASES = (
+    (UNPACED, "1 stream: no control", 0.87, "sw/p2", ("sw/p2/vc100",)),
+    (PACED, "1 stream: 70 Mb/s pacing", 68.2, "sw/p2", ("sw/p2/vc100",)),
+    (KEY, "1 stream: credit, W = 256", None, "sw/p2", ("sw/p2/vc100",)),
+    ("two-streams", "2 streams: no control", 1.6, "sw_edc/p2", ("sw_edc/p2/vc101", "sw_edc/p2/vc102")),
+    ("two-streams-paced", "2 streams: 70 Mb/s pacing", 52.3, "sw_edc/p2", ("sw_edc/p2/vc101", "sw_edc/p2/vc102")),
+    (KEY2, "2 streams: credit, W = 256", None, "sw_edc/p2", ("sw_edc/p2/vc101", "sw_edc/p2/vc102")),
+)
 #: The credit loop: the 8.8 ms MAGIC round trip (lazarou96 Table 1 / evans96).
 RTT_S = 8.8e-3
 CELL_BITS = 424
@@ -41,17 +54,21 @@ WINDOW_PARAM = "credit window = switch buffer per VC (evans96 gives none; 256 ce
 SWEEP = (1024, 2048, 3072)
 
 
-def _window(cells: int) -> dict[str, str]:
+def _window(cells: int, switch: str = "sw") -> dict[str, str]:
     c = f"{cells} cells"
-    return {"up.window": c, "down.buffer": c, "sw.vc_capacity": c}
+    return {"up.window": c, "down.buffer": c, f"{switch}.vc_capacity": c}
 
 
 VARIANTS: list[Variant] = (
     [Variant(KEY, f"w-{w}", WINDOW_PARAM, _window(w)) for w in (128, 512)]
     + [Variant(KEY, f"w-{w}", "credit window sweep", _window(w), in_band=False) for w in SWEEP]
+    + [Variant(KEY2, f"w-{w}", WINDOW_PARAM, _window(w, "sw_edc")) for w in (128, 512)]
 )
 BASE = (Experiment(KEY, "mismatch_credit.toml",
-                   "one stream, hop-by-hop credit flow control (window = switch buffer = 256 cells)"),)
+                   "one stream, hop-by-hop credit flow control (window = switch buffer = 256 cells)"),
+        Experiment(KEY2, "two_streams_credit.toml",
+                   "two streams, hop-by-hop credit flow control on the WAN hop (window = switch buffer = 256 "
+                   "cells per VC)"))
 #: The experiments evans96 runs for this part.
 EXPERIMENTS = BASE + variant_experiments(BASE, VARIANTS)
 
@@ -65,22 +82,23 @@ NOTES = [
 ]
 
 
-def _loss(res: ExperimentResult) -> Optional[tuple[float, Optional[float], Optional[float], str]]:
+def _loss(res: ExperimentResult, port: str = "sw/p2", vcs: tuple[str, ...] = ("sw/p2/vc100",)
+          ) -> Optional[tuple[float, Optional[float], Optional[float], str]]:
     """Cell loss ratio at the switch's TAXI port with a [0, 1] interval: the summary's
     Wilson interval when runs lost cells; with no loss in any run, the one-sided
     Clopper-Pearson bound for 0 drops among all the cells the port carried
     (1 - (1 - confidence)^(1/N), cells counted as independent trials: a lower bound on
     the uncertainty, said in the note)."""
-    v = point(res.stats, "sw/p2", "q_loss_ratio", "value")
+    v = point(res.stats, port, "q_loss_ratio", "value")
     if v is None:
         return None
     mean, lo, hi = v
     if mean > 0.0:
         return mean, lo, hi, "Wilson interval (effective sample size) over the runs"
-    sel = res.stats[(res.stats["component"] == "sw/p2/vc100") & (res.stats["probe"] == "port_tx_cells")]
+    sel = res.stats[res.stats["component"].isin(vcs) & (res.stats["probe"] == "port_tx_cells")]
     if sel.empty:
         return 0.0, 0.0, None, "no cell lost in any run"
-    n_cells = float(sel.iloc[0]["mean"]) * float(sel.iloc[0]["n"])
+    n_cells = float((sel["mean"].astype(float) * sel["n"].astype(float)).sum())
     upper = 1.0 - (1.0 - CONFIDENCE) ** (1.0 / n_cells) if n_cells > 0 else 1.0
     return 0.0, 0.0, upper, (f"no cell lost in any run; upper bound: one-sided Clopper-Pearson, 0 of "
                              f"{n_cells:.3g} cells")
@@ -98,35 +116,34 @@ def window_bound_mbps(cells: float) -> float:
 
 
 def analyse(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> tuple[list[Figure], list[ComparisonRow]]:
-    """The three-way rows (throughput and cell loss) and the figure."""
+    """The three-way rows (throughput and cell loss, one and two streams) and the figure."""
     rows: list[ComparisonRow] = []
-    cases = ((UNPACED, "no traffic control"), (PACED, "70 Mb/s cell pacing"),
-             (KEY, "hop-by-hop credit flow control, window 256 cells"))
-    if KEY in by_key:
-        t = _thr(by_key[KEY])
+    read = lambda res: (_thr(res) or (None,))[0]  # noqa: E731
+    for key, what in ((KEY, "one stream"), (KEY2, "two streams from two hosts (combined)")):
+        t = _thr(by_key.get(key))
+        if t is None:
+            continue
+        streams = 1 if key == KEY else 2
+        row = ComparisonRow(key, f"TCP throughput, {what}, hop-by-hop credit flow control (window = switch buffer "
+                            "= 256 cells per VC)", "Mb/s", *t,
+                            note=f"prediction (evans96 ref. [7] gives no number); window / round trip: "
+                                 f"{streams * window_bound_mbps(256):.2f} Mb/s")
+        row, _ = band_and_ablation(row, key, read, by_key, VARIANTS)
+        rows.append(row)
+    for w in SWEEP:
+        t = _thr(by_key.get(f"{KEY}~w-{w}"))
         if t is not None:
-            row = ComparisonRow(KEY, "TCP throughput, one stream, hop-by-hop credit flow control (window = switch "
-                                "buffer = 256 cells)", "Mb/s", *t,
-                                note=f"prediction (evans96 ref. [7] gives no number); window / round trip: "
-                                     f"{window_bound_mbps(256):.2f} Mb/s")
-            read = lambda res: (_thr(res) or (None,))[0]  # noqa: E731
-            row, _ = band_and_ablation(row, KEY, read, by_key, VARIANTS)
-            rows.append(row)
-        for w in SWEEP:
-            r = by_key.get(f"{KEY}~w-{w}")
-            t = _thr(r) if r is not None else None
-            if t is not None:
-                rows.append(ComparisonRow(KEY, f"credit window sweep: TCP throughput, one stream, window = switch buffer = {w} cells", "Mb/s",
-                                          *t, note=f"window / round trip: {window_bound_mbps(w):.1f} Mb/s",
-                                          detail=True))
-    for key, label in cases:
+            rows.append(ComparisonRow(KEY, f"credit window sweep: TCP throughput, one stream, window = switch buffer = "
+                                      f"{w} cells", "Mb/s", *t,
+                                      note=f"window / round trip: {window_bound_mbps(w):.1f} Mb/s", detail=True))
+    for key, label, _, port, vcs in CASES:
         res = by_key.get(key)
         if res is None or res.stats is None or res.stats.empty:
             continue
-        loss = _loss(res)
+        loss = _loss(res, port, vcs)
         if loss is not None:
             m, lo, hi, how = loss
-            rows.append(ComparisonRow(key, f"cell loss ratio at the switch's TAXI port, one stream, {label}", "1",
+            rows.append(ComparisonRow(key, f"cell loss ratio at the switch's TAXI port, {label}", "1",
                                       m, lo, hi, note=f"prediction (evans96 gives none); {how}"))
     fig = figure(by_key, out_dir, name)
     return ([fig] if fig is not None else []), rows
@@ -135,8 +152,7 @@ def analyse(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) ->
 def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> Optional[Figure]:
     """Three panels: TCP throughput and cell loss of the three controls side by side, and
     the credit-controlled throughput against the window with its window/RTT bound."""
-    cases = [(UNPACED, "unpaced", 0.87), (PACED, "paced 70 Mb/s", 68.2), (KEY, "credit, W = 256", None)]
-    have = [(k, lab, p, _thr(by_key.get(k)), by_key.get(k)) for k, lab, p in cases]
+    have = [(k, lab, p, _thr(by_key.get(k)), by_key.get(k), port, vcs) for k, lab, p, port, vcs in CASES]
     have = [h for h in have if h[3] is not None]
     if not have:
         return None
@@ -148,17 +164,17 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
     base = Path(out_dir) / "figures" / name / "magic_three_ways"
     base.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 9}):
-        fig = MplFigure(figsize=(11.0, 3.8), dpi=100)
+        fig = MplFigure(figsize=(12.0, 4.4), dpi=100)
         ax1, ax2, ax3 = fig.add_subplot(1, 3, 1), fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
         xs = list(range(len(have)))
-        for x, (_, lab, paper, t, res) in zip(xs, have):
+        for x, (_, lab, paper, t, res, port, vcs) in zip(xs, have):
             m, lo, hi = t
             err = [[m - lo if lo is not None else 0.0], [hi - m if hi is not None else 0.0]]
             ax1.bar(x, m, color="tab:blue", alpha=0.6)
             ax1.errorbar(x, m, yerr=err, color="k", capsize=3)
             if paper is not None:
                 ax1.plot(x, paper, "x", color="tab:red", markersize=9, markeredgewidth=2)
-            loss = _loss(res) if res is not None else None
+            loss = _loss(res, port, vcs) if res is not None else None
             if loss is not None:
                 lm, llo, lhi, _ = loss
                 ax2.bar(x, max(lm, 1e-7), color="tab:orange", alpha=0.6)
@@ -167,7 +183,7 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
                                  color="k", capsize=3)
         for ax in (ax1, ax2):
             ax.set_xticks(xs)
-            ax.set_xticklabels([h[1] for h in have], fontsize=8)
+            ax.set_xticklabels([h[1].replace(": ", ":\n") for h in have], fontsize=7, rotation=30, ha="right")
             ax.set_yscale("log")
             ax.grid(True, axis="y", which="both", alpha=0.3)
         ax1.set_ylabel("TCP throughput (Mb/s)")
@@ -184,7 +200,7 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
                          fmt="o-", color="tab:blue", capsize=3, label="credit-controlled (model)")
             grid = [w * k / 50 for w in (max(ws),) for k in range(1, 51)]
             ax3.plot(grid, [window_bound_mbps(g) for g in grid], "--", color="0.5", label="window / 8.8 ms")
-            for k, lab, paper in cases[:2]:
+            for k, lab in ((UNPACED, "unpaced"), (PACED, "paced 70 Mb/s")):
                 t = _thr(by_key.get(k))
                 if t is not None:
                     ax3.axhline(t[0], color="tab:green" if k == PACED else "tab:red", linestyle=":", linewidth=1,
@@ -201,9 +217,10 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
         fig.savefig(svg, format="svg", metadata={"Date": None})
     return Figure("magic_three_ways", "MAGIC rate mismatch three ways: unpaced, paced at 70 Mb/s, credit-controlled",
                   rel_path(png, out_dir), rel_path(svg, out_dir),
-                  "One TCP stream over the 155 -> 100 Mb/s MAGIC constriction (256 cells per VC). Left: TCP "
+                  "TCP over the 155 -> 100 Mb/s MAGIC constriction (256 cells per VC), one stream and two "
+                  "streams from two hosts (combined). Left: TCP "
                   f"throughput, mean and {CONFIDENCE:.0%} interval over the runs, paper measurements as crosses "
                   "(none for the credit case); middle: cells dropped at the switch's TAXI port over cells arriving "
                   "there, with a [0, 1] interval (zero loss is drawn at 1e-7 with its one-sided upper bound); "
-                  "right: the credit-controlled throughput against the window (= the switch buffer), the "
+                  "right: the one-stream credit-controlled throughput against the window (= the switch buffer), the "
                   "window-over-round-trip bound and the other two cases.")
