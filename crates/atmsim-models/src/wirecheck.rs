@@ -15,7 +15,7 @@
 
 use atmsim_wire::aal5::Aal5Repr;
 use atmsim_wire::cell::{HeaderRepr, HecOutcome, HecReceiver, Interface};
-use atmsim_wire::credit::{CreditCell, CreditCellRepr, CREDIT_PAYLOAD_LEN};
+use atmsim_wire::credit::{CreditCell, CreditCellRepr, CreditEntry, CREDIT_PAYLOAD_LEN};
 use atmsim_wire::icmp::{self, IcmpEchoRepr};
 use atmsim_wire::ipv4::{self, Ipv4Repr};
 use atmsim_wire::llc::{SnapRepr, ETHERTYPE_IPV4};
@@ -254,6 +254,41 @@ pub fn check_credit_bytes(cell: &Cell, bytes: &[u8; 53], credit: &CreditCellRepr
     Ok(())
 }
 
+/// The five header octets of the in-header credit `cell` carries (its one entry; the
+/// layout of `atmsim_wire::credit`: GFC = credit − 1, VPI 0, VCI = the credited VC, PTI
+/// 110).
+pub fn emit_credit_header(cell: &Cell, credit: &CreditCellRepr) -> Result<[u8; 5], String> {
+    let at = || format!("--check-wire: {} in-header credit (flow {})", vc_name(cell.vc), cell.flow);
+    if credit.len() != 1 {
+        return Err(format!("{}: {} entries; a header carries exactly one", at(), credit.len()));
+    }
+    let mut b = [0u8; 5];
+    credit.entry(0).header().and_then(|h| h.emit(&mut b)).map_err(|e| format!("{}: {e}", at()))?;
+    Ok(b)
+}
+
+/// The in-header credit round trip of the checking mode: the header emitted with its
+/// HEC, through the I.432 receiver, parsed back; the entry it carries must be the cell's
+/// one entry and name the cell's own VC.
+pub fn check_credit_header(cell: &Cell, credit: &CreditCellRepr) -> Result<(), String> {
+    let b = emit_credit_header(cell, credit)?;
+    check_credit_header_bytes(cell, b, credit)
+}
+
+/// Parses the header octets `bytes` of an in-header credit and compares the entry.
+pub fn check_credit_header_bytes(cell: &Cell, bytes: [u8; 5], credit: &CreditCellRepr) -> Result<(), String> {
+    let at = || format!("--check-wire: {} in-header credit (flow {})", vc_name(cell.vc), cell.flow);
+    let HecOutcome::Valid(ok) = HecReceiver::new().receive(bytes) else {
+        return Err(format!("{}: the HEC receiver refused the header", at()));
+    };
+    let h = HeaderRepr::parse(&ok, Interface::Uni).map_err(|e| format!("{}: {e}", at()))?;
+    let got = CreditEntry::from_header(&h).map_err(|e| format!("{}: {e}", at()))?;
+    if credit.len() != 1 || got != credit.entry(0) || cell.vc != u32::from(got.vci) {
+        return Err(format!("{}: the header carries {got:?}, the cell {:?}", at(), credit.entries().collect::<Vec<_>>()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,6 +419,27 @@ mod tests {
             Some(Send::ForwardRm(rm)) => rm,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_in_header_credit_round_trips_and_a_changed_gfc_is_caught() {
+        use atmsim_wire::credit::CreditEntry;
+        let c = CreditCellRepr::new(&[CreditEntry { vci: 100, credit: 9 }]).unwrap();
+        let cell = Cell::plain(atmsim_kernel::SimTime(0), 0, 100, 0);
+        check_credit_header(&cell, &c).expect("in-header credit");
+        let mut b = emit_credit_header(&cell, &c).unwrap();
+        assert_eq!(b[0] >> 4, 8, "GFC = credit - 1");
+        b[0] ^= 0x10; // one flipped GFC bit: the receiver's HEC sees it (emitted bytes must arrive valid)
+        assert!(check_credit_header_bytes(&cell, b, &c).unwrap_err().contains("HEC"));
+        let mut forged = [0u8; 5];
+        HeaderRepr { gfc: 7, ..CreditEntry { vci: 100, credit: 9 }.header().unwrap() }.emit(&mut forged).unwrap();
+        let e = check_credit_header_bytes(&cell, forged, &c).unwrap_err();
+        assert!(e.contains("carries"), "credit 8 in a header with a valid HEC against the cell's 9: {e}");
+        let other = Cell::plain(atmsim_kernel::SimTime(0), 0, 101, 0);
+        let e = check_credit_header(&other, &c).unwrap_err();
+        assert!(e.contains("carries"), "a header naming another VC than the cell's: {e}");
+        let two = CreditCellRepr::new(&[CreditEntry { vci: 100, credit: 1 }, CreditEntry { vci: 100, credit: 1 }]).unwrap();
+        assert!(check_credit_header(&cell, &two).unwrap_err().contains("exactly one"));
     }
 
     #[test]

@@ -22,7 +22,23 @@
 //! unassigned cells), which frees the all-zero entry to mark padding, so no count octet
 //! is needed. There is no CRC: a corrupted entry credits the wrong VC or amount, as in
 //! the paper's hardware.
+//!
+//! The in-header variant (the AN2 LAN, DEC FLOWmaster: "credits are transmitted in the
+//! cell headers"): one entry travels in a cell header on the hop, upstream. The paper
+//! gives no layout; atmsim's ([`CreditEntry::header`]):
+//!
+//! ```text
+//!  UNI header   GFC (4 bits) = credit − 1   VPI = 0   VCI = the credited VC (1 … 4095)
+//!               PTI = 110 (ITU-T I.361: reserved for traffic control and resource
+//!               management)   CLP = 0   HEC as usual; the 48 payload octets are zero
+//! ```
+//!
+//! The GFC field exists only at the UNI and a switch rewrites the VPI/VCI, so such a
+//! header cannot cross a network that does not implement the flow control: the reason
+//! the paper gives for the WAN variant ("the ATM header cannot be used for cell credits
+//! (as is done in the AN2) in the WAN").
 
+use crate::cell::{HeaderRepr, Interface};
 use crate::WireError;
 
 /// Payload octets of a credit cell.
@@ -36,6 +52,10 @@ pub const MIN_CREDIT: u8 = 1;
 pub const MAX_CREDIT: u8 = 16;
 /// The largest VCI an entry can name (12 bits).
 pub const MAX_VCI: u16 = 0x0fff;
+/// The payload type of a header carrying a credit in the in-header variant (I.361's
+/// "reserved for future traffic control and resource management functions"; atmsim's
+/// choice).
+pub const HEADER_CREDIT_PTI: u8 = 0b110;
 
 /// One credit entry: `credit` buffer spaces freed for the VC the upstream node sends on
 /// `vci`.
@@ -59,6 +79,24 @@ impl CreditEntry {
 
     fn word(&self) -> u16 {
         (self.vci << 4) | u16::from(self.credit - 1)
+    }
+
+    /// The cell header carrying this entry in the in-header variant (module docs): UNI,
+    /// GFC = credit − 1, VPI 0, VCI = the credited VC, PTI 110, CLP 0.
+    pub fn header(&self) -> Result<HeaderRepr, WireError> {
+        self.check()?;
+        Ok(HeaderRepr { interface: Interface::Uni, gfc: self.credit - 1, vpi: 0, vci: self.vci, pti: HEADER_CREDIT_PTI, clp: false })
+    }
+
+    /// The entry an in-header credit carries; an error for a header that is not one
+    /// (another PTI, a VPI, the NNI format) or names a VCI outside 1 … 4095.
+    pub fn from_header(h: &HeaderRepr) -> Result<CreditEntry, WireError> {
+        if h.interface != Interface::Uni || h.vpi != 0 || h.pti != HEADER_CREDIT_PTI {
+            return Err(WireError::NotCreditHeader { vpi: h.vpi, pti: h.pti });
+        }
+        let e = CreditEntry { vci: h.vci, credit: h.gfc + 1 };
+        e.check()?;
+        Ok(e)
     }
 }
 
@@ -139,8 +177,15 @@ impl CreditCellRepr {
     /// Adds one credit to the first entry for `vci` that holds fewer than 16; false if
     /// there is none (the caller then pushes a new entry).
     pub fn add_one(&mut self, vci: u16) -> bool {
+        self.add_one_up_to(vci, MAX_CREDIT)
+    }
+
+    /// Adds one credit to the first entry for `vci` that holds fewer than `max` (1 … 16;
+    /// a larger `max` counts as 16); false if there is none.
+    pub fn add_one_up_to(&mut self, vci: u16, max: u8) -> bool {
         let n = self.len();
-        match self.words[..n].iter_mut().find(|w| **w >> 4 == vci && **w & 0xf < 0xf) {
+        let below = u16::from(max.clamp(MIN_CREDIT, MAX_CREDIT) - 1);
+        match self.words[..n].iter_mut().find(|w| **w >> 4 == vci && **w & 0xf < below) {
             Some(w) => {
                 *w += 1;
                 true
@@ -241,6 +286,17 @@ mod tests {
     }
 
     #[test]
+    fn add_one_stops_at_the_entry_limit() {
+        let mut r = CreditCellRepr::new(&[CreditEntry { vci: 9, credit: 3 }]).unwrap();
+        assert!(!r.add_one_up_to(9, 3), "3 credits: full at a limit of 3");
+        assert!(r.add_one_up_to(9, 4));
+        assert_eq!(r.entry(0), CreditEntry { vci: 9, credit: 4 });
+        assert!(!r.add_one_up_to(10, 16), "no entry for VCI 10");
+        let mut full = CreditCellRepr::new(&[CreditEntry { vci: 9, credit: 16 }]).unwrap();
+        assert!(!full.add_one(9) && !full.add_one_up_to(9, 200), "never above 16");
+    }
+
+    #[test]
     fn an_empty_cell_is_all_zeros() {
         let bytes = [0u8; 48];
         let r = CreditCellRepr::parse(&CreditCell::new_checked(&bytes).unwrap()).unwrap();
@@ -274,7 +330,42 @@ mod tests {
         assert_eq!(CreditCellRepr::parse(&CreditCell::new_checked(&bytes).unwrap()), Err(WireError::CreditPadding { index: 0 }));
     }
 
+    #[test]
+    fn an_in_header_credit_by_hand() {
+        // VCI 100 credit 16: GFC 0xf, VPI 0, VCI 0x0064, PTI 110, CLP 0 →
+        // octets f0 00 06 4c, then the HEC.
+        let h = CreditEntry { vci: 100, credit: 16 }.header().unwrap();
+        let mut b = [0u8; 5];
+        h.emit(&mut b).unwrap();
+        assert_eq!(b[..4], [0xf0, 0x00, 0x06, 0x4c]);
+        let back = HeaderRepr::parse(&b, Interface::Uni).unwrap();
+        assert_eq!(CreditEntry::from_header(&back), Ok(CreditEntry { vci: 100, credit: 16 }));
+        let one = CreditEntry { vci: 4095, credit: 1 }.header().unwrap();
+        assert_eq!((one.gfc, one.vci, one.pti), (0, 4095, 0b110));
+    }
+
+    #[test]
+    fn headers_that_are_not_credits_are_refused() {
+        let good = CreditEntry { vci: 7, credit: 3 }.header().unwrap();
+        for bad in [HeaderRepr { pti: 0, ..good }, HeaderRepr { vpi: 1, ..good }, HeaderRepr { interface: Interface::Nni, gfc: 0, ..good }] {
+            assert!(matches!(CreditEntry::from_header(&bad), Err(WireError::NotCreditHeader { .. })), "{bad:?}");
+        }
+        assert!(matches!(CreditEntry::from_header(&HeaderRepr { vci: 0, ..good }), Err(WireError::FieldRange { .. })));
+        assert!(matches!(CreditEntry::from_header(&HeaderRepr { vci: 5000, ..good }), Err(WireError::FieldRange { .. })));
+        for credit in [0u8, 17] {
+            assert!(matches!(CreditEntry { vci: 7, credit }.header(), Err(WireError::FieldRange { .. })), "credit {credit}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn in_header_credits_round_trip(vci in 1u16..=4095, credit in 1u8..=16) {
+            let e = CreditEntry { vci, credit };
+            let mut b = [0u8; 5];
+            e.header().unwrap().emit(&mut b).unwrap();
+            prop_assert_eq!(CreditEntry::from_header(&HeaderRepr::parse(&b, Interface::Uni).unwrap()), Ok(e));
+        }
+
         #[test]
         fn emit_and_parse_round_trip(raw in proptest::collection::vec((1u16..=4095, 1u8..=16), 0..=24)) {
             let entries: Vec<CreditEntry> = raw.iter().map(|&(vci, credit)| CreditEntry { vci, credit }).collect();

@@ -116,6 +116,9 @@ pub enum WireError {
     /// word with VCI 0 and a non-zero credit field).
     #[error("credit cell entry {index} is neither an entry nor padding after padding")]
     CreditPadding { index: usize },
+    /// A header that does not carry an in-header credit (UNI format, VPI 0, PTI 110).
+    #[error("header (VPI {vpi}, PTI {pti:#05b}) does not carry a credit: an in-header credit has VPI 0 and PTI 0b110")]
+    NotCreditHeader { vpi: u16, pti: u8 },
     /// `emit` was given a payload of another length than the `Repr`'s `payload_len`
     /// (`data_len` for ICMP echo).
     #[error("payload of {got} octets for a header announcing {expected}")]

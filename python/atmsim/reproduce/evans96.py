@@ -22,6 +22,7 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
+from atmsim.reproduce import evans96_magic
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite, point, rel_path
 from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
 
@@ -91,7 +92,7 @@ class Evans96(Reproduction):
         Experiment("adaptive-shaping", "adaptive_shaping.toml",
                    "Bellcore trace through the adaptive and the static (i/m = 0.02) i-out-of-m shaper"),
     )
-    experiments = experiments + variant_experiments(experiments, TCP_VARIANTS)
+    experiments = experiments + variant_experiments(experiments, TCP_VARIANTS) + evans96_magic.EXPERIMENTS
 
     def notes(self) -> list[str]:
         return [
@@ -110,7 +111,7 @@ class Evans96(Reproduction):
             "(mean 1.68 Mb/s of cells) with all four coefficients 0.1; the detail rows and the figure give the "
             "band over coefficients 0.05-0.2 and speed-ups 5x-20x. Nothing is fitted to the paper's 11 and "
             "160 ms; how far the static delay lies from 160 ms depends almost entirely on the trace's speed.",
-        ]
+        ] + evans96_magic.NOTES
 
     def analyse(self, results: Sequence[ExperimentResult], out_dir: Path) -> tuple[list[Figure], list[ComparisonRow]]:
         by_key = {r.experiment.key: r for r in results if r.stats is not None and not r.stats.empty}
@@ -142,7 +143,8 @@ class Evans96(Reproduction):
             fig = shaping_figure(res.series, Path(out_dir), self.name)
             if fig is not None:
                 figures.append(fig)
-        return figures, rows
+        magic = evans96_magic.analyse(by_key, Path(out_dir), self.name)
+        return figures + magic[0], rows + magic[1]
 
 
 def _shaping_points(stats: pd.DataFrame) -> pd.DataFrame:

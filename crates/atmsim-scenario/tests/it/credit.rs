@@ -126,3 +126,116 @@ fn bad_credit_parameters_name_the_file_line_and_key() {
         assert!(e.starts_with(&format!("bad.toml:{line}: {key}: ")) && e.contains(want) && !e.contains('\n'), "{new}: {e}");
     }
 }
+
+// ---- The in-header variant (scenarios/examples/credit_lan.toml: credits in cell
+// headers on a direct back link; the same checks as the WAN variant's above).
+
+const LAN: &str = "scenarios/examples/credit_lan.toml";
+
+fn lan(over: &[(&str, &str)]) -> Scenario {
+    let text = std::fs::read_to_string(format!("{}/../../{LAN}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+    let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Scenario::from_text(&text, LAN).expect("load").with_overrides(&over).expect("override")
+}
+
+/// min(1, W / R) with the credit in a header on a direct back link: R is 2D plus the
+/// data cell's transmission on `fwd` (1 slot), the wait for the downstream slot (< 1),
+/// the credit's transmission on `back` (1) and the wait for the sender's next slot (< 1):
+/// R ∈ [2D + 2, 2D + 4]; the count is off by at most W cells at either end, as above.
+#[test]
+fn in_header_a_greedy_vc_gets_window_over_round_trip() {
+    let w = 64.0;
+    let (dur, warm) = (0.5, 0.05);
+    let t = dur - warm;
+    for km in [0.1, 10.0, 50.0, 200.0] {
+        let sc = lan(&[
+            ("fwd.length", &format!("\"{km} km\"")),
+            ("back.length", &format!("\"{km} km\"")),
+            ("up.window", "\"64 cells\""),
+            ("down.buffer", "\"64 cells\""),
+            ("scenario.duration", &format!("\"{dur} s\"")),
+            ("scenario.warmup", &format!("\"{warm} s\"")),
+        ]);
+        let r = run(&sc, 0);
+        let d = km * S_PER_KM / SLOT_S;
+        let edge = w * SLOT_S / t;
+        let lo = (w / (2.0 * d + 4.0)).min(1.0) - edge;
+        let hi = (w / (2.0 * d + 2.0)).min(1.0) + edge;
+        let got = probe(&r, "sink/vc100", "sink_throughput", "value") / 149.76;
+        assert!(got >= lo && got <= hi, "{km} km: throughput {got:.4} of the line, expected within [{lo:.4}, {hi:.4}] (D = {d:.1} slots)");
+        assert_eq!(probe(&r, "down", "credit_overflow_cells", "count"), 0.0, "{km} km");
+        // One header per credit: as many credit carriers as entries.
+        assert_eq!(probe(&r, "down", "credit_tx_cells", "count"), probe(&r, "down", "credit_entries_made", "count"), "{km} km");
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
+}
+
+/// No loss while the window is at most the buffer (DS-3 downstream behind the OC-3c hop,
+/// packing delay 10 us so one header gathers several credits); the window above the
+/// buffer overflows.
+#[test]
+fn in_header_no_cell_is_lost_while_credits_never_exceed_the_buffer() {
+    for (window, buffer, lossless) in [("16 cells", "16 cells", true), ("64 cells", "64 cells", true), ("64 cells", "16 cells", false)] {
+        let sc = lan(&[
+            ("up.window", &format!("\"{window}\"")),
+            ("down.buffer", &format!("\"{buffer}\"")),
+            ("down.phy", "\"DS-3\""),
+            ("down.flush_after", "\"10 us\""),
+            ("fwd.length", "\"20 km\""),
+            ("back.length", "\"20 km\""),
+            ("scenario.warmup", "\"0 s\""),
+        ]);
+        let r = run(&sc, 0);
+        let over = probe(&r, "down", "credit_overflow_cells", "count");
+        let (_, _, dropped, _) = r.ledger.totals();
+        if lossless {
+            assert_eq!((over, dropped), (0.0, 0), "window {window}, buffer {buffer}");
+            assert!(probe(&r, "down", "credit_buffer_max", "value") > 1.0, "cells did queue downstream");
+            assert!(probe(&r, "up", "credit_entries", "count") > 0.0);
+        } else {
+            assert!(over > 0.0, "window {window} over buffer {buffer} must overflow");
+        }
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
+}
+
+/// `--check-wire` round-trips each arriving credit header (GFC, VCI, PTI 110, HEC) and
+/// changes no trace; a WAN credit cell reaching a header-mode sender stops the run.
+#[test]
+fn in_header_credits_check_byte_exact_and_both_ends_must_agree() {
+    let mut sc = lan(&[("scenario.warmup", "\"0 s\""), ("scenario.duration", "\"5 ms\"")]);
+    let plain = run(&sc, 0);
+    sc.check_wire = true;
+    let r = run(&sc, 0);
+    assert_eq!((r.fingerprint, r.events), (plain.fingerprint, plain.events), "the checking mode changes no trace");
+    let rx = probe(&r, "up", "credit_rx_cells", "count");
+    assert!(rx > 100.0, "{rx} credit headers came back");
+    assert_eq!(r.ledger.wire_checked as f64, rx);
+    let mixed = lan(&[("down.carrier", "\"cell\""), ("down.flush_after", "\"10 us\""), ("scenario.warmup", "\"0 s\""), ("scenario.duration", "\"5 ms\"")]);
+    let e = mixed.run(mixed.seed, 0, &mut |_, _| true).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("carrier = \"header\""), "a credit cell at a header-mode sender: {e}");
+}
+
+/// The MAGIC case (scenarios/evans96/mismatch_credit.toml): credit control around an
+/// unchanged host and switch. The TCP acknowledgements and the credit cells share the
+/// back link and part at `up` (`rx` to the host); nothing is dropped anywhere, TCP data
+/// arrive, every credit cell and every PDU is checked byte-exact, and the checking mode
+/// changes no trace.
+#[test]
+fn the_magic_case_shares_the_back_link_with_tcp_and_loses_nothing() {
+    let text = std::fs::read_to_string(format!("{}/../../scenarios/evans96/mismatch_credit.toml", env!("CARGO_MANIFEST_DIR"))).expect("read");
+    let over: Vec<(String, String)> = [("scenario.duration", "\"1 s\""), ("scenario.warmup", "\"0 s\"")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut sc = Scenario::from_text(&text, "scenarios/evans96/mismatch_credit.toml").expect("load").with_overrides(&over).expect("override");
+    let plain = run(&sc, 0);
+    sc.check_wire = true;
+    let r = run(&sc, 0);
+    assert_eq!((r.fingerprint, r.events), (plain.fingerprint, plain.events), "the checking mode changes no trace");
+    let (_, _, dropped, _) = r.ledger.totals();
+    assert_eq!(dropped, 0, "no cell lost: the window (256) never exceeds the switch's buffer (256)");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let credits = probe(&r, "up", "credit_rx_cells", "count");
+    assert!(credits > 1000.0, "{credits} credit cells came back");
+    assert!(probe(&r, "sw/p1/vc200", "port_tx_cells", "count") > 0.0, "acknowledgements share the back link");
+    assert!(probe(&r, "sparc/tcp/vc100", "tcp_throughput", "count") > 0.0, "TCP data arrived");
+    assert!(r.ledger.wire_checked as f64 > credits, "credit cells and PDUs checked");
+}

@@ -18,6 +18,9 @@
 //!   opened it (the ledger books credit cells as generated here for that flow). One
 //!   credit VC per `credit_buffer` (the packer core supports four; one instance
 //!   returns credit to one upstream node).
+//! - `carrier = "header"` (the in-header variant): each credit entry leaves on its own
+//!   cell whose header carries it (VC = the credited VC, `credit_vc` unused), one entry
+//!   per cell, gathering up to 16 credits of its VC during `flush_after`.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -25,7 +28,8 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 use atmsim_wire::credit::CreditCellRepr;
 
-use super::packer::CreditPacker;
+use super::packer::{CreditPacker, ENTRIES_IN_HEADER};
+use super::{CARRIER, CARRIERS};
 use crate::cell::{book_in_flight, parse_vc_label, Cell, Drops, Msg};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, IN_MANY};
 use crate::link::transmitter::LineRateParams;
@@ -33,11 +37,13 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::timer::Timer;
 
-pub const PARAMS: [ParamSpec; 5] = [
+pub const PARAMS: [ParamSpec; 7] = [
     ParamSpec { name: "phy", ty: ParamType::Choice(&crate::link::transmitter::PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the rate the buffer is served at (give phy or rate)", source: "ITU-T I.432, ATM Forum UNI 3.1" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate the buffer is served at (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
     ParamSpec { name: "buffer", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "buffer spaces per VC (1 cell or more); cells beyond are dropped as credit_overflow", source: "atmsim convention (evans96 gives no size; equal to credit_sender's default window)" },
     ParamSpec { name: "flush_after", ty: ParamType::Time, default: Some("10 us"), required: false, help: "packing delay: an open credit cell is sent this long after its first entry (0: one credit cell per departing cell); a cell that cannot take another entry goes at once", source: "atmsim convention (evans96 gives no packing rule)" },
+    ParamSpec { name: "max_credit", ty: ParamType::Int { min: 1, max: 16 }, default: Some("16"), required: false, help: "largest credit one entry carries, buffer spaces (1 ... 16: the entry's 4-bit field)", source: "evans96 (\"the credit value can credit from 1 to 16 buffer spaces\")" },
+    ParamSpec { name: "entries_per_cell", ty: ParamType::Int { min: 1, max: 24 }, default: Some("24"), required: false, help: "credit entries packed into one credit cell (1 ... 24); carrier = \"header\" always carries 1", source: "evans96 (\"a maximum of 24 credit entries can be packaged into a single ATM cell\")" },
     ParamSpec { name: "credit_vc", ty: ParamType::Text, default: Some("0/4095"), required: false, help: "the VC label credit cells are sent on (\"VPI/VCI\", or a VCI alone for VPI 0)", source: "atmsim convention" },
 ];
 
@@ -60,16 +66,26 @@ pub struct CreditBufferParams {
     pub buffer: u64,
     pub flush_after: SimDuration,
     pub credit_vc: String,
+    /// Credits in cell headers (in-header variant) rather than in credit cells.
+    pub in_header: bool,
+    pub max_credit: u8,
+    pub entries_per_cell: usize,
 }
 
 impl CreditBufferParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string() })
+        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string(), in_header: p.need_choice("carrier", &CARRIERS)?, max_credit: p.need("max_credit", Params::int)? as u8, entries_per_cell: p.need("entries_per_cell", Params::int)? as usize })
     }
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.line.rate(None)?;
         if self.buffer == 0 {
             return Err(ParamIssue::new("buffer", "0 cells: give 1 cell or more"));
+        }
+        if !(1..=16).contains(&self.max_credit) {
+            return Err(ParamIssue::new("max_credit", format!("{}: an entry carries 1 to 16 credits", self.max_credit)));
+        }
+        if !(1..=atmsim_wire::credit::MAX_ENTRIES).contains(&self.entries_per_cell) {
+            return Err(ParamIssue::new("entries_per_cell", format!("{}: a credit cell holds 1 to 24 entries", self.entries_per_cell)));
         }
         parse_vc_label(&self.credit_vc).map_err(|m| ParamIssue::new("credit_vc", format!("{m}; give a VC label such as \"4095\" or \"1/32\"")))?;
         Ok(())
@@ -81,6 +97,7 @@ pub struct CreditBuffer {
     rate: Rate,
     buffer: u64,
     credit_vc: u32,
+    in_header: bool,
     queue: VecDeque<Cell>,
     per_vc: BTreeMap<u16, u64>,
     packer: CreditPacker,
@@ -102,9 +119,10 @@ impl CreditBuffer {
             rate: p.line.rate(None)?,
             buffer: p.buffer,
             credit_vc: parse_vc_label(&p.credit_vc).map_err(|m| ParamIssue::new("credit_vc", m))?,
+            in_header: p.in_header,
             queue: VecDeque::new(),
             per_vc: BTreeMap::new(),
-            packer: CreditPacker::new(1, p.flush_after),
+            packer: CreditPacker::new(1, p.flush_after).with_max_credit(p.max_credit).with_entries_per_cell(if p.in_header { ENTRIES_IN_HEADER } else { p.entries_per_cell }),
             next_slot: None,
             flush: Timer::default(),
             open_flow: 0,
@@ -122,8 +140,10 @@ impl CreditBuffer {
             self.made_by_flow.resize(f + 1, 0);
         }
         self.made_by_flow[f] += 1;
+        // In the header the credited VC is the cell's own (VPI 0: the entry's VCI).
+        let vc = if self.in_header { c.entries().next().map_or(self.credit_vc, |e| u32::from(e.vci)) } else { self.credit_vc };
         let id = ctx.store().insert(Payload::Credit(c));
-        let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, self.credit_vc, self.seq) };
+        let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, vc, self.seq) };
         self.seq = self.seq.wrapping_add(1);
         ctx.send(1, Msg::Cell(cell));
     }
@@ -225,9 +245,9 @@ impl Kind for CreditBuffer {
 /// The `credit_buffer` kind's declarations (registered in `lib.rs`).
 pub const KIND: KindInfo = KindInfo {
     kind: "credit_buffer",
-    help: "downstream node of hop-by-hop credit flow control: a per-VC-limited buffer served at the line rate; as cells leave, credit entries (VCI, 1-16) are packed up to 24 per credit cell and sent on 'credits'",
-    source: "evans96 (WAN credit flow control, downstream chip)",
-    params: &[&PARAMS],
+    help: "downstream node of hop-by-hop credit flow control: a per-VC-limited buffer served at the line rate; as cells leave, credit entries (VCI, 1-16) are packed up to 24 per credit cell and sent on 'credits' (carrier = \"header\": one entry per cell header, the AN2 LAN variant)",
+    source: "evans96 (credit flow control, downstream chip; WAN and in-header variants)",
+    params: &[&PARAMS, &CARRIER],
     inputs: &IN_MANY,
     outputs: &OUTPUTS,
     ports: None,

@@ -18,12 +18,18 @@
 //!   [`CreditPacker::on_deadline`]). `flush_after = 0` sends one credit cell per
 //!   departure, credit 1 (the packing delay is then only the caller's own order of
 //!   events at the instant).
+//! - the in-header variant (AN2 / DEC FLOWmaster) carries one entry per cell header:
+//!   [`CreditPacker::with_entries_per_cell`]`(1)`; the same rules then let one entry
+//!   gather up to 16 credits of its VC during the packing delay.
 
 use atmsim_kernel::{SimDuration, SimTime};
 use atmsim_wire::credit::{CreditCellRepr, CreditEntry};
 
 /// At most four credit VCs (evans96: "up to four VCs can be used to carry credits").
 pub const MAX_CHANNELS: usize = 4;
+/// Entries per carrier: a credit cell's 24 (WAN variant) or a header's one (in-header).
+pub const ENTRIES_IN_CELL: usize = atmsim_wire::credit::MAX_ENTRIES;
+pub const ENTRIES_IN_HEADER: usize = 1;
 
 #[derive(Clone, Debug, Default)]
 struct Open {
@@ -45,6 +51,10 @@ pub struct PackerStats {
 #[derive(Clone, Debug)]
 pub struct CreditPacker {
     flush_after: SimDuration,
+    /// Entries one carrier holds (1 … 24).
+    per_cell: usize,
+    /// Credits one entry holds (1 … 16).
+    max_credit: u8,
     open: Vec<Open>,
     pub stats: PackerStats,
 }
@@ -55,7 +65,20 @@ impl CreditPacker {
     /// their parameters first).
     pub fn new(channels: usize, flush_after: SimDuration) -> CreditPacker {
         assert!((1..=MAX_CHANNELS).contains(&channels), "1 to 4 credit channels");
-        CreditPacker { flush_after, open: vec![Open::default(); channels], stats: PackerStats::default() }
+        CreditPacker { flush_after, per_cell: ENTRIES_IN_CELL, max_credit: atmsim_wire::credit::MAX_CREDIT, open: vec![Open::default(); channels], stats: PackerStats::default() }
+    }
+
+    /// The same packer with at most `n` entries per carrier, clamped to 1 … 24
+    /// ([`ENTRIES_IN_HEADER`] for the in-header variant).
+    pub fn with_entries_per_cell(mut self, n: usize) -> CreditPacker {
+        self.per_cell = n.clamp(1, ENTRIES_IN_CELL);
+        self
+    }
+
+    /// The same packer with at most `n` credits per entry, clamped to 1 … 16.
+    pub fn with_max_credit(mut self, n: u8) -> CreditPacker {
+        self.max_credit = n.clamp(1, atmsim_wire::credit::MAX_CREDIT);
+        self
     }
 
     pub fn channels(&self) -> usize {
@@ -67,11 +90,12 @@ impl CreditPacker {
     pub fn on_departure(&mut self, now: SimTime, channel: usize, vci: u16) -> Option<CreditCellRepr> {
         self.stats.credited += 1;
         let flush_after = self.flush_after;
+        let (per_cell, max_credit) = (self.per_cell, self.max_credit);
         let o = &mut self.open[channel];
-        if o.cell.add_one(vci) {
+        if o.cell.add_one_up_to(vci, max_credit) {
             return self.flush_zero(now, channel);
         }
-        let sent = if o.cell.is_full() { Some(std::mem::take(o)) } else { None };
+        let sent = if o.cell.len() >= per_cell { Some(std::mem::take(o)) } else { None };
         let o = &mut self.open[channel];
         // In range by construction (the caller's VCI is validated, the credit is 1, the
         // cell is not full); an entry the format refuses is not counted.
@@ -165,6 +189,18 @@ mod tests {
     }
 
     #[test]
+    fn smaller_entries_and_cells_by_parameter() {
+        let mut p = CreditPacker::new(1, SimDuration(100 * 1_000_000)).with_max_credit(4).with_entries_per_cell(2);
+        for i in 0..8 {
+            assert_eq!(p.on_departure(t(i), 0, 7), None, "departure {i}");
+        }
+        let full = p.on_departure(t(8), 0, 7).expect("a third entry: the 2-entry cell goes");
+        assert_eq!(full.entries().collect::<Vec<_>>(), vec![e(7, 4), e(7, 4)]);
+        assert_eq!(p.on_deadline(t(108))[0].1.entries().collect::<Vec<_>>(), vec![e(7, 1)]);
+        assert_eq!(CreditPacker::new(1, SimDuration(0)).with_max_credit(0).max_credit, 1, "clamped");
+    }
+
+    #[test]
     fn a_25th_entry_sends_the_full_cell_first() {
         let mut p = CreditPacker::new(1, SimDuration(100 * 1_000_000));
         for v in 1..=24u16 {
@@ -178,6 +214,28 @@ mod tests {
         assert_eq!(full.entry(23), e(24, 1));
         assert_eq!(p.deadline(), Some(t(103)), "the new cell's own packing delay");
         assert_eq!(p.on_deadline(t(103))[0].1.entries().collect::<Vec<_>>(), vec![e(25, 1)]);
+    }
+
+    #[test]
+    fn in_header_one_entry_per_carrier_gathers_its_vcs_credit() {
+        let mut p = CreditPacker::new(1, SimDuration(10 * 1_000_000)).with_entries_per_cell(ENTRIES_IN_HEADER);
+        assert_eq!(p.on_departure(t(0), 0, 40), None);
+        assert_eq!(p.on_departure(t(1), 0, 40), None, "the open entry takes the VC's next credit");
+        let first = p.on_departure(t(2), 0, 41).expect("another VC needs a new carrier: the open one goes");
+        assert_eq!(first.entries().collect::<Vec<_>>(), vec![e(40, 2)]);
+        assert_eq!(p.deadline(), Some(t(12)), "the new carrier's own packing delay");
+        for i in 3..18 {
+            assert_eq!(p.on_departure(t(i), 0, 41), None, "departure {i}");
+        }
+        let full = p.on_departure(t(18), 0, 41).expect("17 credits: the first carrier holds 16");
+        assert_eq!(full.entries().collect::<Vec<_>>(), vec![e(41, 16)]);
+        assert_eq!(p.on_deadline(t(28))[0].1.entries().collect::<Vec<_>>(), vec![e(41, 1)]);
+        assert_eq!(p.stats, PackerStats { credited: 19, entries: 3, cells: 3 });
+        assert_eq!(p.pending_credit(), 0);
+
+        let mut z = CreditPacker::new(1, SimDuration(0)).with_entries_per_cell(0);
+        assert_eq!(z.per_cell, 1, "clamped to one entry");
+        assert_eq!(z.on_departure(t(0), 0, 5).map(|c| c.len()), Some(1));
     }
 
     #[test]

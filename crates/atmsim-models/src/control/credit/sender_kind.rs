@@ -16,14 +16,20 @@
 //!   the sender for the transmission and the propagation.
 //! - Data cells of a VC not listed in `vcs` are dropped (cause `credit_unknown_vc`).
 //! - A credit cell is consumed here; with `--check-wire` it is round-tripped through the
-//!   byte-exact format first. Any other cell on `credits` stops the run (a wiring error).
+//!   byte-exact format first (the credit cell's 53 octets, or with `carrier = "header"`
+//!   the header that carries the entry). Any other cell arriving on `credits` passes on
+//!   at once on `rx`: the upstream chip watches every cell arriving on the node's
+//!   receive side and takes out only the credit VCs (evans96), so the reverse traffic
+//!   of the hop (TCP acknowledgements) and its credits can share one link. A run whose
+//!   `credits` port receives such a cell with `rx` unconnected stops.
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, Rate, SimTime};
 
 use super::linecard::CreditLinecard;
+use super::{CARRIER, CARRIERS};
 use crate::cell::{book_in_flight, parse_vc_label, vc_name, Cell, Drops, Msg};
-use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, OUT};
+use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
@@ -45,6 +51,17 @@ pub const PROBES: [ProbeSpec; 5] = [
 ];
 
 pub const INPUTS: [PortSpec; 2] = [PortSpec::cells("in", true), PortSpec::cells("credits", true)];
+/// `out`: the data cells sent with credit; `rx`: the cells arriving on `credits` that
+/// are not credits (the hop's reverse traffic), passed on unchanged.
+pub const OUTPUTS: [PortSpec; 2] = [PortSpec::cells("out", false), PortSpec::cells("rx", false)];
+
+/// The ports: all required but `rx` (a hop without reverse traffic leaves it unused).
+fn ports(_p: &Params) -> Ports {
+    Ports {
+        inputs: INPUTS.iter().map(|i| PortDecl::new(i.name, i.multi, true)).collect(),
+        outputs: OUTPUTS.iter().map(|o| PortDecl::new(o.name, false, o.name != "rx")).collect(),
+    }
+}
 
 /// The `credit_sender` kind's parameters, bound.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,11 +69,13 @@ pub struct CreditSenderParams {
     pub line: LineRateParams,
     pub vcs: Vec<String>,
     pub window: u64,
+    /// Credits arrive in cell headers (in-header variant) rather than in credit cells.
+    pub in_header: bool,
 }
 
 impl CreditSenderParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(CreditSenderParams { line: LineRateParams::bind(p)?, vcs: p.need("vcs", Params::list)?.to_vec(), window: p.need("window", Params::cells)? })
+        Ok(CreditSenderParams { line: LineRateParams::bind(p)?, vcs: p.need("vcs", Params::list)?.to_vec(), window: p.need("window", Params::cells)?, in_header: p.need_choice("carrier", &CARRIERS)? })
     }
     /// The VCIs (VPI 0, VCI 1 ... 4095, each once).
     pub fn vcis(&self) -> Result<Vec<u16>, ParamIssue> {
@@ -98,6 +117,7 @@ pub fn credit_vci(label: &str) -> Result<u16, String> {
 #[derive(Clone, Debug)]
 pub struct CreditSender {
     rate: Rate,
+    in_header: bool,
     card: CreditLinecard<Cell>,
     /// The next slot's index while the clock runs.
     next_slot: Option<u64>,
@@ -109,7 +129,7 @@ pub struct CreditSender {
 impl CreditSender {
     pub fn new(p: CreditSenderParams) -> Result<CreditSender, ParamIssue> {
         p.validate()?;
-        Ok(CreditSender { rate: p.line.rate(None)?, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0) })
+        Ok(CreditSender { rate: p.line.rate(None)?, in_header: p.in_header, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0) })
     }
 
     fn wake(&mut self, ctx: &mut Cx<'_>) {
@@ -133,15 +153,21 @@ impl Kind for CreditSender {
                 return;
             }
         } else {
-            let credit = match ctx.store().take(cell.payload) {
-                Some(Payload::Credit(c)) => c,
-                other => {
-                    ctx.fail(format!("credit_sender: a cell on 'credits' ({}, flow {}) is not a credit cell (carries {other:?}); connect only credit cells there", vc_name(cell.vc), cell.flow));
+            let credit = match ctx.store().get(cell.payload) {
+                Some(Payload::Credit(c)) => *c,
+                _ => {
+                    // Not a credit: the hop's reverse traffic, passed on.
+                    ctx.send(1, Msg::Cell(cell));
                     return;
                 }
             };
+            ctx.store().take(cell.payload);
+            if self.in_header && (credit.len() != 1 || cell.vc != credit.entries().next().map_or(0, |e| u32::from(e.vci))) {
+                return ctx.fail(format!("credit_sender (carrier = \"header\"): a credit on {} (flow {}) with {} entries is not one header entry for its own VC; the downstream credit_buffer must use carrier = \"header\" too", vc_name(cell.vc), cell.flow, credit.len()));
+            }
             if ctx.store().check.on {
-                match wirecheck::check_credit_cell(&cell, &credit) {
+                let checked = if self.in_header { wirecheck::check_credit_header(&cell, &credit) } else { wirecheck::check_credit_cell(&cell, &credit) };
+                match checked {
                     Ok(()) => ctx.store().check.checked += 1,
                     Err(e) => return ctx.fail(e),
                 }
@@ -192,12 +218,12 @@ impl Kind for CreditSender {
 /// The `credit_sender` kind's declarations (registered in `lib.rs`).
 pub const KIND: KindInfo = KindInfo {
     kind: "credit_sender",
-    help: "upstream node of hop-by-hop credit flow control: per-VC queues, a VC sends only while it holds credit; credit cells on 'credits' feed an entry FIFO, one entry per cell cycle",
-    source: "evans96 (WAN credit flow control, upstream chip)",
-    params: &[&PARAMS],
+    help: "upstream node of hop-by-hop credit flow control: per-VC queues, a VC sends only while it holds credit; credit cells (or credit headers, carrier = \"header\") on 'credits' feed an entry FIFO, one entry per cell cycle; other cells arriving on 'credits' pass on 'rx'",
+    source: "evans96 (credit flow control, upstream chip; WAN and in-header variants)",
+    params: &[&PARAMS, &CARRIER],
     inputs: &INPUTS,
-    outputs: &OUT,
-    ports: None,
+    outputs: &OUTPUTS,
+    ports: Some(ports),
     probes: &[&PROBES],
     series: &[],
     is_source: false,

@@ -1,0 +1,45 @@
+"""Bad input to evans96's controls (issue 17, "Done when"): a credit entry of 0 or more
+than 16 credits, more than 24 entries per credit cell, i > m and m > 1023 in the
+i-out-of-m shaper each give one line naming the file, line and key, and exit code 2."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from test_cli import assert_one_line_error, line_of
+
+CREDIT = (ROOT / "scenarios" / "examples" / "credit_wan.toml").read_text()
+IOFM = (ROOT / "scenarios" / "examples" / "iofm_shaping.toml").read_text()
+
+
+@pytest.mark.parametrize("setting, key, valid", [
+    ("max_credit = 0", "components.down.max_credit", "16"),
+    ("max_credit = 17", "components.down.max_credit", "16"),
+    ("entries_per_cell = 25", "components.down.entries_per_cell", "24"),
+    ("entries_per_cell = 0", "components.down.entries_per_cell", "24"),
+])
+def test_credit_entries_out_of_range(cli, write_scenario, setting, key, valid):
+    text = CREDIT.replace('credit_vc = "0/4095"', f'credit_vc = "0/4095"\n{setting}')
+    path = write_scenario(text, "credit.toml")
+    err = assert_one_line_error(cli("run", str(path)), 2, contains=[key, valid])
+    assert f"credit.toml:{line_of(text, setting)}:" in err
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("i = 20", "i = 1001", "components.sh.i"),     # i > m = 1000
+    ("m = 1000", "m = 1024", "components.sh.m"),   # m's 10-bit field
+    ("m = 1000", "m = 10", "components.sh.i"),     # i = 20 > m
+])
+def test_iofm_window_out_of_range(cli, write_scenario, old, new, key):
+    text = IOFM.replace(f"\n{old}\n", f"\n{new}\n", 1)
+    assert new in text
+    path = write_scenario(text, "iofm.toml")
+    err = assert_one_line_error(cli("run", str(path)), 2, contains=[key])
+    assert "iofm.toml:" in err
+
+
+def test_per_vc_windows_out_of_range(cli, write_scenario):
+    for entry in ('"2 i=200 m=1024"', '"2 i=300 m=200"'):
+        text = IOFM.replace('"2 i=200 m=1000"', entry)
+        path = write_scenario(text, "vcs.toml")
+        assert_one_line_error(cli("run", str(path)), 2, contains=["components.sh.vcs"])
