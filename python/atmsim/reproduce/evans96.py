@@ -24,6 +24,7 @@ import pandas as pd
 
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite, point, rel_path
 from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
+from atmsim.reproduce import evans96_cells
 
 DEC_RANGE = "DEC 3000 per-segment time (lazarou96 Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (256 cells in lazarou96's model; evans96 gives none)"
@@ -80,8 +81,8 @@ class Evans96(Reproduction):
         "the 8.8 ms MAGIC path, whose switch port toward the TAXI host (256 cells per VC) is a 155 -> 100 Mb/s "
         "constriction; 128 KB windows, 64 KB ttcp writes. One stream and two streams from two hosts, each "
         "without traffic control and with the senders' VCs paced at 70 Mb/s in the adapter. Hosts, switches "
-        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. Only the TCP part "
-        "of the paper is reproduced here."
+        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. The cell-level "
+        "measurement (Figs 5-7), the OC-12c gateway (Figs 8-11) and Table 2: evans96_cells.py."
     )
     experiments = (
         Experiment("one-stream", "../lazarou96/mismatch.toml", "one stream, no pacing (lazarou96's scenario)"),
@@ -92,6 +93,7 @@ class Evans96(Reproduction):
                    "Bellcore trace through the adaptive and the static (i/m = 0.02) i-out-of-m shaper"),
     )
     experiments = experiments + variant_experiments(experiments, TCP_VARIANTS)
+    experiments = experiments + evans96_cells.EXPERIMENTS  # Figs 5-11, Table 2
 
     def notes(self) -> list[str]:
         return [
@@ -142,7 +144,8 @@ class Evans96(Reproduction):
             fig = shaping_figure(res.series, Path(out_dir), self.name)
             if fig is not None:
                 figures.append(fig)
-        return figures, rows
+        cell_figures, cell_rows = evans96_cells.analyse(results, Path(out_dir), self.name)
+        return figures + cell_figures, rows + cell_rows
 
 
 def _shaping_points(stats: pd.DataFrame) -> pd.DataFrame:

@@ -6,7 +6,7 @@
 //! Figs 5–11).
 //!
 //! ```text
-//!   in ──►[ slot of each cell on the monitored line ─► chip registers, histograms ]──► out
+//!   in (many) ──►[ slot of each cell on the monitored line ─► chip registers, histograms ]──► out
 //! ```
 //!
 //! *Slots.* The monitored line is slotted from time zero at its cell rate (`phy` or
@@ -176,8 +176,8 @@ pub const PROBES: [ProbeSpec; 12] = [
     ProbeSpec { name: "meas_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "cell rate seen, 424 bits per cell, in all and per monitored VC (value)" },
     ProbeSpec { name: "meas_payload_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "ATM payload rate seen, 384 bits per cell (value)" },
     ProbeSpec { name: "meas_window_rate", unit: "Mb/s", kind: ProbeKind::Tally, help: "cell rate (424 bits per cell) over each whole capture window after the warm-up (count, mean, std, min, max)" },
-    ProbeSpec { name: "meas_interarrival", unit: "slots", kind: ProbeKind::Tally, help: "slots from one cell to the next on the line (count, mean, std, min, max)" },
-    ProbeSpec { name: "meas_interarrival_hist", unit: "1", kind: ProbeKind::Histogram, help: "fraction of interarrivals of n slots (statistics slots_1 … slots_<hist_slots>, slots_gt_<hist_slots>)" },
+    ProbeSpec { name: "meas_interarrival", unit: "slots", kind: ProbeKind::Tally, help: "slots from one cell to the next on the line, and per monitored VC from one of its cells to the next (count, mean, std, min, max)" },
+    ProbeSpec { name: "meas_interarrival_hist", unit: "1", kind: ProbeKind::Histogram, help: "fraction of interarrivals of n slots, on the line and per monitored VC (statistics slots_1 … slots_<hist_slots>, slots_gt_<hist_slots>)" },
     ProbeSpec { name: "meas_idle_hist", unit: "1", kind: ProbeKind::Histogram, help: "fraction of inter-idle-cell times of n slots, from one idle slot to the next (statistics slots_1 …, slots_gt_<hist_slots>)" },
     ProbeSpec { name: "meas_interarrival_acf", unit: "1", kind: ProbeKind::Histogram, help: "autocorrelation of the recorded interarrival sequence at lags 1..acf_lags (statistics lag_<k>)" },
     ProbeSpec { name: "meas_trace", unit: "VC label", kind: ProbeKind::Histogram, help: "the VCI trace: statistic slot_<k> (k slots after the first slot after the warm-up) = the VC label of the cell in it; idle slots have no row" },
@@ -299,6 +299,8 @@ pub struct MeasureNode {
     first_slot: Option<u64>,
     cells: u64,
     vc_cells: BTreeMap<u32, u64>,
+    /// Per monitored VC: the slot of its last cell, its interarrivals and their histogram.
+    vc_gaps: BTreeMap<u32, (Option<u64>, Tally, SlotHist)>,
     /// All cells ever seen (for series).
     total: u64,
     interarrival: Tally,
@@ -335,6 +337,7 @@ impl MeasureNode {
             first_slot: None,
             cells: 0,
             vc_cells: BTreeMap::new(),
+            vc_gaps: BTreeMap::new(),
             total: 0,
             interarrival: Tally::default(),
             ia_hist: SlotHist::new(h),
@@ -371,7 +374,16 @@ impl MeasureNode {
 
     fn observe(&mut self, cell: &Cell, now: SimTime) {
         let k = self.slot_of(now);
-        self.chip.cell(k, cell.vc, self.auto);
+        let monitored = self.chip.cell(k, cell.vc, self.auto);
+        if monitored {
+            let h = self.params.hist_slots;
+            let e = self.vc_gaps.entry(cell.vc).or_insert_with(|| (None, Tally::default(), SlotHist::new(h)));
+            if let Some(s) = e.0 {
+                e.1.add((k - s) as f64);
+                e.2.add(k - s);
+            }
+            e.0 = Some(k);
+        }
         self.total += 1;
         self.close_windows(now);
         self.window_cells += 1;
@@ -426,6 +438,10 @@ impl crate::kind::Kind for MeasureNode {
         self.first_slot = None;
         self.cells = 0;
         self.vc_cells.clear();
+        for e in self.vc_gaps.values_mut() {
+            e.1.reset();
+            e.2.clear();
+        }
         self.interarrival.reset();
         self.ia_hist.clear();
         self.idle_hist.clear();
@@ -480,6 +496,10 @@ impl crate::kind::Kind for MeasureNode {
                 out.push(&sub, "meas_burst_size", "value", n as f64 / regs.bursts as f64, "cells");
             }
             out.push(&sub, "meas_throughput", "value", mbps(n, CELL_BITS), "Mb/s");
+            if let Some((_, t, h)) = self.vc_gaps.get(&vc) {
+                t.report(out, &sub, "meas_interarrival", "slots", 1.0);
+                h.report(out, &sub, "meas_interarrival_hist");
+            }
         }
     }
     fn ledger(&self, _l: &mut Ledger) {}
@@ -498,7 +518,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     help: "evans96's gateway measurement chips on a slotted line (pass-through): per-VC 24-bit cell count, stopped flag, burst count with the same-VC exception; interarrival and inter-idle histograms, autocorrelation, VCI trace, capture-window rates",
     source: "evans96 (traffic and pacing measurement FPGAs)",
     params: &[&PARAMS],
-    inputs: &crate::kind::IN_ONE,
+    inputs: &crate::kind::IN_MANY,
     outputs: &crate::kind::OUT,
     ports: None,
     probes: &[&PROBES],
