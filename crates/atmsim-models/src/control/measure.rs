@@ -28,8 +28,11 @@
 //!   the last cell before it.
 //!
 //! The registers "can be read and cleared by the LCP" ([`MeasurementChip::read_and_clear`]).
-//! The adaptive i/m shaper ([`crate::control::iofm`]) keeps its own copy of the cell and
-//! burst counts (one idle slot ends a burst there).
+//! The i/m controller ([`crate::control::iofm`]) drives one on its output: its bursts
+//! feed the adaptive shaper (one idle slot ends a burst there, as the shaper has always
+//! counted them) and its stopped flags are the `iofm_stopped` probe. In this kind no
+//! controller drives the flag, so it reads 0 unless the VC was stopped through
+//! [`MeasurementChip::stop`].
 
 use std::collections::BTreeMap;
 
