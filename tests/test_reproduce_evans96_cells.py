@@ -25,14 +25,16 @@ def test_rows_carry_the_papers_numbers_and_the_table2_total_is_the_sum():
     t2 = _stats([(f"{rcv}/tcp/vc{vc}", "tcp_throughput", "value", v * 1e6)
                  for (_, rcv, vc, _, _), v in zip(cells.TABLE2, (100.0, 110.0, 120.0, 130.0))])
     by_key = {
-        "cells-unpaced": _result("cells-unpaced", _stats([("chip", "meas_throughput", "value", 149.76)])),
-        "cells-paced": _result("cells-paced", _stats([("chip", "meas_throughput", "value", 5.52),
+        "cells-unpaced": _result("cells-unpaced", _stats([("chip/vc101", "meas_throughput", "value", 149.76),
+                                                          ("chip", "meas_throughput", "value", 449.0)])),
+        "cells-paced": _result("cells-paced", _stats([("chip/vc101", "meas_throughput", "value", 5.52),
                                                       ("alpha_tioc/tcp/vc101", "tcp_throughput", "value", 4.9712e6)])),
         "gateway-oc12c": _result("gateway-oc12c", _stats([("rx_probe", "meas_payload_throughput", "value", 542.53)])),
         "table2": _result("table2", t2),
     }
     rows = {r.quantity: r for r in cells.rows(by_key)}
-    assert rows["mean cell-level throughput, unpaced ttcp stream (measurement chip)"].paper_value == 142.0
+    unpaced = rows["mean cell-level throughput, unpaced ttcp stream (measurement chip)"]
+    assert unpaced.paper_value == 142.0 and unpaced.simulated == 149.76, "the ttcp VC's rate, not the line's"
     assert rows["mean cell-level throughput, 5 Mb/s pacing (measurement chip)"].paper_value == 5.3
     pps = rows["5 Mb/s pacing: packets per second (9140-octet segments)"]
     assert pps.paper_value == 67.0 and pps.simulated == pytest.approx(4.9712e6 / (9140 * 8))

@@ -136,7 +136,8 @@ def _value(res: Optional[ExperimentResult], comp: str, probe: str, stat: str, sc
 
 
 def _row(by_key: Mapping[str, ExperimentResult], key: str, quantity: str, unit: str, comp: str, probe: str,
-         stat: str, paper: Optional[float], note: str, scale: float = 1.0, detail: bool = False) -> list[ComparisonRow]:
+         stat: str, paper: Optional[float], note: str, scale: float = 1.0, detail: bool = False,
+         band: bool = True) -> list[ComparisonRow]:
     res = by_key.get(key)
     if res is None:
         return []
@@ -144,6 +145,8 @@ def _row(by_key: Mapping[str, ExperimentResult], key: str, quantity: str, unit: 
     if v is None:
         return []
     row = ComparisonRow(key, quantity, unit, *v, paper_value=paper, note=note, detail=detail)
+    if not band:
+        return [row]
     row, abl = band_and_ablation(row, key, lambda r: _value(r, comp, probe, stat, scale), by_key, VARIANTS)
     return [row] + abl
 
@@ -153,9 +156,10 @@ def rows(by_key: Mapping[str, ExperimentResult]) -> list[ComparisonRow]:
     out: list[ComparisonRow] = []
     m = "evans96, measured"
     out += _row(by_key, "cells-unpaced", "mean cell-level throughput, unpaced ttcp stream (measurement chip)", "Mb/s",
-                "chip", "meas_throughput", "value", 142.0, m)
+                "chip/vc101", "meas_throughput", "value", 142.0, m)
     out += _row(by_key, "cells-unpaced", "unpaced: lowest 18-ms capture", "Mb/s", "chip", "meas_window_rate", "min",
-                None, "spread of the paper's 18-ms capture", detail=True)
+                None, "spread of the paper's 18-ms capture (the line; the default has no other traffic)",
+                detail=True, band=False)
     out += _row(by_key, "cells-unpaced", "unpaced: TCP-layer throughput (ttcp -r)", "Mb/s", "alpha_tioc/tcp/vc101",
                 "tcp_throughput", "value", None, "paper: 'consistent with the observed application-layer throughput'",
                 scale=1e-6, detail=True)
@@ -163,13 +167,14 @@ def rows(by_key: Mapping[str, ExperimentResult]) -> list[ComparisonRow]:
                 "alpha_tioc/tcp/vc101", "tcp_throughput", "value", None,
                 "paper: 'between 170 and 1200 packets/s'", scale=1.0 / (9140 * 8))
     out += _row(by_key, "cells-paced", "mean cell-level throughput, 5 Mb/s pacing (measurement chip)", "Mb/s",
-                "chip", "meas_throughput", "value", 5.3, m)
+                "chip/vc101", "meas_throughput", "value", 5.3, m)
     out += _row(by_key, "cells-paced", "5 Mb/s pacing: packets per second (9140-octet segments)", "1/s",
                 "alpha_tioc/tcp/vc101", "tcp_throughput", "value", 67.0, "evans96: '5 Mb/s or 67 packets/s'",
                 scale=1.0 / (9140 * 8))
     for stat, what in (("min", "lowest"), ("max", "highest")):
         out += _row(by_key, "cells-paced", f"5 Mb/s pacing: {what} 18-ms capture", "Mb/s", "chip", "meas_window_rate",
-                    stat, None, "spread of the paper's 18-ms capture", detail=True)
+                    stat, None, "spread of the paper's 18-ms capture (the line; the default has no other traffic)",
+                    detail=True, band=False)
     out += _row(by_key, "cells-paced", "5 Mb/s pacing: std of the VC's interarrivals (spread of Fig 6)", "OC-12c slots",
                 "chip/vc101", "meas_interarrival", "std", None, "the paper shows the spread, gives no number", detail=True)
     out += _row(by_key, "gateway-oc12c", "OC-12c gateway payload throughput, four OC-3c sources (rx probe)", "Mb/s",
@@ -263,6 +268,7 @@ def figures(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) ->
             for i, (key, label) in enumerate((("cells-unpaced", "unpaced"), ("cells-paced", "paced at 5 Mb/s"))):
                 ax = fig.add_subplot(2, 1, i + 1)
                 tr = _prefixed(stats[key], "chip", "meas_trace", "slot_")
+                tr = tr[tr == 101]  # the ttcp VC (values are VC labels)
                 t_ms = tr.index.values * OC12C_SLOT_US / 1e3
                 ax.vlines(t_ms, 0, 1, linewidth=0.6, color="tab:blue")
                 ax.set_yticks([])
@@ -273,8 +279,8 @@ def figures(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) ->
             fig.tight_layout()
             png, svg = _save(fig, figdir / "fig7_time_series", out_dir)
             out.append(Figure("fig7", "Figure 7 — time series of cell arrivals for paced and unpaced streams", png,
-                              svg, "Each line is one cell seen by the chip (VCI trace); the unpaced trace covers "
-                                   "2,000 slots (1.4 ms), the paced one 20,000 (14 ms)."))
+                              svg, "Each line is one cell of the ttcp VC seen by the chip (its VCI trace), over the "
+                                   "first 20,000 OC-12c slots (14 ms) after the warm-up."))
         gw = [(f"gateway-oc12c{s}", lab) for s, lab in (("", "saturated (default)"),
                                                          (f"{SEP}load-0.99", "0.99 load"),
                                                          (f"{SEP}load-0.97", "0.97 load")) if f"gateway-oc12c{s}" in stats]
