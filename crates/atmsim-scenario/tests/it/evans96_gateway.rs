@@ -74,3 +74,26 @@ kind = "sink"
     let t = probe(&r, "chip", "meas_throughput", "value");
     assert!((t - 599.04).abs() < 0.5, "{t}");
 }
+
+#[test]
+fn bad_chip_and_gap_values_are_one_clear_line() {
+    let chip = |extra: &str| {
+        format!(
+            "connections = [\"src -> chip\", \"chip -> s\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\nvc = 5\n[components.chip]\nkind = \"measurement_chip\"\n{extra}\n[components.s]\nkind = \"sink\"\n"
+        )
+    };
+    let e = err(&chip("phy = \"OC-12c\"\nmax_vcs = 2\nvcs = [\"1\", \"2\", \"3\"]"));
+    assert!(e.contains("components.chip.vcs") && e.contains("max_vcs = 2"), "{e}");
+    let e = err(&chip("phy = \"OC-12c\"\nmax_vcs = 128"));
+    assert!(e.contains("components.chip.max_vcs") && e.contains("127"), "{e}");
+    let e = err(&chip("max_vcs = 3"));
+    assert!(e.contains("phy") && e.contains("rate"), "{e}");
+    let e = err(&chip("phy = \"OC-12c\"\nwindow = \"0 s\""));
+    assert!(e.contains("components.chip.window"), "{e}");
+    let sw = "connections = [\"src -> sw.p1\", \"sw.p2 -> s\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\nvc = 5\n[components.sw]\nkind = \"switch\"\nports = 2\nbuffering = \"input-output\"\nvc_slot_gap = 0\nvcs = [\"p1:5 -> p2:5\"]\n[components.s]\nkind = \"sink\"\n";
+    let e = err(sw);
+    assert!(e.contains("components.sw.vc_slot_gap") && e.contains("1"), "{e}");
+    for e in [err(sw), err(&chip("max_vcs = 3"))] {
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
