@@ -154,6 +154,7 @@ models! {
     Hold(hold::Hold) = [hold::KIND],
     FddiRing(lan::fddi::ring::Ring, boxed) = [lan::fddi::ring::KIND],
     AtmFddiGateway(gateway::atm_fddi::Gateway, boxed) = [gateway::atm_fddi::KIND],
+    MeasurementChip(control::measure::MeasureNode, boxed) = [control::measure::KIND],
 }
 
 /// Looks a kind up by name.

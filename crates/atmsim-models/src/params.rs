@@ -507,6 +507,7 @@ mod tests {
             ("pacer", "rate", s("1 Mb/s")),
             ("gcra", "pcr", s("1 Mb/s")),
             ("iofm", "phy", s("OC-3c")),
+            ("measurement_chip", "phy", s("OC-12c")),
             ("iofm", "i", Raw::Int(1)),
             ("iofm", "m", Raw::Int(10)),
             ("abr_source", "pcr", s("149.76 Mb/s")),

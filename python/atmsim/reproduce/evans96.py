@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
-from atmsim.reproduce import evans96_magic
+from atmsim.reproduce import evans96_cells, evans96_magic
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite, point, rel_path
 from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
 
@@ -81,8 +81,9 @@ class Evans96(Reproduction):
         "the 8.8 ms MAGIC path, whose switch port toward the TAXI host (256 cells per VC) is a 155 -> 100 Mb/s "
         "constriction; 128 KB windows, 64 KB ttcp writes. One stream and two streams from two hosts, each "
         "without traffic control and with the senders' VCs paced at 70 Mb/s in the adapter. Hosts, switches "
-        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. Only the TCP part "
-        "of the paper is reproduced here."
+        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. The cell-level "
+        "measurement (Figs 5-7), the OC-12c gateway (Figs 8-11) and Table 2: evans96_cells.py; the MAGIC case "
+        "under hop-by-hop credit control beside the unpaced and paced ones: evans96_magic.py."
     )
     experiments = (
         Experiment("one-stream", "../lazarou96/mismatch.toml", "one stream, no pacing (lazarou96's scenario)"),
@@ -93,6 +94,7 @@ class Evans96(Reproduction):
                    "Bellcore trace through the adaptive and the static (i/m = 0.02) i-out-of-m shaper"),
     )
     experiments = experiments + variant_experiments(experiments, TCP_VARIANTS) + evans96_magic.EXPERIMENTS
+    experiments = experiments + evans96_cells.EXPERIMENTS  # Figs 5-11, Table 2
 
     def notes(self) -> list[str]:
         return [
@@ -143,8 +145,9 @@ class Evans96(Reproduction):
             fig = shaping_figure(res.series, Path(out_dir), self.name)
             if fig is not None:
                 figures.append(fig)
-        magic = evans96_magic.analyse(by_key, Path(out_dir), self.name)
-        return figures + magic[0], rows + magic[1]
+        magic_figures, magic_rows = evans96_magic.analyse(by_key, Path(out_dir), self.name)
+        cell_figures, cell_rows = evans96_cells.analyse(results, Path(out_dir), self.name)
+        return figures + magic_figures + cell_figures, rows + magic_rows + cell_rows
 
 
 def _shaping_points(stats: pd.DataFrame) -> pd.DataFrame:

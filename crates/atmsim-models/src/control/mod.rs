@@ -8,4 +8,5 @@ pub mod buffer_policy;
 pub mod credit;
 pub mod gcra;
 pub mod iofm;
+pub mod measure;
 pub mod pacer;

@@ -31,6 +31,13 @@
 //! stream), `oldest-first` (the head cell that arrived first; ties in round-robin
 //! order).
 //!
+//! *Every-other-slot restriction* (`vc_slot_gap`): in the DEC AN2, "a single source
+//! cannot transmit back-to-back cells. It can transmit, at maximum, during every other
+//! cell slot" (evans96), which "restricts any VC's maximum rate to 400 Mb/s (half the
+//! capacity)". With a gap of g, a head cell whose VC (on its input) crossed the fabric
+//! in slot s does not contend before slot s + g; meanwhile it blocks its input like
+//! any head cell. g = 1 (the default) is no restriction; the AN2 is g = 2.
+//!
 //! The arbitration itself is sans-IO: [`InputStage::slot`] takes the routes and
 //! returns the transfers of one slot; the switch schedules the slots and delivers.
 
@@ -92,6 +99,10 @@ pub struct InputStage {
     /// Scratch: per output, the inputs contending for it in this slot.
     contenders: Vec<Vec<u16>>,
     touched: Vec<u16>,
+    /// Smallest number of slots between two transfers of one VC (1: no restriction).
+    vc_gap: u64,
+    /// Per (input, VC label): the last slot a cell of it crossed (only with vc_gap > 1).
+    last_slot: std::collections::HashMap<(u16, u32), u64>,
 }
 
 impl InputStage {
@@ -107,7 +118,16 @@ impl InputStage {
             waiting: 0,
             contenders: vec![Vec::new(); outputs],
             touched: Vec::new(),
+            vc_gap: 1,
+            last_slot: std::collections::HashMap::new(),
         }
+    }
+
+    /// The same stage where a VC crosses the fabric at most once in any `gap` slots
+    /// (2: the AN2's every-other-slot restriction; 1 or 0: none).
+    pub fn with_vc_gap(mut self, gap: u64) -> Self {
+        self.vc_gap = gap.max(1);
+        self
     }
 
     /// Whether no cell waits anywhere.
@@ -138,11 +158,11 @@ impl InputStage {
         self.queues.iter().flatten().for_each(|w| f(&w.cell));
     }
 
-    /// One fabric slot. `routes[r]` lists route r's branches (output port first). Each
+    /// Fabric slot `now_slot` (slot numbers increase from call to call). `routes[r]` lists route r's branches (output port first). Each
     /// output with contenders grants one input; each granted head cell is sent to those
     /// outputs, and leaves its buffer once no branch is pending. Transfers come in
     /// output order.
-    pub fn slot(&mut self, routes: &[Vec<(u16, u32, u16)>], out: &mut Vec<Transfer>) {
+    pub fn slot(&mut self, now_slot: u64, routes: &[Vec<(u16, u32, u16)>], out: &mut Vec<Transfer>) {
         out.clear();
         for &o in &self.touched {
             self.contenders[o as usize].clear();
@@ -150,6 +170,9 @@ impl InputStage {
         self.touched.clear();
         for (i, q) in self.queues.iter().enumerate() {
             let Some(head) = q.front() else { continue };
+            if self.vc_gap > 1 && self.last_slot.get(&(i as u16, head.cell.vc)).is_some_and(|&s| now_slot < s + self.vc_gap) {
+                continue;
+            }
             let Some(branches) = routes.get(head.route as usize) else { continue };
             for (b, br) in branches.iter().enumerate().take(MAX_BRANCHES) {
                 if head.pending & (1u64 << b) != 0 {
@@ -173,6 +196,9 @@ impl InputStage {
             let Some(b) = branches.iter().take(MAX_BRANCHES).enumerate().position(|(b, br)| br.0 as usize == o && head.pending & (1u64 << b) != 0) else { continue };
             head.pending &= !(1u64 << b);
             let last = head.pending == 0;
+            if self.vc_gap > 1 {
+                self.last_slot.insert((winner, head.cell.vc), now_slot);
+            }
             out.push(Transfer { input: winner, route: head.route, branch: b as u16, cell: head.cell, last });
             if last {
                 self.queues[w].pop_front();
@@ -247,12 +273,80 @@ mod tests {
         let mut out = Vec::new();
         let mut order = Vec::new();
         for _ in 0..9 {
-            s.slot(&r, &mut out);
+            s.slot(0, &r, &mut out);
             assert_eq!(out.len(), 1, "one output, one cell per slot");
             order.push(out[0].input);
         }
         assert_eq!(order, vec![0, 1, 2, 0, 1, 2, 0, 1, 2]);
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn every_other_slot_a_lone_vc_crosses_in_alternate_slots() {
+        // One input, one VC, five cells waiting: with the AN2's gap of 2 it crosses in
+        // slots 0, 2, 4, 6, 8 and nothing in the slots between.
+        let mut s = stage(Arbitration::RoundRobin, None).with_vc_gap(2);
+        for _ in 0..5 {
+            assert!(s.admit(0, 0, 1, cell(7), SimTime(0)));
+        }
+        let r = routes();
+        let mut out = Vec::new();
+        let mut crossed = Vec::new();
+        for k in 0..10 {
+            s.slot(k, &r, &mut out);
+            crossed.extend(out.iter().map(|_| k));
+        }
+        assert_eq!(crossed, vec![0, 2, 4, 6, 8]);
+        // Without the restriction: back to back.
+        let mut s = stage(Arbitration::RoundRobin, None);
+        for _ in 0..5 {
+            assert!(s.admit(0, 0, 1, cell(7), SimTime(0)));
+        }
+        let mut crossed = Vec::new();
+        for k in 0..10 {
+            s.slot(k, &r, &mut out);
+            crossed.extend(out.iter().map(|_| k));
+        }
+        assert_eq!(crossed, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn every_other_slot_two_inputs_fill_the_output_in_round_robin() {
+        // Two inputs with one VC each to output 0: they alternate and the output is busy
+        // every slot, though neither VC crosses in two consecutive slots.
+        let mut s = stage(Arbitration::RoundRobin, None).with_vc_gap(2);
+        for _ in 0..4 {
+            assert!(s.admit(0, 0, 1, cell(1), SimTime(0)));
+            assert!(s.admit(1, 0, 1, cell(2), SimTime(0)));
+        }
+        let r = routes();
+        let mut out = Vec::new();
+        let mut order = Vec::new();
+        for k in 0..8 {
+            s.slot(k, &r, &mut out);
+            assert_eq!(out.len(), 1, "slot {k}: one cell");
+            order.push(out[0].input);
+        }
+        assert_eq!(order, vec![0, 1, 0, 1, 0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn every_other_slot_is_per_vc_on_an_input() {
+        // One input with two VCs interleaved in its FIFO: VC 1, VC 2, VC 1, VC 2 — each
+        // cell's VC did not cross in the slot before, so they go back to back; VC 1, VC 1
+        // waits one slot (head-of-line).
+        let mut s = stage(Arbitration::RoundRobin, None).with_vc_gap(2);
+        for v in [1, 2, 1, 2, 2] {
+            assert!(s.admit(0, 0, 1, cell(v), SimTime(0)));
+        }
+        let r = routes();
+        let mut out = Vec::new();
+        let mut got = Vec::new();
+        for k in 0..7 {
+            s.slot(k, &r, &mut out);
+            got.push(out.first().map(|t| t.cell.vc));
+        }
+        assert_eq!(got, vec![Some(1), Some(2), Some(1), Some(2), None, Some(2), None]);
     }
 
     #[test]
@@ -265,7 +359,7 @@ mod tests {
         let mut out = Vec::new();
         let mut order = Vec::new();
         for _ in 0..3 {
-            s.slot(&r, &mut out);
+            s.slot(0, &r, &mut out);
             order.push(out[0].input);
         }
         assert_eq!(order, vec![1, 2, 0]);
@@ -283,7 +377,7 @@ mod tests {
                     s.admit(i, 0, 1, cell(1), SimTime(0));
                 }
             }
-            s.slot(&r, &mut out);
+            s.slot(0, &r, &mut out);
             wins[out[0].input as usize] += 1;
         }
         // Binomial(3000, 1/3): mean 1000, sd 25.8; 5 sd either side.
@@ -301,11 +395,11 @@ mod tests {
         s.admit(1, 0, 1, cell(3), SimTime(0));
         let r = routes();
         let mut out = Vec::new();
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         // Output 0 grants input 0; output 1 has no contender: input 0's second cell waits
         // behind its head (head-of-line blocking).
         assert_eq!(out.iter().map(|t| (t.input, t.cell.vc)).collect::<Vec<_>>(), vec![(0, 1)]);
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         // Now input 0's head wants output 1 and input 1's wants output 0: both move.
         let mut got: Vec<_> = out.iter().map(|t| (t.input, t.cell.vc)).collect();
         got.sort_unstable();
@@ -321,7 +415,7 @@ mod tests {
         s.admit(1, 0, 1, cell(9), SimTime(0));
         let r = routes();
         let mut out = Vec::new();
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         // Output 0 grants input 0 (pointer 0), output 1 grants input 0 as well: the
         // multicast cell goes to both branches in one slot and leaves.
         assert_eq!(out.len(), 2);
@@ -329,7 +423,7 @@ mod tests {
         assert_eq!((out[1].input, out[1].branch, out[1].last), (0, 1, true));
         assert_eq!(s.len(0), 0);
         // Next slot: output 0's pointer moved past input 0, input 1 is served.
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         assert_eq!((out[0].input, out[0].cell.vc), (1, 8));
     }
 
@@ -339,14 +433,14 @@ mod tests {
         let r = routes();
         let mut out = Vec::new();
         s.admit(0, 1, 1, cell(5), SimTime(0));
-        s.slot(&r, &mut out); // output 1 grants input 0: its pointer moves to input 1
+        s.slot(0, &r, &mut out); // output 1 grants input 0: its pointer moves to input 1
         s.admit(0, 2, 2, cell(7), SimTime(1));
         s.admit(1, 1, 1, cell(6), SimTime(1));
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         // Output 0 serves the multicast cell's first branch; output 1 prefers input 1.
         assert_eq!(out.iter().map(|t| (t.input, t.branch, t.last)).collect::<Vec<_>>(), vec![(0, 0, false), (1, 0, true)]);
         assert_eq!(s.len(0), 1, "the multicast cell waits for its second branch");
-        s.slot(&r, &mut out);
+        s.slot(0, &r, &mut out);
         assert_eq!(out.iter().map(|t| (t.input, t.branch, t.last, t.cell.vc)).collect::<Vec<_>>(), vec![(0, 1, true, 7)]);
         assert!(s.is_empty());
     }

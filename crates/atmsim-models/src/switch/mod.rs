@@ -53,7 +53,7 @@ use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAME
 use crate::{PortDecl, Ports};
 use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 18] = [
+pub const PARAMS: [ParamSpec; 19] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -67,6 +67,7 @@ pub const PARAMS: [ParamSpec; 18] = [
     ParamSpec { name: "input_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("64 cells"), required: false, help: "receiving buffer per input port with buffering = \"input-output\" (not given by the papers: a parameter)", source: "not given by the papers; atmsim convention" },
     ParamSpec { name: "speedup", ty: ParamType::Float { min: 1.0, max: 64.0 }, default: Some("1"), required: false, help: "fabric rate / fastest port line rate with buffering = \"input-output\" (1: outputs never receive faster than they send, all loss at the inputs)", source: "not given by the papers; atmsim convention" },
     ParamSpec { name: "arbitration", ty: ParamType::Choice(&ARBITRATION_NAMES), default: Some("round-robin"), required: false, help: "which input an output serves among those contending for it, with buffering = \"input-output\"", source: "not given by the papers; atmsim convention" },
+    ParamSpec { name: "vc_slot_gap", ty: ParamType::Int { min: 1, max: 64 }, default: Some("1"), required: false, help: "with buffering = \"input-output\": fabric slots between two cells of one VC crossing the fabric (1: no restriction; 2: the AN2's every-other-slot restriction)", source: "evans96 (the DEC AN2: a single source transmits at most in every other cell slot)" },
     ParamSpec { name: "shared_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "cells in all output buffers together (a shared-memory switch; each port's capacity still applies); unlimited: no shared bound", source: "atmsim convention" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
     // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
@@ -199,6 +200,8 @@ pub struct InputParams {
     /// Fabric rate / fastest port line rate (1 or more).
     pub speedup: f64,
     pub arbitration: Arbitration,
+    /// Fabric slots between two cells of one VC (1: no restriction; AN2: 2).
+    pub vc_slot_gap: u64,
 }
 
 /// What [`SwitchParams::plan`] works out: everything a switch is built from.
@@ -218,7 +221,7 @@ struct Plan {
     /// route belongs to (see [`Switch`]), or [`NO_PORT`].
     abr_back: Vec<u16>,
     /// Receiving buffer size (None: unlimited) and fabric rate, with input buffering.
-    input: Option<(Option<usize>, Rate, Arbitration)>,
+    input: Option<(Option<usize>, Rate, Arbitration, u64)>,
     shared: Option<usize>,
 }
 
@@ -249,6 +252,7 @@ impl SwitchParams {
                     capacity: p.need("input_capacity", Params::cell_limit)?,
                     speedup: p.need("speedup", Params::float)?,
                     arbitration: p.need_choice("arbitration", &[("round-robin", Arbitration::RoundRobin), ("random", Arbitration::Random), ("oldest-first", Arbitration::OldestFirst)])?,
+                    vc_slot_gap: p.need("vc_slot_gap", Params::int)? as u64,
                 }),
             },
             shared_capacity: p.need("shared_capacity", Params::cell_limit)?,
@@ -331,7 +335,7 @@ impl SwitchParams {
                 if let Some(e) = table.iter().find(|e| e.outs.len() > MAX_BRANCHES) {
                     return Err(ParamIssue::new("vcs", format!("p{}:{} has {} branches; with buffering = \"input-output\" at most {MAX_BRANCHES}", e.in_port + 1, vc_name(e.in_vc), e.outs.len())));
                 }
-                Some((icap, fabric, ip.arbitration))
+                Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
         Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back, input, shared })
@@ -425,9 +429,9 @@ impl Switch {
                 t
             })
             .collect();
-        let inputs = input.map(|(icap, fabric, arb)| {
+        let inputs = input.map(|(icap, fabric, arb, gap)| {
             Box::new(Inputs {
-                stage: InputStage::new(n, n, icap, arb, rng),
+                stage: InputStage::new(n, n, icap, arb, rng).with_vc_gap(gap),
                 fabric,
                 next_slot: 0,
                 armed: false,
@@ -529,7 +533,7 @@ impl Switch {
     fn fabric_slot(&mut self, ctx: &mut Cx<'_>) {
         let Some(mut inp) = self.inputs.take() else { return };
         let mut transfers = std::mem::take(&mut inp.transfers);
-        inp.stage.slot(&self.routes, &mut transfers);
+        inp.stage.slot(inp.next_slot, &self.routes, &mut transfers);
         inp.next_slot += 1;
         inp.armed = !inp.stage.is_empty();
         if inp.armed {

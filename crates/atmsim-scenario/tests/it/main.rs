@@ -583,6 +583,7 @@ mod selfsimilar;
 mod series;
 mod trace;
 mod switch_io;
+mod evans96_gateway;
 mod abr;
 mod credit;
 mod abr_switch;

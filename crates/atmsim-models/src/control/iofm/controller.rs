@@ -10,6 +10,7 @@ use atmsim_kernel::{Rate, SimTime};
 
 use super::adapt::{adapt_window, Adapt, AdaptState};
 use crate::cell::Cell;
+use crate::control::measure::MeasurementChip;
 
 /// (i, m) of a paced VC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +42,6 @@ pub(super) struct VcState {
     /// This measurement interval's cells and bursts.
     pub(super) interval_cells: u64,
     pub(super) interval_bursts: u64,
-    /// The last burst counted for this VC.
-    burst_seen: u64,
     /// The adaptive shaper's state, for VCs it adapts.
     pub(super) adapt: Option<AdaptState>,
 }
@@ -64,7 +63,6 @@ impl VcState {
             bursts: 0,
             interval_cells: 0,
             interval_bursts: 0,
-            burst_seen: 0,
             adapt: None,
         }
     }
@@ -97,16 +95,16 @@ pub struct Controller {
     pub armed: Option<u64>,
     waiting: usize,
     pub(super) drops_by_flow: Vec<u64>,
-    /// The last slot that carried a cell, and that cell's VC.
-    last_sent: Option<(u64, usize)>,
     /// The last slot decided.
     last_decided: Option<u64>,
     /// The adaptive shaper's settings, and the first slot of the next measurement
     /// interval.
     adapt: Option<Adapt>,
     pub(super) next_adapt: u64,
-    /// Bursts (runs of busy slots) so far.
-    burst_id: u64,
+    /// evans96's pacing measurement on the controller's output, keyed by VC index: the
+    /// burst count (one idle slot ends a burst here, as the adaptive shaper has always
+    /// counted them) and the stopped flag.
+    pub(super) meas: MeasurementChip,
 }
 
 impl Controller {
@@ -125,11 +123,10 @@ impl Controller {
             armed: None,
             waiting: 0,
             drops_by_flow: Vec::new(),
-            last_sent: None,
             last_decided: None,
             adapt: None,
             next_adapt: u64::MAX,
-            burst_id: 0,
+            meas: MeasurementChip::new(1, usize::MAX),
         };
         for &(label, w) in configured {
             c.vc_index(label, w);
@@ -290,6 +287,8 @@ impl Controller {
                     vc.in_ring = false;
                     vc.stopped = true;
                     vc.stops += 1;
+                    self.meas.monitor(v as u32);
+                    self.meas.stop(v as u32);
                     self.stopped.push(Reverse((back, v)));
                     continue;
                 }
@@ -303,22 +302,15 @@ impl Controller {
             vc.sent += 1;
             vc.tx += 1;
             vc.interval_cells += 1;
-            // evans96's burst count: a burst is a run of busy slots between idle ones;
-            // each VC that sends in it counts it once, except the VC whose cell opens it
-            // when that VC also sent the last cell before it.
-            let opens = self.last_sent.is_none_or(|(s, _)| k > s + 1);
-            if opens {
-                self.burst_id += 1;
-                if self.last_sent.is_some_and(|(_, last)| last == v) {
-                    vc.burst_seen = self.burst_id;
-                }
-            }
-            if vc.burst_seen != self.burst_id {
-                vc.burst_seen = self.burst_id;
+            // evans96's burst count (see `MeasurementChip`): a burst is a run of busy
+            // slots between idle ones; each VC that sends in it counts it once, except the
+            // VC whose cell opens it when that VC also sent the last cell before it.
+            let before = self.meas.read(v as u32).map_or(0, |r| r.bursts);
+            self.meas.cell(k, v as u32, true);
+            if self.meas.read(v as u32).map_or(0, |r| r.bursts) != before {
                 vc.bursts += 1;
                 vc.interval_bursts += 1;
             }
-            self.last_sent = Some((k, v));
             vc.wait.add(start.since(arrived).0 as f64);
             if vc.queue.is_empty() {
                 vc.in_ring = false;
@@ -410,6 +402,26 @@ mod tests {
         let slots: Vec<usize> = sent.iter().enumerate().filter(|(_, v)| v.is_some()).map(|(k, _)| k).collect();
         // Slots 1, 2, 3 (tokens back at 11, 12, 13), then 11, 12, 13, 21, …
         assert_eq!(slots, vec![1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33]);
+    }
+
+    #[test]
+    fn the_measurement_stopped_flag_is_set_when_stopped_and_cleared_by_the_next_cell() {
+        // i = 3 of m = 10, backlogged: cells in slots 1-3, stopped at slot 4 until 11.
+        let w = Window { i: 3, m: 10 };
+        let mut ctl = Controller::new(oc3(), &[], Some(w), None);
+        for _ in 0..6 {
+            assert!(matches!(ctl.arrive(Cell::plain(SimTime(0), 0, 7, 0), SimTime(1)), Arrival::Queued(_)));
+        }
+        let flags: Vec<bool> = (1..=11)
+            .map(|k| {
+                ctl.slot(k);
+                ctl.meas.read(0).is_some_and(|r| r.stopped)
+            })
+            .collect();
+        // Slots 1-3 send; at 4 a cell waits with no token left; the flag stays set until
+        // slot 11, when a token is back and a cell goes.
+        assert_eq!(flags, vec![false, false, false, true, true, true, true, true, true, true, false]);
+        assert_eq!(ctl.meas.read(0).map(|r| r.cells), Some(4));
     }
 
     #[test]

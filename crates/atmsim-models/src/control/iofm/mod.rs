@@ -70,7 +70,7 @@ pub const PARAMS: [ParamSpec; 12] = [
 /// The adaptive shaper's parameters, all or none.
 const ADAPT_KEYS: [&str; 4] = ["mu_plus", "mu_minus", "gamma_plus", "gamma_minus"];
 
-pub const PROBES: [ProbeSpec; 9] = [
+pub const PROBES: [ProbeSpec; 10] = [
     ProbeSpec { name: "iofm_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells sent, per VC (<iofm>/vc<N>) and in all (count, rate)" },
     ProbeSpec { name: "iofm_wait", unit: "s", kind: ProbeKind::Tally, help: "time from a cell's arrival to the start of its slot, per VC (count, mean, std, min, max)" },
     ProbeSpec { name: "iofm_stops", unit: "1", kind: ProbeKind::Counter, help: "times a paced VC was stopped: a cell waiting, no token left (count; each token that comes back restarts the VC, so a backlogged VC is stopped between 1 and i times per m slots)" },
@@ -78,6 +78,7 @@ pub const PROBES: [ProbeSpec; 9] = [
     ProbeSpec { name: "iofm_q_len", unit: "cells", kind: ProbeKind::Gauge, help: "cells waiting at the end of the run, per VC (value)" },
     ProbeSpec { name: "phy_utilisation", unit: "1", kind: ProbeKind::Gauge, help: "fraction of the output line's slots that carried a cell (value)" },
     ProbeSpec { name: "iofm_bursts", unit: "1", kind: ProbeKind::Counter, help: "bursts a VC sent in, as evans96's measurement counts them: runs of busy slots, not counting the one a VC opens right after its own last cell (count)" },
+    ProbeSpec { name: "iofm_stopped", unit: "1", kind: ProbeKind::Gauge, help: "per paced VC: the pacing measurement's stopped flag at the end of the run (1: stopped and no cell sent since) (value)" },
     ProbeSpec { name: "iofm_i", unit: "cells", kind: ProbeKind::Gauge, help: "a paced VC's i at the end of the run (value)" },
     ProbeSpec { name: "iofm_m", unit: "slots", kind: ProbeKind::Gauge, help: "a paced VC's m at the end of the run (value)" },
 ];
@@ -311,7 +312,7 @@ impl crate::kind::Kind for Iofm {
         let secs = now.since(self.since).as_secs_f64();
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
         let mut total = 0;
-        for v in &self.ctl.vcs {
+        for (k, v) in self.ctl.vcs.iter().enumerate() {
             let name = format!("{path}/{}", vc_name(v.label));
             total += v.tx;
             out.push(&name, "iofm_tx_cells", "count", v.tx as f64, "cells");
@@ -320,6 +321,8 @@ impl crate::kind::Kind for Iofm {
             out.push(&name, "iofm_bursts", "count", v.bursts as f64, "1");
             if let Some(w) = v.window {
                 out.push(&name, "iofm_stops", "count", v.stops as f64, "1");
+                let flag = self.ctl.meas.read(k as u32).is_some_and(|r| r.stopped);
+                out.push(&name, "iofm_stopped", "value", if flag { 1.0 } else { 0.0 }, "1");
                 out.push(&name, "iofm_i", "value", w.i as f64, "cells");
                 out.push(&name, "iofm_m", "value", w.m as f64, "slots");
             }
