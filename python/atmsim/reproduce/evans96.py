@@ -113,7 +113,7 @@ class Evans96(Reproduction):
             "(mean 1.68 Mb/s of cells) with all four coefficients 0.1; the detail rows and the figure give the "
             "band over coefficients 0.05-0.2 and speed-ups 5x-20x. Nothing is fitted to the paper's 11 and "
             "160 ms; how far the static delay lies from 160 ms depends almost entirely on the trace's speed.",
-        ] + evans96_magic.NOTES
+        ] + evans96_magic.NOTES + evans96_cells.NOTES
 
     def analyse(self, results: Sequence[ExperimentResult], out_dir: Path) -> tuple[list[Figure], list[ComparisonRow]]:
         by_key = {r.experiment.key: r for r in results if r.stats is not None and not r.stats.empty}
