@@ -62,21 +62,31 @@ fn a_greedy_vc_gets_window_over_round_trip() {
 /// with a window above the buffer the same run overflows (the test can fail).
 #[test]
 fn no_cell_is_lost_while_credits_never_exceed_the_buffer() {
+    lossless_iff_window_fits_the_buffer(scenario, &[]);
+}
+
+/// The no-loss check of both variants (`build` makes the scenario, `extra` adds
+/// overrides): with the window at most the buffer no cell is dropped and cells did queue
+/// downstream; with the window above it the buffer overflows.
+fn lossless_iff_window_fits_the_buffer(build: fn(&[(&str, &str)]) -> Scenario, extra: &[(&str, &str)]) {
     for (window, buffer, lossless) in [("16 cells", "16 cells", true), ("64 cells", "64 cells", true), ("64 cells", "16 cells", false)] {
-        let sc = scenario(&[
-            ("up.window", &format!("\"{window}\"")),
-            ("down.buffer", &format!("\"{buffer}\"")),
+        let (w, b) = (format!("\"{window}\""), format!("\"{buffer}\""));
+        let mut over: Vec<(&str, &str)> = vec![
+            ("up.window", &w),
+            ("down.buffer", &b),
             ("down.phy", "\"DS-3\""),
             ("fwd.length", "\"20 km\""),
             ("back.length", "\"20 km\""),
             ("scenario.warmup", "\"0 s\""),
-        ]);
-        let r = run(&sc, 0);
+        ];
+        over.extend_from_slice(extra);
+        let r = run(&build(&over), 0);
         let over = probe(&r, "down", "credit_overflow_cells", "count");
         let (_, _, dropped, _) = r.ledger.totals();
         if lossless {
             assert_eq!((over, dropped), (0.0, 0), "window {window}, buffer {buffer}");
             assert!(probe(&r, "down", "credit_buffer_max", "value") > 1.0, "cells did queue downstream");
+            assert!(probe(&r, "up", "credit_entries", "count") > 0.0);
         } else {
             assert!(over > 0.0, "window {window} over buffer {buffer} must overflow");
         }
@@ -175,28 +185,7 @@ fn in_header_a_greedy_vc_gets_window_over_round_trip() {
 /// buffer overflows.
 #[test]
 fn in_header_no_cell_is_lost_while_credits_never_exceed_the_buffer() {
-    for (window, buffer, lossless) in [("16 cells", "16 cells", true), ("64 cells", "64 cells", true), ("64 cells", "16 cells", false)] {
-        let sc = lan(&[
-            ("up.window", &format!("\"{window}\"")),
-            ("down.buffer", &format!("\"{buffer}\"")),
-            ("down.phy", "\"DS-3\""),
-            ("down.flush_after", "\"10 us\""),
-            ("fwd.length", "\"20 km\""),
-            ("back.length", "\"20 km\""),
-            ("scenario.warmup", "\"0 s\""),
-        ]);
-        let r = run(&sc, 0);
-        let over = probe(&r, "down", "credit_overflow_cells", "count");
-        let (_, _, dropped, _) = r.ledger.totals();
-        if lossless {
-            assert_eq!((over, dropped), (0.0, 0), "window {window}, buffer {buffer}");
-            assert!(probe(&r, "down", "credit_buffer_max", "value") > 1.0, "cells did queue downstream");
-            assert!(probe(&r, "up", "credit_entries", "count") > 0.0);
-        } else {
-            assert!(over > 0.0, "window {window} over buffer {buffer} must overflow");
-        }
-        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
-    }
+    lossless_iff_window_fits_the_buffer(lan, &[("down.flush_after", "\"10 us\"")]);
 }
 
 /// `--check-wire` round-trips each arriving credit header (GFC, VCI, PTI 110, HEC) and
