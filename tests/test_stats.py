@@ -141,11 +141,11 @@ def test_every_probe_of_every_kind_has_a_declared_domain():
     # here deliberately).
     for k in _atmsim.describe_kinds():
         for p in _atmsim.describe_kind(k["kind"])["probes"]:
-            if p["unit"] == "1":
+            if p["name"] in stats.SIGNED_PROBES:
+                assert stats.domain_of(p["name"], "value", p["unit"]) == SIGNED
+            elif p["unit"] == "1":
                 assert (p["name"] in stats.PROPORTION_PROBES) != (p["name"] in stats.COUNT_PROBES), \
                     f"{k['kind']}.{p['name']}: declare its domain in atmsim.stats"
-            elif p["name"] in stats.SIGNED_PROBES:
-                assert stats.domain_of(p["name"], "value", p["unit"]) == SIGNED
             else:
                 assert p["unit"] in stats.NONNEGATIVE_UNITS, f"{k['kind']}.{p['name']}: unit {p['unit']}"
     assert stats.domain_of("q_len_tail", "p_gt_4", "1") == PROPORTION

@@ -76,20 +76,22 @@ STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean"
 PROPORTION_PROBES = frozenset({
     "q_loss_ratio", "flow_loss_ratio", "upc_nonconforming_ratio", "ping_loss", "phy_utilisation", "cpu_util",
     "q_len_tail", "ring_utilisation", "spp_cell_loss", "mpp_frame_loss", "rev_frame_loss",
-    "sw_in_loss_ratio", "gw_tx_full", "gw_tx_empty",
+    "sw_in_loss_ratio", "gw_tx_full", "gw_tx_empty", "iofm_stopped", "meas_stopped", "meas_interarrival_hist",
+    "meas_idle_hist",
 })
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
     "aal5_rx_pdus", "aal5_drop_pdus", "ip_drop_datagrams", "iofm_stops", "iofm_bursts", "trace_pdus",
     "ping_tx", "ping_rx", "udp_tx", "udp_rx", "tcp_acks", "tcp_segments", "tcp_retransmits", "tcp_timeouts",
-    "tcp_fast_retransmits", "hold_events", "non_ip_pdus",
+    "tcp_fast_retransmits", "hold_events", "non_ip_pdus", "meas_bursts",
 })
-#: Units of quantities that cannot be negative (times, rates, sizes, levels).
+#: Units of quantities that cannot be negative (times, rates, sizes, levels; the VC
+#: labels of the measurement chip's cell trace).
 NONNEGATIVE_UNITS = frozenset({"s", "b/s", "kb/s", "Mb/s", "Gb/s", "cells/s", "1/s", "B", "cells", "slots", "frames",
-                               "tokens", "requests", "entries"})
+                               "tokens", "requests", "entries", "VC label"})
 #: Probes that may be negative whatever their unit (a conservation balance: 0 when
-#: conserved, either sign otherwise).
-SIGNED_PROBES = frozenset({"ring_frame_balance"})
+#: conserved, either sign otherwise; an autocorrelation, in [-1, 1]).
+SIGNED_PROBES = frozenset({"ring_frame_balance", "meas_interarrival_acf"})
 
 
 def domain_of(probe: str, statistic: str, unit: str) -> str:
