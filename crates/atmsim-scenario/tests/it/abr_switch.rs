@@ -167,3 +167,46 @@ fn bad_abr_port_settings_name_the_file_line_and_key() {
     assert!(e.starts_with(&format!("bad.toml:{}: components.sw1.abr: ", line_of(&bad, "abr = [\"p1"))) && e.contains("no VC leaving p1 comes back in on p1"), "{e}");
 }
 
+
+/// Sessions that start and stop mid-run (each source's `start` and `stop`): with ERICA
+/// the others re-converge to the new max-min shares. 1.2 s in three phases: s1 and s2
+/// alone until s3 starts at 0.4 s, all three until s1 stops at 0.8 s, then s2 and s3.
+/// Shares by water-filling at target 0.9: s1 84,905.7 and s2 127,358.5 cells/s in
+/// the first two phases (s2 is held by A, where s1 takes B's share), s3 190,528.3 in
+/// the second; without s1, A no longer binds and s2 and s3 split C: 158,943.4 each.
+/// Each session's ACR (series every 5 ms) averaged over the last 100 ms of each phase
+/// is within 5% of its share, and the final ACRs of s2 and s3 too. δ = 0.04 as in
+/// `atmsim validate` (docs/validation.md g): ERICA's fixed points span [1, 1 + δ] ×
+/// share, so with the example's δ = 0.1 a 5% bound is not ERICA's promise (measured
+/// with 0.1: s3 at 1.063 × its share after its late start).
+#[test]
+fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
+    let r = run(&scenario(&[("scenario.duration", "\"1.2 s\""), ("scenario.warmup", "\"0 s\""), ("s3.start", "\"0.4 s\""), ("s1.stop", "\"0.8 s\""), ("sw1.delta", "0.04"), ("sw2.delta", "0.04")]), 0);
+    let acr = |s: &str| &r.series.iter().find(|x| x.component == s && x.probe == "acr").unwrap_or_else(|| panic!("no series {s}.acr")).values;
+    let dt = r.series[0].interval_s;
+    // Mean of series `v` over [t1 − 100 ms, t1).
+    let tail = |v: &Vec<f64>, t1: f64| {
+        let (a, b) = (((t1 - 0.1) / dt).round() as usize, (t1 / dt).round() as usize);
+        let w = &v[a..b.min(v.len())];
+        w.iter().sum::<f64>() / w.len() as f64
+    };
+    let both = max_min(0.9);
+    let without_s1 = water_fill(3, &[(0.9 * cells(100e6), &[1]), (0.9 * cells(149.76e6), &[1, 2])]);
+    assert!((without_s1[1] - 158_943.4).abs() < 0.1 && (without_s1[2] - 158_943.4).abs() < 0.1, "{without_s1:?}");
+    let phases: [(f64, &[(&str, f64)]); 3] = [
+        (0.4, &[("s1", both[0]), ("s2", both[1])]),
+        (0.8, &[("s1", both[0]), ("s2", both[1]), ("s3", both[2])]),
+        (1.2, &[("s2", without_s1[1]), ("s3", without_s1[2])]),
+    ];
+    for (t1, want) in phases {
+        for &(s, share) in want {
+            let got = tail(acr(s), t1);
+            assert!(within(got, share * MB, 0.05), "{s}: ACR {got} Mb/s over the 100 ms before {t1} s, share {} Mb/s", share * MB);
+        }
+    }
+    for (s, k) in [("s2", 1), ("s3", 2)] {
+        let last = probe(&r, s, "abr_acr", "final");
+        assert!(within(last, without_s1[k] * MB, 0.05), "{s}: final ACR {last} Mb/s");
+    }
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
