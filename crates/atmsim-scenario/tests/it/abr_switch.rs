@@ -210,3 +210,37 @@ fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
     }
     assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
 }
+
+/// ERICA's capacity is net of CBR/VBR traffic (96-1172: target utilisation × (link
+/// bandwidth − VBR and CBR usage)). A 40 Mb/s CBR source (94,339.6 cells/s, VC 9)
+/// joins sw2.p3 (C) through a fifth port: C's ABR capacity falls from 0.9 · 353,207.5
+/// to 0.9 · (353,207.5 − 94,339.6) = 232,981.1 cells/s, and water-filling now fixes s2
+/// and s3 on C at 116,490.6 each (49.39 Mb/s), s1 still on B. Counted at the full line
+/// rate, ERICA would offer s2 and s3 127,358.5 + 190,528.3 cells/s, which with the CBR
+/// cells is 1.16 × the line: the queue would grow without bound. Each session's mean
+/// and final ACR within 5% (δ = 0.04, as in `atmsim validate`), the CBR source loses
+/// nothing and C's queue stays below 1000 cells.
+#[test]
+fn erica_capacity_is_net_of_cbr_traffic() {
+    let text = text()
+        .replacen("ports = 4\n", "ports = 5\n", 1)
+        .replacen("\"p4:3 -> p3:3\",", "\"p4:3 -> p3:3\", \"p5:9 -> p3:9\",", 1)
+        .replacen("\"s3 -> sw2.p4\",", "\"s3 -> sw2.p4\", \"cbr -> sw2.p5\",", 1)
+        + "\n[components.cbr]\nkind = \"cbr\"\nrate = \"40 Mb/s\"\nvc = 9\n";
+    let over: Vec<(String, String)> = [("sw1.delta", "0.04"), ("sw2.delta", "0.04")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::from_text(&text, FILE).expect("load").with_overrides(&over).expect("override");
+    let r = run(&sc, 0);
+    let cbr = cells(40e6);
+    let want = water_fill(3, &[(0.9 * cells(100e6), &[0, 1]), (0.9 * cells(40e6), &[0]), (0.9 * (cells(149.76e6) - cbr), &[1, 2])]);
+    assert!((want[1] - 116_490.6).abs() < 0.1 && (want[2] - 116_490.6).abs() < 0.1 && (want[0] - 84_905.7).abs() < 0.1, "{want:?}");
+    for (k, s) in ["s1", "s2", "s3"].iter().enumerate() {
+        let share = want[k] * MB;
+        let (mean, last) = (probe(&r, s, "abr_acr", "mean"), probe(&r, s, "abr_acr", "final"));
+        assert!(within(mean, share, 0.05) && within(last, share, 0.05), "{s}: mean ACR {mean}, final {last} Mb/s, share {share}");
+    }
+    let q = probe(&r, "sw2/p3", "q_len", "max");
+    assert!(q < 1000.0, "sw2.p3 queue max {q} cells");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let books = r.flows.iter().find(|f| f.source == "cbr").expect("cbr flow");
+    assert_eq!(books.dropped, 0, "{books:?}");
+}

@@ -156,6 +156,14 @@ impl PortAbr {
         }
     }
 
+    /// A cell of a VC that is not ABR (CBR, VBR) joined the port's buffer, which now
+    /// holds `queue_len` cells: ERICA takes its rate off the link's.
+    pub fn on_other(&mut self, now: SimTime, queue_len: u64) {
+        if let Algorithm::Erica(e) = &mut self.algorithm {
+            e.on_other_cell(now, queue_len);
+        }
+    }
+
     /// A backward RM cell of VC `vc` (whose forward cells join this port's buffer,
     /// which holds `queue_len` cells): ER and CI written into `rm`.
     pub fn on_backward(&mut self, now: SimTime, vc: u32, rm: &mut RmRepr, queue_len: u64) {
