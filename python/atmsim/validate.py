@@ -72,6 +72,9 @@ class Case:
     bound: bool = False
     #: reads the sample from a run instead of (component, probe, statistic)
     extract: Optional[Callable[[Result], float]] = None
+    #: reported, not a pass/fail criterion: verdict "met" / "NOT met" against the
+    #: bound (or "REPORT" without one), never FAIL (what an algorithm does not promise)
+    report: bool = False
     # filled in by evaluate()
     mean: float = math.nan
     ci_low: float = math.nan
@@ -134,6 +137,7 @@ PLAN = {
         "gcra": (10, 1.0, 0.01),
         "fddi": (2, 2.0, 0.1),
         "maxmin": (20, 1.0, 0.5),
+        "maxmin_other": 5,
     },
     "full": {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
@@ -144,6 +148,7 @@ PLAN = {
         "gcra": (40, 10.0, 0.01),
         "fddi": (2, 20.0, 0.1),
         "maxmin": (20, 2.0, 1.0),
+        "maxmin_other": 20,
     },
 }
 
@@ -278,6 +283,7 @@ def build_plan(quick: bool) -> list[Experiment]:
               analytic.independent_pdu_loss(INDEP_LOSS_P, n + 1), "", "a", "ping_loss", "value")],
     ))
     exps += maxmin_experiments(plan["maxmin"])
+    exps += maxmin_other_experiments(plan["maxmin"], plan["maxmin_other"])
     return exps
 
 
@@ -329,6 +335,41 @@ def maxmin_experiments(plan: tuple[int, float, float]) -> list[Experiment]:
                   bound=True, extract=_maxmin_deviation(shares))],
             text=t.text,
         ))
+    return exps
+
+
+# EPRCA-ER and EFCI on the same random topologies (issue 15 item 7), reported, not
+# pass/fail: what these algorithms promise is narrower than max-min on any topology.
+# - EPRCA-ER (94-0735R1): one fair share per port, DPF x MACR, MACR a running
+#   average of the CCRs of every VC crossing the port (above QT only of the lower
+#   ones). Where all the VCs of a congested port are bottlenecked there, MACR tends
+#   to their common rate and the port's share is the max-min one (tested: Rust
+#   `abr_two_sessions`, `abr_two_switches`, within 10%); where some are held lower
+#   elsewhere, MACR is pulled toward their CCRs and the others get less than max-min
+#   (or, with the others' ACR creeping up between congestion episodes, more). The
+#   issue's 10% is the bound; a topology beyond it shows "NOT met".
+# - EFCI (binary feedback, threshold 500 cells): no rate is computed; the expected
+#   departure is the beat-down of sessions crossing several marking ports. Its largest
+#   deviation is reported (verdict REPORT).
+# Both at full line rate (no target utilisation: the queue thresholds keep the line
+# busy), so the shares are water-filling of the trunk rates, target 1.
+def maxmin_other_experiments(plan: tuple[int, float, float], count: int) -> list[Experiment]:
+    from atmsim.maxmin import random_topology
+
+    _n, dur, warm = plan
+    exps = []
+    for alg, group, bound in (("eprca", "EPRCA-ER max-min (water-filling), largest |deviation|", True),
+                              ("efci", "EFCI max-min distance (water-filling), largest |deviation|", False)):
+        for seed in range(1, count + 1):
+            t = random_topology(seed, algorithm=alg, target=1.0, duration_s=dur, warmup_s=warm)
+            shares = analytic.max_min_shares(t.capacity, t.routes, t.demand, t.mcr)
+            exps.append(Experiment(
+                f"maxmin-{alg}-{seed}.toml", {}, 1,
+                [Case(group, f"topology {seed}: {t.switches} switches, {t.sessions} sessions",
+                      MAXMIN_BOUND if bound else 0.0, "", "", "", "",
+                      bound=bound, report=True, extract=_maxmin_deviation(shares))],
+                text=t.text,
+            ))
     return exps
 
 
@@ -394,9 +435,14 @@ def run_experiments(exps: list[Experiment], progress: bool = True, workers: Opti
 
 
 def evaluate(cases: list[Case]) -> None:
-    m = len(cases)
+    # Reported cases are not tests: they do not widen the others' adjusted intervals.
+    m = max(1, sum(not c.report for c in cases))
     adj_conf = 1.0 - (1.0 - CONFIDENCE) / m
     for c in cases:
+        if c.report:
+            c.mean = c.ci_low = c.ci_high = c.adj_low = c.adj_high = max(c.samples)
+            c.verdict = "REPORT" if not c.bound else ("met" if c.mean <= c.expected else "NOT met")
+            continue
         if c.bound and len(c.samples) == 1:
             # A bound on a deterministic run (one replication): no interval to compute.
             c.mean = c.ci_low = c.ci_high = c.adj_low = c.adj_high = c.samples[0]
@@ -449,9 +495,11 @@ def main(quick: bool = False, json_out: bool = False, progress: bool = True) -> 
         print(format_table(cases))
         n_star = sum(c.verdict == "PASS*" for c in cases)
         n_fail = sum(c.verdict == "FAIL" for c in cases)
-        print(f"\n{len(cases)} cases, {len(cases) - n_star - n_fail} PASS, {n_star} PASS* "
-              f"(inside the Bonferroni-adjusted {100 * (1 - (1 - CONFIDENCE) / len(cases)):.2f}% CI), "
-              f"{n_fail} FAIL; {'quick' if quick else 'full'} mode, {wall:.1f} s wall")
+        n_rep = sum(c.report for c in cases)
+        n_not = sum(c.verdict == "NOT met" for c in cases)
+        print(f"\n{len(cases)} cases, {len(cases) - n_star - n_fail - n_rep} PASS, {n_star} PASS* "
+              f"(inside the Bonferroni-adjusted {100 * (1 - (1 - CONFIDENCE) / max(1, len(cases) - n_rep)):.2f}% CI), "
+              f"{n_fail} FAIL, {n_rep} reported ({n_not} NOT met); {'quick' if quick else 'full'} mode, {wall:.1f} s wall")
     return 0 if ok else 1
 
 

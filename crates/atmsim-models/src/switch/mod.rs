@@ -563,7 +563,8 @@ impl Switch {
 
     /// A cell joins output port `o`'s buffer; the port's ABR algorithm (if any) sees
     /// it: a forward RM cell gives its VC's CCR and makes the VC an ABR one; the cells
-    /// of ABR VCs are the port's ABR input.
+    /// of ABR VCs are the port's ABR input, the others (CBR, VBR, and an ABR VC's cells
+    /// before its first forward RM cell) load ERICA's link before ABR's share of it.
     #[cold]
     fn abr_join(&mut self, o: usize, c: Cell, ctx: &mut Cx<'_>) {
         let Some(abr) = self.abr[o].as_mut().filter(|a| a.reads_forward()) else {
@@ -578,8 +579,11 @@ impl Switch {
         *known |= rm.is_some();
         let (abr_cell, now, vc) = (*known, ctx.now, c.vc);
         self.out[o].accept(c, ctx);
+        let q = self.out[o].queue_len() as u64;
         if abr_cell {
-            abr.on_forward(now, vc, rm.as_ref(), self.out[o].queue_len() as u64);
+            abr.on_forward(now, vc, rm.as_ref(), q);
+        } else {
+            abr.on_other(now, q);
         }
     }
 

@@ -17,7 +17,8 @@
 //! rate is reported (`src_tx_rate`).
 
 use crate::kind::{BuildInfo, Cx};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use atmsim_kernel::{Rate, SimDuration, SimTime, Stream, CELL_BITS};
 use rand_distr::{Distribution, StandardNormal};
@@ -57,8 +58,30 @@ pub fn fgn_autocovariance(h: f64, k: f64) -> f64 {
     0.5 * ((k + 1.0).abs().powf(p) - 2.0 * k.abs().powf(p) + (k - 1.0).abs().powf(p))
 }
 
+/// The generators made so far in this process, by (H's bits, n): building one costs
+/// 2n autocovariances (three `powf` each) and an FFT plan of 2n points (131,072 for
+/// the default block), and a scenario builds each source twice (checked at load time,
+/// then run), six identical ones in dastangoo96's studies. The generator holds no
+/// state between paths, so sharing it changes no result.
+fn cache() -> &'static Mutex<HashMap<(u64, usize), FgnGenerator>> {
+    static CACHE: OnceLock<Mutex<HashMap<(u64, usize), FgnGenerator>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
 impl FgnGenerator {
+    /// The generator of paths of `n` samples with Hurst parameter `h` (made once per
+    /// process for each pair, see [`cache`]).
     pub fn new(h: f64, n: usize) -> Result<Self, String> {
+        let key = (h.to_bits(), n);
+        if let Some(g) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(g.clone());
+        }
+        let g = Self::build(h, n)?;
+        cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, g.clone());
+        Ok(g)
+    }
+
+    fn build(h: f64, n: usize) -> Result<Self, String> {
         let m = 2 * n;
         let fft = FftPlanner::new().plan_fft_forward(m);
         let mut c: Vec<Complex<f64>> = (0..m)
@@ -321,6 +344,21 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A generator is made once per (H, n) and shared: the second `new` returns the
+    /// same eigenvalues, and its paths equal a freshly built generator's, draw for draw.
+    #[test]
+    fn generators_are_shared_and_give_the_same_paths() {
+        let (a, b) = (FgnGenerator::new(0.8, 512).unwrap(), FgnGenerator::new(0.8, 512).unwrap());
+        assert!(Arc::ptr_eq(&a.sqrt_lambda, &b.sqrt_lambda));
+        let fresh = FgnGenerator::build(0.8, 512).unwrap();
+        assert!(!Arc::ptr_eq(&a.sqrt_lambda, &fresh.sqrt_lambda));
+        let (mut r1, mut r2) = (atmsim_kernel::rng::stream(5, 0, "t", "fgn"), atmsim_kernel::rng::stream(5, 0, "t", "fgn"));
+        assert_eq!(b.path(&mut r1), fresh.path(&mut r2));
+        // Another H or n is another generator.
+        assert!(!Arc::ptr_eq(&a.sqrt_lambda, &FgnGenerator::new(0.7, 512).unwrap().sqrt_lambda));
+        assert!(!Arc::ptr_eq(&a.sqrt_lambda, &FgnGenerator::new(0.8, 256).unwrap().sqrt_lambda));
+    }
 
     #[test]
     fn fgn_paths_have_unit_variance_and_the_fgn_autocorrelation() {

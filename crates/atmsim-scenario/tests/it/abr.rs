@@ -95,6 +95,21 @@ fn check_wire_round_trips_every_rm_cell() {
     assert_eq!(r.ledger.wire_checked as f64, turned + back);
 }
 
+/// The checking mode changes no trace with either reading of ERICA's CCR comparison,
+/// over the whole run (docs/models/abr.md, "ccr_on_grid": the divergence once reported
+/// for `true` compared a checked run with a golden line blessed under `false`).
+#[test]
+fn check_wire_changes_no_trace_with_ccr_on_grid_either_way() {
+    for grid in ["true", "false"] {
+        let mut sc = scenario(&[("mux.ccr_on_grid", grid)]);
+        let plain = run(&sc, 0);
+        sc.check_wire = true;
+        let r = run(&sc, 0);
+        assert_eq!((r.fingerprint, r.events), (plain.fingerprint, plain.events), "ccr_on_grid = {grid}: the checking mode changed the trace");
+        assert!(r.ledger.wire_checked > 10_000, "ccr_on_grid = {grid}: {} RM cells checked", r.ledger.wire_checked);
+    }
+}
+
 /// The line of the first occurrence of `needle` in `text` (1-based).
 fn line_of(text: &str, needle: &str) -> usize {
     let at = text.find(needle).unwrap_or_else(|| panic!("no {needle}"));

@@ -167,3 +167,80 @@ fn bad_abr_port_settings_name_the_file_line_and_key() {
     assert!(e.starts_with(&format!("bad.toml:{}: components.sw1.abr: ", line_of(&bad, "abr = [\"p1"))) && e.contains("no VC leaving p1 comes back in on p1"), "{e}");
 }
 
+
+/// Sessions that start and stop mid-run (each source's `start` and `stop`): with ERICA
+/// the others re-converge to the new max-min shares. 1.2 s in three phases: s1 and s2
+/// alone until s3 starts at 0.4 s, all three until s1 stops at 0.8 s, then s2 and s3.
+/// Shares by water-filling at target 0.9: s1 84,905.7 and s2 127,358.5 cells/s in
+/// the first two phases (s2 is held by A, where s1 takes B's share), s3 190,528.3 in
+/// the second; without s1, A no longer binds and s2 and s3 split C: 158,943.4 each.
+/// Each session's ACR (series every 5 ms) averaged over the last 100 ms of each phase
+/// is within 5% of its share, and the final ACRs of s2 and s3 too. δ = 0.04 as in
+/// `atmsim validate` (docs/validation.md g): ERICA's fixed points span [1, 1 + δ] ×
+/// share, so with the example's δ = 0.1 a 5% bound is not ERICA's promise (measured
+/// with 0.1: s3 at 1.063 × its share after its late start).
+#[test]
+fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
+    let r = run(&scenario(&[("scenario.duration", "\"1.2 s\""), ("scenario.warmup", "\"0 s\""), ("s3.start", "\"0.4 s\""), ("s1.stop", "\"0.8 s\""), ("sw1.delta", "0.04"), ("sw2.delta", "0.04")]), 0);
+    let acr = |s: &str| &r.series.iter().find(|x| x.component == s && x.probe == "acr").unwrap_or_else(|| panic!("no series {s}.acr")).values;
+    let dt = r.series[0].interval_s;
+    // Mean of series `v` over [t1 − 100 ms, t1).
+    let tail = |v: &Vec<f64>, t1: f64| {
+        let (a, b) = (((t1 - 0.1) / dt).round() as usize, (t1 / dt).round() as usize);
+        let w = &v[a..b.min(v.len())];
+        w.iter().sum::<f64>() / w.len() as f64
+    };
+    let both = max_min(0.9);
+    let without_s1 = water_fill(3, &[(0.9 * cells(100e6), &[1]), (0.9 * cells(149.76e6), &[1, 2])]);
+    assert!((without_s1[1] - 158_943.4).abs() < 0.1 && (without_s1[2] - 158_943.4).abs() < 0.1, "{without_s1:?}");
+    let phases: [(f64, &[(&str, f64)]); 3] = [
+        (0.4, &[("s1", both[0]), ("s2", both[1])]),
+        (0.8, &[("s1", both[0]), ("s2", both[1]), ("s3", both[2])]),
+        (1.2, &[("s2", without_s1[1]), ("s3", without_s1[2])]),
+    ];
+    for (t1, want) in phases {
+        for &(s, share) in want {
+            let got = tail(acr(s), t1);
+            assert!(within(got, share * MB, 0.05), "{s}: ACR {got} Mb/s over the 100 ms before {t1} s, share {} Mb/s", share * MB);
+        }
+    }
+    for (s, k) in [("s2", 1), ("s3", 2)] {
+        let last = probe(&r, s, "abr_acr", "final");
+        assert!(within(last, without_s1[k] * MB, 0.05), "{s}: final ACR {last} Mb/s");
+    }
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// ERICA's capacity is net of CBR/VBR traffic (96-1172: target utilisation × (link
+/// bandwidth − VBR and CBR usage)). A 40 Mb/s CBR source (94,339.6 cells/s, VC 9)
+/// joins sw2.p3 (C) through a fifth port: C's ABR capacity falls from 0.9 · 353,207.5
+/// to 0.9 · (353,207.5 − 94,339.6) = 232,981.1 cells/s, and water-filling now fixes s2
+/// and s3 on C at 116,490.6 each (49.39 Mb/s), s1 still on B. Counted at the full line
+/// rate, ERICA would offer s2 and s3 127,358.5 + 190,528.3 cells/s, which with the CBR
+/// cells is 1.16 × the line: the queue would grow without bound. Each session's mean
+/// and final ACR within 5% (δ = 0.04, as in `atmsim validate`), the CBR source loses
+/// nothing and C's queue stays below 1000 cells.
+#[test]
+fn erica_capacity_is_net_of_cbr_traffic() {
+    let text = text()
+        .replacen("ports = 4\n", "ports = 5\n", 1)
+        .replacen("\"p4:3 -> p3:3\",", "\"p4:3 -> p3:3\", \"p5:9 -> p3:9\",", 1)
+        .replacen("\"s3 -> sw2.p4\",", "\"s3 -> sw2.p4\", \"cbr -> sw2.p5\",", 1)
+        + "\n[components.cbr]\nkind = \"cbr\"\nrate = \"40 Mb/s\"\nvc = 9\n";
+    let over: Vec<(String, String)> = [("sw1.delta", "0.04"), ("sw2.delta", "0.04")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::from_text(&text, FILE).expect("load").with_overrides(&over).expect("override");
+    let r = run(&sc, 0);
+    let cbr = cells(40e6);
+    let want = water_fill(3, &[(0.9 * cells(100e6), &[0, 1]), (0.9 * cells(40e6), &[0]), (0.9 * (cells(149.76e6) - cbr), &[1, 2])]);
+    assert!((want[1] - 116_490.6).abs() < 0.1 && (want[2] - 116_490.6).abs() < 0.1 && (want[0] - 84_905.7).abs() < 0.1, "{want:?}");
+    for (k, s) in ["s1", "s2", "s3"].iter().enumerate() {
+        let share = want[k] * MB;
+        let (mean, last) = (probe(&r, s, "abr_acr", "mean"), probe(&r, s, "abr_acr", "final"));
+        assert!(within(mean, share, 0.05) && within(last, share, 0.05), "{s}: mean ACR {mean}, final {last} Mb/s, share {share}");
+    }
+    let q = probe(&r, "sw2/p3", "q_len", "max");
+    assert!(q < 1000.0, "sw2.p3 queue max {q} cells");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    let books = r.flows.iter().find(|f| f.source == "cbr").expect("cbr flow");
+    assert_eq!(books.dropped, 0, "{books:?}");
+}

@@ -99,7 +99,7 @@ fn check_wire_passes_on_every_shipped_scenario_and_changes_no_trace() {
     let mut checked = Vec::new();
     for (rel, (fp, events, n)) in got {
         if let Some(w) = want.get(&rel) {
-            assert_eq!((&fp, events), (&w.2, w.3), "{rel}: check_wire changed the trace");
+            assert_eq!((&fp, events), (&w.2, w.3), "{rel}: check_wire changed the trace, or the golden line is stale (golden::every fails for it too if so)");
         }
         if n > 0 {
             checked.push(rel);

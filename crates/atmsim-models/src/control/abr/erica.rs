@@ -6,13 +6,16 @@
 //!
 //! ```text
 //!   every ABR cell arriving (VC) ──> on_cell ──────> counts; ends the averaging interval
+//!   every other cell (CBR, VBR) ───> on_other_cell ─> counts as higher-priority load
 //!   forward RM cell (CCR) ─────────> on_forward_rm ─> CCR[VC]
 //!   backward RM cell ──────────────> on_backward_rm > ER = min(ER, computed ER)
 //! ```
 //!
 //! At the end of each averaging interval (a number of cells or a time, whichever is
-//! configured): ABR capacity = target utilisation · f · link rate (f = 1 without
-//! queue control), input rate = ABR cells arrived / interval length, overload z =
+//! configured): ABR capacity = target utilisation · f · (link rate − non-ABR input
+//! rate) (f = 1 without queue control; the non-ABR rate, CBR and VBR cells arrived /
+//! interval length, 96-1172's "link bandwidth − VBR and CBR bandwidth usage", never
+//! taken below 0), input rate = ABR cells arrived / interval length, overload z =
 //! input rate / ABR capacity, active VCs N = the VCs that sent a cell in the interval,
 //! fair share = ABR capacity / N; MaxAllocPrevious takes MaxAllocCurrent and
 //! MaxAllocCurrent restarts at the fair share.
@@ -128,6 +131,8 @@ pub struct Measure {
     pub active: usize,
     /// Fair share (cells/s).
     pub fair_share: f64,
+    /// Non-ABR (CBR, VBR) input rate taken off the link rate (cells/s).
+    pub non_abr: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -135,6 +140,8 @@ pub struct Erica {
     p: EricaParams,
     start: SimTime,
     cells: u64,
+    /// Non-ABR cells (CBR, VBR) arrived in the interval.
+    other: u64,
     active: BTreeSet<u32>,
     /// CCR of each VC's last forward RM cell (cells/s); looked up, never iterated.
     ccr: HashMap<u32, f64>,
@@ -147,7 +154,7 @@ pub struct Erica {
 
 impl Erica {
     pub fn new(p: EricaParams) -> Erica {
-        Erica { p, start: SimTime::ZERO, cells: 0, active: BTreeSet::new(), ccr: HashMap::new(), measure: None, max_alloc_prev: 0.0, max_alloc_cur: 0.0, intervals: 0 }
+        Erica { p, start: SimTime::ZERO, cells: 0, other: 0, active: BTreeSet::new(), ccr: HashMap::new(), measure: None, max_alloc_prev: 0.0, max_alloc_cur: 0.0, intervals: 0 }
     }
 
     pub fn measure(&self) -> Option<Measure> {
@@ -165,16 +172,20 @@ impl Erica {
             return;
         }
         let f = self.p.queue_control.map_or(1.0, |q| q.fraction(queue_len as f64 / self.p.link_rate));
-        let capacity = self.p.target_utilisation * f * self.p.link_rate;
+        // Cells per second as quotients of integers (exact when they are one).
+        let per_s = |n: u64| n as f64 * 1e12 / span_ps as f64;
+        let non_abr = per_s(self.other);
+        let capacity = self.p.target_utilisation * f * (self.p.link_rate - non_abr).max(0.0);
         let active = self.active.len().max(1);
         let fair_share = capacity / active as f64;
-        // Cells per second as a quotient of integers (exact when it is one).
-        let input = self.cells as f64 * 1e12 / span_ps as f64;
-        self.measure = Some(Measure { capacity, z: input / capacity, active, fair_share });
+        let input = per_s(self.cells);
+        let z = if capacity > 0.0 { input / capacity } else { f64::INFINITY };
+        self.measure = Some(Measure { capacity, z, active, fair_share, non_abr });
         self.max_alloc_prev = self.max_alloc_cur;
         self.max_alloc_cur = fair_share;
         self.start = now;
         self.cells = 0;
+        self.other = 0;
         self.active.clear();
         self.intervals += 1;
     }
@@ -184,6 +195,14 @@ impl Erica {
     pub fn on_cell(&mut self, now: SimTime, vc: u32, queue_len: u64) {
         self.cells += 1;
         self.active.insert(vc);
+        self.end_interval_if_due(now, queue_len);
+    }
+
+    /// A cell that is not ABR (CBR, VBR: higher priority in TM 4.0's service order)
+    /// arrives at the port at `now`: its rate is taken off the link's before the
+    /// target utilisation applies.
+    pub fn on_other_cell(&mut self, now: SimTime, queue_len: u64) {
+        self.other += 1;
         self.end_interval_if_due(now, queue_len);
     }
 
@@ -281,6 +300,50 @@ mod tests {
         assert_eq!(m.active, 2);
         assert_eq!(m.fair_share, 450.0);
         assert_eq!(m.z, 1810.0 / 900.0);
+    }
+
+    /// CBR/VBR cells are taken off the link before the target utilisation applies:
+    /// 20 of them in 100 ms on a 1000 cells/s link leave 800, so the ABR capacity is
+    /// 0.9 · 800 = 720 (not 900); 90 ABR cells give z = 900/720 = 1.25 and a fair
+    /// share of 360 for two VCs; VC 1 at CCR 600 gets VCShare 600/1.25 = 480.
+    #[test]
+    fn capacity_is_net_of_non_abr_traffic() {
+        let mut e = Erica::new(p());
+        e.on_forward_rm(1, &frm(600.0));
+        for k in 0..20 {
+            e.on_other_cell(SimTime(k * 5 * MS), 0);
+        }
+        load(&mut e, 0, 89, &[1, 2]);
+        assert_eq!(e.measure(), None);
+        e.on_cell(SimTime(100 * MS), 1, 0);
+        let m = e.measure().unwrap();
+        assert!((m.non_abr - 200.0).abs() < 1e-9 && (m.capacity - 720.0).abs() < 1e-9, "{m:?}");
+        assert!((m.z - 1.25).abs() < 1e-12 && (m.fair_share - 360.0).abs() < 1e-9, "{m:?}");
+        let mut b = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 1, &mut b, 0);
+        assert_eq!(b.er.cells_per_s(), 480.0);
+        // The next interval without CBR: the whole 0.9 · 1000 again.
+        load(&mut e, 100, 89, &[1, 2]);
+        e.on_cell(SimTime(200 * MS), 1, 0);
+        let m = e.measure().unwrap();
+        assert_eq!((m.non_abr, m.capacity), (0.0, 900.0));
+    }
+
+    /// Non-ABR traffic above the line rate leaves ABR nothing: capacity 0, z infinite
+    /// (not NaN), and every backward RM cell gets ER = 0 (the source then falls to MCR).
+    #[test]
+    fn no_capacity_left_gives_er_zero() {
+        let mut e = Erica::new(p());
+        e.on_forward_rm(1, &frm(600.0));
+        for k in 0..110 {
+            e.on_other_cell(SimTime(k * 100 * MS / 110), 0);
+        }
+        e.on_cell(SimTime(100 * MS), 1, 0);
+        let m = e.measure().unwrap();
+        assert_eq!((m.capacity, m.z, m.fair_share), (0.0, f64::INFINITY, 0.0));
+        let mut b = brm(4096.0);
+        e.on_backward_rm(SimTime(100 * MS), 1, &mut b, 0);
+        assert_eq!(b.er.cells_per_s(), 0.0);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub const PARAMS: [ParamSpec; 10] = [
     ParamSpec { name: "mark_ci", ty: ParamType::Bool, default: Some("false"), required: false, help: "EPRCA: also set CI on the VCs told to slow down while congested", source: "atmsim convention (ER only, as 94-0735R1's ER switches)" },
     ParamSpec { name: "target_utilisation", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.9"), required: false, help: "ERICA: share of the line rate ABR may fill (ABR capacity = this · line rate)", source: "atmsim convention: 0.9, the value of ERICA's published simulations (96-1172; not in the seeds, to be checked)" },
     ParamSpec { name: "averaging", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "ERICA: averaging interval, a time", source: "atmsim convention: 1 ms (about 350 OC-3c cell times; 96-1172 leaves it to the implementation)" },
-    ParamSpec { name: "ccr_on_grid", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: judge \"CCR below the fair share\" with the fair share rounded down to the RM rate format, as CCR is carried (true reaches max-min shares above a port's fair share; false, exact: a VC sent exactly the fair share is held at it)", source: "atmsim convention, pending (docs/models/abr.md): true is the right reading (CCR travels in the 16-bit RM rate format) and scenarios needing max-min above a port's fair share set it; the default stays false until a --check-wire divergence it exposes in abr_two_sessions is explained" },
+    ParamSpec { name: "ccr_on_grid", ty: ParamType::Bool, default: Some("true"), required: false, help: "ERICA: judge \"CCR below the fair share\" with the fair share rounded down to the RM rate format, as CCR is carried (true reaches max-min shares above a port's fair share; false, exact: a VC sent exactly the fair share is held at it)", source: "TM 4.0 section 5.10.3.1: CCR travels in the 16-bit RM rate format, so a switch knows it only on that grid (docs/models/abr.md, \"ccr_on_grid\")" },
     ParamSpec { name: "delta", ty: ParamType::Float { min: 0.0, max: 10.0 }, default: Some("0.1"), required: false, help: "ERICA: overload margin δ, MaxAllocPrevious used only while z ≤ 1 + δ", source: "atmsim convention: 0.1 (96-1172's example value; not in the seeds, to be checked)" },
 ];
 
@@ -153,6 +153,14 @@ impl PortAbr {
                     e.on_forward_rm(vc, rm);
                 }
             }
+        }
+    }
+
+    /// A cell of a VC that is not ABR (CBR, VBR) joined the port's buffer, which now
+    /// holds `queue_len` cells: ERICA takes its rate off the link's.
+    pub fn on_other(&mut self, now: SimTime, queue_len: u64) {
+        if let Algorithm::Erica(e) = &mut self.algorithm {
+            e.on_other_cell(now, queue_len);
         }
     }
 

@@ -360,9 +360,14 @@ impl crate::kind::Kind for AbrSourceNode {
                 e.full.drop(&cell, ctx);
                 return;
             }
+            let was_empty = e.queue.is_empty();
             e.queue.push_back(cell);
             e.level.set(now, e.queue.len() as f64);
-            self.plan(ctx);
+            // Only the first waiting cell changes when the VC next sends (data ready
+            // now instead of never); behind it, the timer stays as planned.
+            if was_empty {
+                self.plan(ctx);
+            }
             return;
         }
         let rm = match ctx.store().take(cell.payload) {
