@@ -138,9 +138,17 @@ def plot_series(series: Sequence[Series], path_base: Path | str, *, xlabel: str,
         else:
             ax.text(0.5, 0.5, "no data to draw", transform=ax.transAxes, ha="center", va="center")
         fig.tight_layout()
-        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-        fig.savefig(png, format="png")
-        fig.savefig(svg, format="svg", metadata={"Date": None})
+        png, svg = save_png_svg(fig, base)
+    return png, svg
+
+
+def save_png_svg(fig: Figure, base: Path) -> tuple[Path, Path]:
+    """Writes ``fig`` as ``base``.png and ``base``.svg (the SVG without a date, so that the
+    same figure gives the same bytes) and returns the two paths."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
+    fig.savefig(png, format="png")
+    fig.savefig(svg, format="svg", metadata={"Date": None})
     return png, svg
 
 

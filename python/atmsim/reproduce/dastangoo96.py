@@ -24,6 +24,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from atmsim.plot import save_png_svg
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, rel_path
 
 #: Table 2: theoretical max-min shares of sessions A-F on the parking lot, Mb/s.
@@ -227,7 +228,6 @@ def grid_figure(series: pd.DataFrame, out_dir: Path, name: str, key: str, title:
 
     s = series[series["replication"] == 0]
     base = out_dir / "figures" / name / key
-    base.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 8}):
         fig = MplFigure(figsize=(9.6, 7.2), dpi=100)
         axes = fig.subplots(len(ALGORITHMS), len(NETS), sharex=True, squeeze=False)
@@ -251,9 +251,7 @@ def grid_figure(series: pd.DataFrame, out_dir: Path, name: str, key: str, title:
                     legend_done = True
         fig.suptitle(title)
         fig.tight_layout()
-        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-        fig.savefig(png, format="png")
-        fig.savefig(svg, format="svg", metadata={"Date": None})
+        png, svg = save_png_svg(fig, base)
     return Figure(key, title, rel_path(png, out_dir), rel_path(svg, out_dir), caption)
 
 

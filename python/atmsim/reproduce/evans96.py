@@ -23,6 +23,7 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from atmsim.reproduce import evans96_cells, evans96_magic
+from atmsim.plot import save_png_svg
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite, point, rel_path
 from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
 
@@ -211,7 +212,6 @@ def shaping_figure(series: Optional[pd.DataFrame], out_dir: Path, name: str) -> 
     s["second"] = (s["time"].astype(float) - 1e-9).floordiv(1.0)
     speeds = sorted(s["speedup"].unique())
     base = out_dir / "figures" / name / "fig17_adaptive_shaping"
-    base.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 9}):
         fig = MplFigure(figsize=(9.6, 6.4), dpi=100)
         for k, speed in enumerate(speeds):
@@ -236,9 +236,7 @@ def shaping_figure(series: Optional[pd.DataFrame], out_dir: Path, name: str) -> 
             if k == 0:
                 ax.legend(fontsize=7, loc="best")
         fig.tight_layout()
-        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-        fig.savefig(png, format="png")
-        fig.savefig(svg, format="svg", metadata={"Date": None})
+        png, svg = save_png_svg(fig, base)
     return Figure("fig17", "Figure 17 — rate adaptation of the shaper to the Ethernet trace",
                   rel_path(png, out_dir), rel_path(svg, out_dir),
                   "The source's cell rate and the rate the adaptive shaper assigns (i/m of the 815 Mb/s line), "

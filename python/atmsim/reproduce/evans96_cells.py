@@ -24,6 +24,7 @@ from typing import Mapping, Optional, Sequence
 
 import pandas as pd
 
+from atmsim.plot import save_png_svg
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, point, rel_path
 from atmsim.reproduce.tcpbands import SEP, Variant, band_and_ablation, variant_experiments
 
@@ -217,10 +218,7 @@ def _legend(ax) -> None:
 
 
 def _save(fig, base: Path, out_dir: Path) -> tuple[str, str]:
-    base.parent.mkdir(parents=True, exist_ok=True)
-    png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-    fig.savefig(png, format="png")
-    fig.savefig(svg, format="svg", metadata={"Date": None})
+    png, svg = save_png_svg(fig, base)
     return rel_path(png, out_dir), rel_path(svg, out_dir)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Optional
 
+from atmsim.plot import save_png_svg
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, point, rel_path
 from atmsim.reproduce.tcpbands import Variant, band_and_ablation, variant_experiments
 from atmsim.stats import CONFIDENCE
@@ -162,7 +163,6 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
     from matplotlib.figure import Figure as MplFigure
 
     base = Path(out_dir) / "figures" / name / "magic_three_ways"
-    base.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context({"svg.hashsalt": "atmsim", "font.size": 9}):
         fig = MplFigure(figsize=(12.0, 4.4), dpi=100)
         ax1, ax2, ax3 = fig.add_subplot(1, 3, 1), fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
@@ -212,9 +212,7 @@ def figure(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) -> 
             ax3.grid(True, alpha=0.3)
             ax3.legend(fontsize=7, loc="lower right")
         fig.tight_layout()
-        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
-        fig.savefig(png, format="png")
-        fig.savefig(svg, format="svg", metadata={"Date": None})
+        png, svg = save_png_svg(fig, base)
     return Figure("magic_three_ways", "MAGIC rate mismatch three ways: unpaced, paced at 70 Mb/s, credit-controlled",
                   rel_path(png, out_dir), rel_path(svg, out_dir),
                   "TCP over the 155 -> 100 Mb/s MAGIC constriction (256 cells per VC), one stream and two "
