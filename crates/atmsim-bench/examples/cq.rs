@@ -11,6 +11,10 @@
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
+    if which == "sizes" {
+        println!("Model {} B, Poisson {} B, Transmitter {} B, Sink {} B, OnOff {} B", std::mem::size_of::<atmsim_models::Model>(), std::mem::size_of::<atmsim_models::traffic::poisson::Poisson>(), std::mem::size_of::<atmsim_models::link::transmitter::Transmitter>(), std::mem::size_of::<atmsim_models::traffic::sink::Sink>(), std::mem::size_of::<atmsim_models::traffic::onoff::OnOff>());
+        return;
+    }
     let n: u64 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(4_000_000);
     if which == "skel" {
         println!("skel: {:.1} M ev/s", skel::run(n));
@@ -27,7 +31,7 @@ fn main() {
         let sc = atmsim_scenario::Scenario::load(&which).unwrap();
         let t = std::time::Instant::now();
         let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap();
-        println!("{which}: {} events in {:.3} s", r.events, t.elapsed().as_secs_f64());
+        println!("{which}: {} events in {:.3} s (event loop {:.3} s)", r.events, t.elapsed().as_secs_f64(), r.loop_s);
         return;
     }
     let m = match which.as_str() {

@@ -183,7 +183,7 @@ pub struct Transmitter {
     tag_base: u32,
     /// Per-VC counters [offered, transmitted, dropped] indexed by `Cell::aux`, with the VC labels,
     /// for switch ports (the per-port per-VC management view); empty elsewhere.
-    vc_counts: Vec<[u64; 3]>,
+    /// Output-side VC labels per `Cell::aux`, when the buffer counts per VC.
     vc_labels: Vec<u32>,
     wire: VecDeque<(SimTime, Cell)>,
     /// The end of the transmission in progress (event-per-departure path).
@@ -238,7 +238,6 @@ impl Transmitter {
             clock: CellClock::new(rate),
             out_port,
             tag_base,
-            vc_counts: Vec::new(),
             vc_labels: Vec::new(),
             wire: VecDeque::new(),
             tx_end: None,
@@ -259,15 +258,13 @@ impl Transmitter {
 
     /// Keeps per-VC counters for cells whose `aux` indexes `labels`.
     pub fn count_per_vc(&mut self, labels: Vec<u32>) {
-        self.vc_counts = vec![[0; 3]; labels.len()];
+        self.buffer.count_vcs(labels.len());
         self.vc_labels = labels;
     }
 
     #[inline(always)]
     fn count_vc(&mut self, aux: u16, what: usize) {
-        if let Some(c) = self.vc_counts.get_mut(aux as usize) {
-            c[what] += 1;
-        }
+        self.buffer.count(aux, what);
     }
 
     pub fn rate(&self) -> Rate {
@@ -314,7 +311,7 @@ impl Transmitter {
         // Departures at this very instant come first.
         self.depart_before(SimTime(now.0 + 1));
         self.rx += 1;
-        if !self.vc_counts.is_empty() {
+        if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 0);
         }
         let Some(q) = self.computed.as_mut() else { return };
@@ -345,8 +342,8 @@ impl Transmitter {
             q.pop_front();
             self.last_end = end;
             self.tx += 1;
-            if let Some(c) = self.vc_counts.get_mut(aux as usize) {
-                c[1] += 1;
+            if !self.vc_labels.is_empty() {
+                self.buffer.count(aux, 1);
             }
             if let Some(&(arrived, _, _)) = q.front() {
                 self.wait.add(end.since(arrived).0 as f64);
@@ -368,7 +365,7 @@ impl Transmitter {
             self.stale += 1;
         }
         self.rx += 1;
-        if !self.vc_counts.is_empty() {
+        if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 0);
         }
         if self.policy.is_some() {
@@ -395,7 +392,7 @@ impl Transmitter {
     #[cold]
     pub fn refuse(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
         self.rx += 1;
-        if !self.vc_counts.is_empty() {
+        if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 0);
         }
         self.tail_drop(&cell, ctx);
@@ -432,7 +429,7 @@ impl Transmitter {
 
     fn count_loss(&mut self, cell: &Cell) {
         self.dropped += 1;
-        if !self.vc_counts.is_empty() {
+        if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 2);
         }
     }
@@ -449,7 +446,7 @@ impl Transmitter {
         }
         self.last_end = now;
         self.tx += 1;
-        if !self.vc_counts.is_empty() {
+        if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 1);
         }
         if let Some(arrived) = self.buffer.next_arrival() {
@@ -510,16 +507,18 @@ impl Transmitter {
 
 }
 
-/// The cells waiting at a transmitter, and the order it serves them in.
+/// The cells waiting at a transmitter, and the order it serves them in, with the
+/// port's per-VC counters (cells arrived, sent, dropped per output-side VC index,
+/// `Cell::aux`; kept only when [`Transmitter::count_per_vc`] asked for them).
 #[derive(Clone, Debug)]
 pub enum CellBuffer {
     /// One FIFO; `capacity` counts every cell including the one in transmission.
-    Fifo { queue: VecDeque<(Cell, SimTime)>, capacity: Option<usize> },
+    Fifo { queue: VecDeque<(Cell, SimTime)>, capacity: Option<usize>, counts: Vec<[u64; 3]> },
     /// One FIFO per VC (indexed by `Cell::aux`), served one cell per VC in round robin
     /// among the non-empty ones; each VC queue holds at most `vc_capacity` cells and
     /// the port at most `capacity`.
     PerVc {
-        queues: Vec<VecDeque<(Cell, SimTime)>>,
+        queues: Vec<VcQueue>,
         ring: VecDeque<u16>,
         total: usize,
         vc_capacity: Option<usize>,
@@ -527,13 +526,49 @@ pub enum CellBuffer {
     },
 }
 
+/// One VC's queue at a per-VC port, and its counters beside it: a cell's arrival and
+/// its departure each touch one record. The head cell sits inline, so a VC with one
+/// cell waiting (the common case when there are thousands of VCs) touches no other
+/// memory (docs/performance.md, issue 14 "scale").
+#[derive(Clone, Debug, Default)]
+pub struct VcQueue {
+    head: Option<(Cell, SimTime)>,
+    rest: VecDeque<(Cell, SimTime)>,
+    /// Cells arrived, sent, dropped (see [`CellBuffer`]).
+    counts: [u64; 3],
+}
+
+impl VcQueue {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        usize::from(self.head.is_some()) + self.rest.len()
+    }
+    #[inline(always)]
+    fn push(&mut self, x: (Cell, SimTime)) {
+        if self.head.is_none() {
+            self.head = Some(x);
+        } else {
+            self.rest.push_back(x);
+        }
+    }
+    #[inline(always)]
+    fn pop(&mut self) -> Option<(Cell, SimTime)> {
+        let x = self.head.take();
+        self.head = self.rest.pop_front();
+        x
+    }
+    fn iter(&self) -> impl Iterator<Item = &(Cell, SimTime)> {
+        self.head.iter().chain(self.rest.iter())
+    }
+}
+
 impl CellBuffer {
     pub fn fifo(capacity: Option<usize>) -> Self {
-        CellBuffer::Fifo { queue: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)), capacity }
+        CellBuffer::Fifo { queue: VecDeque::with_capacity(capacity.unwrap_or(64).min(1 << 16)), capacity, counts: Vec::new() }
     }
 
     pub fn per_vc(vcs: usize, vc_capacity: Option<usize>, capacity: Option<usize>) -> Self {
-        CellBuffer::PerVc { queues: vec![VecDeque::new(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity }
+        CellBuffer::PerVc { queues: vec![VcQueue::default(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity }
     }
 
     /// Port capacity (None: unlimited).
@@ -559,7 +594,7 @@ impl CellBuffer {
     #[inline(always)]
     pub fn admit(&mut self, cell: Cell, now: SimTime) -> bool {
         match self {
-            CellBuffer::Fifo { queue, capacity } => {
+            CellBuffer::Fifo { queue, capacity, .. } => {
                 if capacity.is_some_and(|c| queue.len() >= c) {
                     return false;
                 }
@@ -569,15 +604,16 @@ impl CellBuffer {
             CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity } => {
                 let i = cell.aux as usize;
                 if i >= queues.len() {
-                    queues.resize(i + 1, VecDeque::new());
+                    queues.resize(i + 1, VcQueue::default());
                 }
-                if capacity.is_some_and(|c| *total >= c) || vc_capacity.is_some_and(|c| queues[i].len() >= c) {
+                let q = &mut queues[i];
+                if capacity.is_some_and(|c| *total >= c) || vc_capacity.is_some_and(|c| q.len() >= c) {
                     return false;
                 }
-                if queues[i].is_empty() {
+                if q.head.is_none() {
                     ring.push_back(cell.aux);
                 }
-                queues[i].push_back((cell, now));
+                q.push((cell, now));
                 *total += 1;
                 true
             }
@@ -591,8 +627,9 @@ impl CellBuffer {
             CellBuffer::Fifo { queue, .. } => queue.pop_front(),
             CellBuffer::PerVc { queues, ring, total, .. } => {
                 let i = ring.pop_front()? as usize;
-                let c = queues[i].pop_front()?;
-                if !queues[i].is_empty() {
+                let q = queues.get_mut(i)?;
+                let c = q.pop()?;
+                if q.head.is_some() {
                     ring.push_back(i as u16);
                 }
                 *total -= 1;
@@ -606,14 +643,54 @@ impl CellBuffer {
     pub fn next_arrival(&self) -> Option<SimTime> {
         match self {
             CellBuffer::Fifo { queue, .. } => queue.front().map(|x| x.1),
-            CellBuffer::PerVc { queues, ring, .. } => ring.front().and_then(|&i| queues[i as usize].front()).map(|x| x.1),
+            CellBuffer::PerVc { queues, ring, .. } => ring.front().and_then(|&i| queues.get(i as usize)?.head.as_ref()).map(|x| x.1),
         }
     }
 
     pub fn for_each(&self, mut f: impl FnMut(&Cell)) {
         match self {
             CellBuffer::Fifo { queue, .. } => queue.iter().for_each(|(c, _)| f(c)),
-            CellBuffer::PerVc { queues, .. } => queues.iter().flatten().for_each(|(c, _)| f(c)),
+            CellBuffer::PerVc { queues, .. } => queues.iter().flat_map(VcQueue::iter).for_each(|(c, _)| f(c)),
+        }
+    }
+
+    /// Keeps per-VC counters for `vcs` output-side VC indices.
+    fn count_vcs(&mut self, vcs: usize) {
+        match self {
+            CellBuffer::Fifo { counts, .. } => *counts = vec![[0; 3]; vcs],
+            CellBuffer::PerVc { queues, .. } => {
+                if queues.len() < vcs {
+                    queues.resize(vcs, VcQueue::default());
+                }
+            }
+        }
+    }
+
+    /// Counts a cell of VC index `aux`: `what` 0 arrived, 1 sent, 2 dropped.
+    #[inline(always)]
+    fn count(&mut self, aux: u16, what: usize) {
+        let c = match self {
+            CellBuffer::Fifo { counts, .. } => counts.get_mut(aux as usize),
+            CellBuffer::PerVc { queues, .. } => queues.get_mut(aux as usize).map(|q| &mut q.counts),
+        };
+        if let Some(c) = c {
+            c[what] += 1;
+        }
+    }
+
+    /// The counters of VC index `aux`.
+    fn counts(&self, aux: usize) -> [u64; 3] {
+        let c = match self {
+            CellBuffer::Fifo { counts, .. } => counts.get(aux),
+            CellBuffer::PerVc { queues, .. } => queues.get(aux).map(|q| &q.counts),
+        };
+        c.copied().unwrap_or([0; 3])
+    }
+
+    fn reset_counts(&mut self) {
+        match self {
+            CellBuffer::Fifo { counts, .. } => counts.iter_mut().for_each(|c| *c = [0; 3]),
+            CellBuffer::PerVc { queues, .. } => queues.iter_mut().for_each(|q| q.counts = [0; 3]),
         }
     }
 }
@@ -633,7 +710,7 @@ impl crate::kind::Kind for Transmitter {
         self.since = now;
         self.levels.reset(now);
         self.wait.reset();
-        self.vc_counts.iter_mut().for_each(|c| *c = [0; 3]);
+        self.buffer.reset_counts();
         if let Some(p) = self.policy.as_mut() {
             p.reset_stats();
         }
@@ -662,7 +739,8 @@ impl crate::kind::Kind for Transmitter {
             out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
             out.push(path, "q_efci_cells", "count", p.efci_cells as f64, "cells");
         }
-        for (c, &vc) in self.vc_counts.iter().zip(&self.vc_labels) {
+        for (aux, &vc) in self.vc_labels.iter().enumerate() {
+            let c = self.buffer.counts(aux);
             let name = format!("{path}/{}", crate::cell::vc_name(vc));
             out.push(&name, "port_out_cells", "count", c[0] as f64, "cells");
             out.push(&name, "port_tx_cells", "count", c[1] as f64, "cells");
@@ -748,6 +826,30 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
         assert_eq!(order, vec![1, 10, 20, 2, 21]);
         assert!(b.is_empty());
+    }
+
+    #[test]
+    fn per_vc_queue_keeps_order_past_its_inline_head_and_counts_beside_it() {
+        let mut b = CellBuffer::per_vc(2, None, None);
+        b.count_vcs(2);
+        for seq in 1..=4 {
+            assert!(b.admit(cell(1, seq), SimTime(seq as u64)));
+            b.count(1, 0);
+        }
+        assert!(b.admit(cell(0, 9), SimTime(5)));
+        assert_eq!(b.next_arrival(), Some(SimTime(1)));
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
+        assert_eq!(order, vec![1, 9, 2, 3, 4]);
+        b.count(1, 1);
+        b.count(7, 2); // an index beyond the table is not counted
+        assert_eq!(b.counts(1), [4, 1, 0]);
+        assert_eq!(b.counts(0), [0, 0, 0]);
+        b.reset_counts();
+        assert_eq!(b.counts(1), [0, 0, 0]);
+        let mut f = CellBuffer::fifo(None);
+        f.count_vcs(3);
+        f.count(2, 2);
+        assert_eq!(f.counts(2), [0, 0, 1]);
     }
 
     #[test]

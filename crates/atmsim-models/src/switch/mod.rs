@@ -39,6 +39,7 @@ pub mod fabric;
 
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
+use hashbrown::HashTable;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
@@ -211,7 +212,6 @@ struct Plan {
     vc_capacity: Option<usize>,
     /// Output-side VC labels per port, in table order (`Cell::aux` indexes them).
     out_labels: Vec<Vec<u32>>,
-    lookup: Vec<Vec<(u32, u32)>>,
     routes: Vec<Vec<(u16, u32, u16)>>,
     route_labels: Vec<(u16, u32)>,
     policy: Option<BufferPolicy>,
@@ -284,30 +284,27 @@ impl SwitchParams {
         let vc_capacity = if self.queueing == Queueing::PerVc { cap("vc_capacity", self.vc_capacity)? } else { None };
         // Output-side VC index per (port, label), in table order.
         let mut out_labels: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut lookup: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        // (port, label) -> its index in `out_labels[port]` (a linear search per route
+        // made building a 100,000-VC table quadratic).
+        let mut out_index: std::collections::HashMap<(u16, u32), usize> = std::collections::HashMap::new();
         let mut routes = Vec::with_capacity(table.len());
         let mut route_labels = Vec::with_capacity(table.len());
-        for (r, e) in table.iter().enumerate() {
+        for e in &table {
             let mut branches = Vec::with_capacity(e.outs.len());
             for &(o, vc) in &e.outs {
                 let labels = &mut out_labels[o as usize];
-                let aux = match labels.iter().position(|&l| l == vc) {
-                    Some(a) => a,
-                    None => {
-                        labels.push(vc);
-                        labels.len() - 1
-                    }
-                };
+                let aux = *out_index.entry((o, vc)).or_insert_with(|| {
+                    labels.push(vc);
+                    labels.len() - 1
+                });
                 if aux > u16::MAX as usize {
                     return Err(ParamIssue::new("vcs", "more than 65,536 VCs on one output port"));
                 }
                 branches.push((o, vc, aux as u16));
             }
-            lookup[e.in_port as usize].push((e.in_vc, r as u32));
             routes.push(branches);
             route_labels.push((e.in_port, e.in_vc));
         }
-        lookup.iter_mut().for_each(|l| l.sort_unstable());
         let policy = self.policy.policy()?;
         // ABR: the algorithm of each port named, and for every route the port whose
         // forward VC its backward RM cells belong to: a backward RM cell carries the
@@ -319,7 +316,7 @@ impl SwitchParams {
             let efci = self.policy.efci_threshold.is_some();
             abr[port] = Some(self.abr_settings.algorithm(which, rates[port].cells_per_s(), efci).map_err(|e| if e.key == "algorithm" { ParamIssue::new("abr", format!("'{entry}': {}", e.msg)) } else { e })?);
         }
-        let abr_back: Vec<u16> = route_labels.iter().map(|&(j, vc)| if abr[j as usize].is_some() && out_labels[j as usize].contains(&vc) { j } else { NO_PORT }).collect();
+        let abr_back: Vec<u16> = route_labels.iter().map(|&(j, vc)| if abr[j as usize].is_some() && out_index.contains_key(&(j, vc)) { j } else { NO_PORT }).collect();
         for (j, a) in abr.iter().enumerate() {
             if matches!(a, Some(AlgorithmParams::Eprca(_) | AlgorithmParams::Erica(_))) && !abr_back.contains(&(j as u16)) {
                 return Err(ParamIssue::new("abr", format!("p{} runs an explicit-rate algorithm but no VC leaving p{0} comes back in on p{0} with its label (the table needs an entry \"p{0}:L -> ...\" for a label L that p{0} sends: backward RM cells carry their forward label)", j + 1)));
@@ -338,7 +335,7 @@ impl SwitchParams {
                 Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
-        Ok(Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back, input, shared })
+        Ok(Plan { rates, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared })
     }
 }
 
@@ -376,8 +373,10 @@ struct Inputs {
 
 #[derive(Clone, Debug)]
 pub struct Switch {
-    /// Per input port: (VC label, route index), sorted by label.
-    lookup: Vec<Vec<(u32, u32)>>,
+    /// Every route, found by (input port, label): see [`Hop`].
+    hops: HashTable<Hop>,
+    /// Per input port: whether any route starts there.
+    in_routed: Vec<bool>,
     /// Per route: branches (output port, new label, output-side VC index).
     routes: Vec<Vec<(u16, u32, u16)>>,
     route_labels: Vec<(u16, u32)>,
@@ -393,8 +392,7 @@ pub struct Switch {
     /// Per output port, per output-side VC index: a forward RM cell of it was seen (its
     /// cells are ABR and count as the port's ABR input).
     abr_vc: Vec<Vec<bool>>,
-    // since warm-up
-    route_rx: Vec<u64>,
+    // since warm-up (and each route's count in its `Hop`)
     in_rx: Vec<u64>,
     no_route: Vec<u64>,
     // whole run
@@ -404,6 +402,38 @@ pub struct Switch {
     inputs: Option<Box<Inputs>>,
     /// Shared-memory bound on all output buffers together.
     shared: Option<usize>,
+}
+
+/// One route as the cell path reads it. A cell's route is found by (input port,
+/// label) in a hash table, and the route's first branch and counter sit in the same
+/// 32-byte entry: with thousands of VCs this is one or two cache misses per cell
+/// where the sorted per-port table's binary search, the route list and the counter
+/// array were six to eight (docs/performance.md, issue 14 "scale").
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    /// `in_port << 32 | in_label`.
+    key: u64,
+    /// Cells received on the route since the warm-up.
+    rx: u64,
+    /// The route's index (into `routes`, `route_labels`, `abr_back`).
+    r: u32,
+    /// The first branch: output label, output port, output-side VC index.
+    vc: u32,
+    o: u16,
+    aux: u16,
+    /// More than one branch (point-to-multipoint): read them from `routes[r]`.
+    many: bool,
+}
+
+fn hop_key(port: usize, vc: u32) -> u64 {
+    (port as u64) << 32 | u64::from(vc)
+}
+
+/// The table's hash of a key: a multiplicative hash with its high half folded into
+/// the low half, so that the input port (the key's high half) moves the bucket too.
+fn hop_hash(key: u64) -> u64 {
+    let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^ (h >> 32)
 }
 
 fn bump(v: &mut Vec<u64>, i: usize) {
@@ -417,7 +447,7 @@ impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     /// `rng` is used only by `arbitration = "random"`.
     pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
-        let Plan { rates, capacity, vc_capacity, out_labels, lookup, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
+        let Plan { rates, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let out = (0..n)
@@ -441,11 +471,19 @@ impl Switch {
                 drops: Drops::new("input_full"),
             })
         });
+        let mut hops = HashTable::with_capacity(routes.len());
+        let mut in_routed = vec![false; n];
+        for (r, (&(ip, vc), branches)) in route_labels.iter().zip(&routes).enumerate() {
+            let (o, ovc, aux) = branches.first().copied().unwrap_or((0, 0, 0));
+            let hop = Hop { key: hop_key(ip as usize, vc), rx: 0, r: r as u32, vc: ovc, o, aux, many: branches.len() != 1 };
+            hops.insert_unique(hop_hash(hop.key), hop, |h: &Hop| hop_hash(h.key));
+            in_routed[ip as usize] = true;
+        }
         Ok(Switch {
             inputs,
             shared,
-            lookup,
-            route_rx: vec![0; routes.len()],
+            hops,
+            in_routed,
             routes,
             route_labels,
             delay: params.delay,
@@ -461,10 +499,15 @@ impl Switch {
             replicated_by_flow: Vec::new(),
         })
     }
-    /// The cell of route `r` onto each of its branches: into the output buffer, or
+    /// The cell of route `hop` onto each of its branches: into the output buffer, or
     /// the delay line. `ABR`: some port runs an ABR algorithm.
     #[inline(always)]
-    fn switch_cell<const ABR: bool>(&mut self, r: usize, cell: Cell, ctx: &mut Cx<'_>) {
+    fn switch_cell<const ABR: bool>(&mut self, hop: Hop, cell: Cell, ctx: &mut Cx<'_>) {
+        if !hop.many {
+            self.to_branch::<ABR>(hop.o, Cell { vc: hop.vc, aux: hop.aux, ..cell }, ctx);
+            return;
+        }
+        let r = hop.r as usize;
         for b in 0..self.routes[r].len() {
             let (o, vc, aux) = self.routes[r][b];
             let mut c = Cell { vc, aux, ..cell };
@@ -616,14 +659,15 @@ impl crate::kind::Kind for Switch {
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let i = port as usize;
         self.in_rx[i] += 1;
-        let found = self.lookup[i].binary_search_by_key(&cell.vc, |e| e.0);
-        let Ok(k) = found else {
+        let key = hop_key(i, cell.vc);
+        let Some(hop) = self.hops.find_mut(hop_hash(key), |h| h.key == key) else {
             self.no_route[i] += 1;
             self.no_route_drops.drop(&cell, ctx);
             return;
         };
-        let r = self.lookup[i][k].1 as usize;
-        self.route_rx[r] += 1;
+        hop.rx += 1;
+        let hop = *hop;
+        let r = hop.r as usize;
         if self.inputs.is_some() {
             if self.abr_on {
                 self.abr_backward(r, &cell, ctx);
@@ -631,9 +675,9 @@ impl crate::kind::Kind for Switch {
             self.to_input(i, r, cell, ctx);
         } else if self.abr_on {
             self.abr_backward(r, &cell, ctx);
-            self.switch_cell::<true>(r, cell, ctx);
+            self.switch_cell::<true>(hop, cell, ctx);
         } else {
-            self.switch_cell::<false>(r, cell, ctx);
+            self.switch_cell::<false>(hop, cell, ctx);
         }
     }
     #[inline]
@@ -674,7 +718,7 @@ impl crate::kind::Kind for Switch {
     fn reset_stats(&mut self, now: SimTime) {
         self.out.iter_mut().for_each(|t| t.reset_stats(now));
         self.abr.iter_mut().flatten().for_each(PortAbr::reset_stats);
-        self.route_rx.iter_mut().for_each(|x| *x = 0);
+        self.hops.iter_mut().for_each(|h| h.rx = 0);
         self.in_rx.iter_mut().for_each(|x| *x = 0);
         self.no_route.iter_mut().for_each(|x| *x = 0);
         if let Some(inp) = self.inputs.as_mut() {
@@ -693,7 +737,7 @@ impl crate::kind::Kind for Switch {
             }
         }
         for i in 0..self.in_rx.len() {
-            if self.in_rx[i] > 0 || self.lookup[i].iter().len() > 0 {
+            if self.in_rx[i] > 0 || self.in_routed[i] {
                 let name = format!("{path}/p{}", i + 1);
                 out.push(&name, "sw_rx_cells", "count", self.in_rx[i] as f64, "cells");
                 out.push(&name, "sw_no_route_cells", "count", self.no_route[i] as f64, "cells");
@@ -704,8 +748,10 @@ impl crate::kind::Kind for Switch {
                 }
             }
         }
+        let mut route_rx = vec![0u64; self.route_labels.len()];
+        self.hops.iter().for_each(|h| route_rx[h.r as usize] = h.rx);
         for (r, &(ip, vc)) in self.route_labels.iter().enumerate() {
-            out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_rx_cells", "count", self.route_rx[r] as f64, "cells");
+            out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_rx_cells", "count", route_rx[r] as f64, "cells");
             if let Some(inp) = &self.inputs {
                 out.push(&format!("{path}/p{}/{}", ip + 1, vc_name(vc)), "port_in_drop_cells", "count", inp.route_dropped[r] as f64, "cells");
             }

@@ -431,6 +431,52 @@ kind = "sink"
     }
 
     #[test]
+    fn one_label_on_three_inputs_follows_each_inputs_route() {
+        // The route table is keyed by (input port, label): the same label arriving on
+        // three inputs takes three routes, and a label routed on one input only is
+        // "no route" on another.
+        let sc = load(r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "d -> sw.p4", "sw.p5 -> s5", "sw.p6 -> s6", "sw.p7 -> s7"]
+[scenario]
+duration = "2 ms"
+[components.a]
+kind = "cbr"
+rate = "5 Mb/s"
+vc = 32
+[components.b]
+kind = "cbr"
+rate = "10 Mb/s"
+vc = 32
+[components.c]
+kind = "cbr"
+rate = "20 Mb/s"
+vc = 32
+[components.d]
+kind = "cbr"
+rate = "5 Mb/s"
+vc = 33
+[components.sw]
+kind = "switch"
+ports = 8
+vcs = ["p1:32 -> p7:50", "p2:32 -> p5:51", "p3:32 -> p6:52", "p1:33 -> p5:53"]
+[components.s5]
+kind = "sink"
+[components.s6]
+kind = "sink"
+[components.s7]
+kind = "sink"
+"#);
+        let r = run(&sc, 0);
+        let sent = |c: &str| probe(&r, c, "src_tx_cells", "count");
+        assert!(sent("a") > 10.0 && sent("b") > sent("a") && sent("c") > sent("b"));
+        assert_eq!(probe(&r, "s7/vc50", "sink_rx_cells", "count"), sent("a"));
+        assert_eq!(probe(&r, "s5/vc51", "sink_rx_cells", "count"), sent("b"));
+        assert_eq!(probe(&r, "s6/vc52", "sink_rx_cells", "count"), sent("c"));
+        assert_eq!(probe(&r, "sw/p2/vc32", "port_rx_cells", "count"), sent("b"));
+        assert_eq!(probe(&r, "sw/p4", "sw_no_route_cells", "count"), sent("d"));
+        assert_eq!(probe(&r, "sw/p1/vc33", "port_rx_cells", "count"), 0.0);
+    }
+
+    #[test]
     fn unknown_vc_is_dropped_as_no_route() {
         let sc = load(r#"connections = ["a -> sw.p1", "sw.p2 -> s"]
 [scenario]
