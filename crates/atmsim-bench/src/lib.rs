@@ -303,6 +303,13 @@ mod tests {
         assert_eq!(a.events, h.events);
         // About the number asked for (the run stops at a time, not a count).
         assert!((a.events as f64 / 200_000.0 - 1.0).abs() < 0.05, "{}", a.events);
+        // Past the event queue's FAR_FROM the kernel runs its far-event calendar: the
+        // same firings as the plain heap.
+        let n = atmsim_kernel::queue::FAR_FROM as u64 + 7_000;
+        let a = hold_atmsim(n, 10 * n, 2).unwrap();
+        let h = hold_hand_heap(n, 10 * n, 2);
+        assert_eq!(a.events, h.events);
+        assert!(a.events > 9 * n, "{}", a.events);
     }
 
     #[test]
