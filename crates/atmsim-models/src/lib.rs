@@ -138,7 +138,7 @@ models! {
     OnOff(traffic::onoff::OnOff) = [traffic::onoff::KIND],
     SelfSimilar(traffic::selfsimilar::SelfSimilar, boxed) = [traffic::selfsimilar::KIND],
     Trace(traffic::trace::TraceSource, boxed) = [traffic::trace::KIND],
-    Transmitter(transmitter::Transmitter) = [transmitter::FIFO_KIND, transmitter::LINK_KIND],
+    Transmitter(transmitter::Transmitter, boxed) = [transmitter::FIFO_KIND, transmitter::LINK_KIND],
     Switch(switch::Switch, boxed) = [switch::KIND],
     Host(host::Host, boxed) = [host::KIND],
     Loss(loss::Loss) = [loss::KIND],
