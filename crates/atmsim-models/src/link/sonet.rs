@@ -54,7 +54,7 @@ impl SonetGrid {
     /// STS-Nc for a concatenation level N that is 3 or a multiple of 3 (STS-3c, -12c,
     /// -48c …); None otherwise.
     pub fn sts_nc(n: u64) -> Option<Self> {
-        if n == 0 || n % 3 != 0 {
+        if n == 0 || !n.is_multiple_of(3) {
             return None;
         }
         let row = 90 * n;
