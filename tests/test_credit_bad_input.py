@@ -43,3 +43,28 @@ def test_per_vc_windows_out_of_range(cli, write_scenario):
         text = IOFM.replace('"2 i=200 m=1000"', entry)
         path = write_scenario(text, "vcs.toml")
         assert_one_line_error(cli("run", str(path)), 2, contains=["components.sh.vcs"])
+
+
+def test_piggyback_needs_the_header_carrier(cli, write_scenario):
+    # Piggybacked credit rides in cell headers: with credit cells it is refused.
+    text = CREDIT.replace('credit_vc = "0/4095"', 'credit_vc = "0/4095"\npiggyback = true')
+    path = write_scenario(text, "piggy.toml")
+    err = assert_one_line_error(cli("run", str(path)), 2, contains=["components.down.piggyback", 'carrier = "header"'])
+    assert "piggy.toml:" in err
+
+
+GATEWAY = (ROOT / "scenarios" / "evans96" / "gateway_oc12c_sonet.toml").read_text()
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ('phy = "OC-12c"\nframing = "sonet"\ndelay', 'phy = "DS-3"\nframing = "sonet"\ndelay', "components.oc12.framing"),
+    ('port_framing = ["p5 = sonet"]', 'port_framing = ["p4 = sonet"]\nport_phy = ["p4 = TAXI-100", "p5 = OC-12c"]',
+     "components.gw_tx"),
+])
+def test_sonet_framing_needs_a_sonet_line(cli, write_scenario, old, new, key):
+    assert old in GATEWAY
+    text = GATEWAY.replace(old, new, 1)
+    if "port_phy" in new:
+        text = text.replace('port_phy = ["p5 = OC-12c"]\n', "", 1)
+    path = write_scenario(text, "framing.toml")
+    assert_one_line_error(cli("run", str(path)), 2, contains=[key, "OC-12c"])

@@ -1,5 +1,5 @@
 """evans96 cell-level measurement and OC-12c gateway (issue 17 items 2-3): the comparison
-rows from hand-made statistics, and the five scenarios run in quick mode through the
+rows from hand-made statistics, and the six scenarios run in quick mode through the
 reproduction's analysis (figures and rows)."""
 from __future__ import annotations
 
@@ -29,7 +29,11 @@ def test_rows_carry_the_papers_numbers_and_the_table2_total_is_the_sum():
                                                           ("chip", "meas_throughput", "value", 449.0)])),
         "cells-paced": _result("cells-paced", _stats([("chip/vc101", "meas_throughput", "value", 5.52),
                                                       ("alpha_tioc/tcp/vc101", "tcp_throughput", "value", 4.9712e6)])),
-        "gateway-oc12c": _result("gateway-oc12c", _stats([("rx_probe", "meas_payload_throughput", "value", 542.53)])),
+        "gateway-oc12c-sonet": _result("gateway-oc12c-sonet",
+                                       _stats([("rx_probe", "meas_payload_throughput", "value", 542.53),
+                                               ("rx_probe", "meas_cells", "count", 72000.0),
+                                               ("rx_probe", "meas_throughput", "value", 424 * 72000 / 0.05 / 1e6),
+                                               ("rx_line", "meas_idle_cells", "count", 2700.0)])),
         "table2": _result("table2", t2),
     }
     rows = {r.quantity: r for r in cells.rows(by_key)}
@@ -40,6 +44,9 @@ def test_rows_carry_the_papers_numbers_and_the_table2_total_is_the_sum():
     assert pps.paper_value == 67.0 and pps.simulated == pytest.approx(4.9712e6 / (9140 * 8))
     gw = rows["OC-12c gateway payload throughput, four OC-3c sources (rx probe)"]
     assert gw.paper_value == 542.6 and gw.rel_diff == pytest.approx((542.53 - 542.6) / 542.6)
+    # 2700 idle line slots in 0.05 s (72,000 cells at 424 bits / 610.56 Mb/s): 3600 rows.
+    per_row = rows["OC-12c gateway: idle slots per row on the line's byte clock (rx_line)"]
+    assert per_row.paper_value is None and per_row.simulated == pytest.approx(0.75)
     total = rows["Table 2: total of the four streams, TCP layer"]
     assert total.paper_value == 360.66 and total.simulated == pytest.approx(460.0)
     papers = sorted(r.paper_value for q, r in rows.items() if q.startswith("Table 2:") and "total" not in q)
@@ -75,6 +82,13 @@ def test_quick_runs_give_figures_5_to_11_table2_and_the_rows(tmp_path):
     assert gw.simulated == pytest.approx(cells.STS12C_ATM_PAYLOAD_MBPS, rel=1e-4)
     quad = q["quad OC-3c gateway payload throughput, four OC-3c sources (rx probe)"]
     assert quad.simulated == pytest.approx(cells.STS12C_ATM_PAYLOAD_MBPS, rel=1e-4)
+    unframed = q["OC-12c gateway payload throughput without SONET framing (ablation)"]
+    assert unframed.simulated == pytest.approx(cells.STS12C_ATM_PAYLOAD_MBPS, rel=1e-4)
+    # SONET framing, saturated: no idle cell inserted; on the line's byte clock each row's
+    # 40 overhead bytes are 40/53 of a slot (G.707: 36 TOH + 1 POH + 3 fixed stuff).
+    assert q["OC-12c gateway: idle cells inserted per second (rx_probe, STS-12c slots)"].simulated == 0
+    per_row = q["OC-12c gateway: idle slots per row on the line's byte clock (rx_line)"].simulated
+    assert per_row == pytest.approx(40 / 53, abs=1e-3)
     # The unpaced OTTO stream cannot exceed its OC-3c's 149.76 Mb/s of cells.
     assert q["mean cell-level throughput, unpaced ttcp stream (measurement chip)"].simulated <= 149.77
     # 5 Mb/s of payload is 5 x 53/48 of cells, when the pacer is the bottleneck.

@@ -289,6 +289,29 @@ pub fn check_credit_header_bytes(cell: &Cell, bytes: [u8; 5], credit: &CreditCel
     Ok(())
 }
 
+/// The piggybacked credit round trip of the checking mode: the cell's own header with
+/// GFC = the credit (1 … 15; 0 = none: atmsim's layout for a credit riding on a cell
+/// going upstream, crediting the cell's own VC), emitted with its HEC, through the I.432
+/// receiver and parsed back; the GFC and the VC must come back unchanged.
+pub fn check_piggyback_header(cell: &Cell, credit: CreditEntry) -> Result<(), String> {
+    let at = || format!("--check-wire: {} piggybacked credit (flow {})", vc_name(cell.vc), cell.flow);
+    if !(1..=15).contains(&credit.credit) || cell.vc >> 16 != 0 || u32::from(credit.vci) != cell.vc {
+        return Err(format!("{}: {credit:?} cannot ride in this header (GFC 1 ... 15, VPI 0, the cell's own VCI)", at()));
+    }
+    let pti = (u8::from(cell.flags & FLAG_EFCI != 0) << 1) | u8::from(cell.flags & FLAG_EOP != 0);
+    let h = HeaderRepr { interface: Interface::Uni, gfc: credit.credit, vpi: 0, vci: credit.vci, pti, clp: cell.flags & FLAG_CLP != 0 };
+    let mut b = [0u8; 5];
+    h.emit(&mut b).map_err(|e| format!("{}: {e}", at()))?;
+    let HecOutcome::Valid(ok) = HecReceiver::new().receive(b) else {
+        return Err(format!("{}: the HEC receiver refused the header", at()));
+    };
+    let back = HeaderRepr::parse(&ok, Interface::Uni).map_err(|e| format!("{}: {e}", at()))?;
+    if back != h {
+        return Err(format!("{}: the header came back as {back:?}, sent {h:?}", at()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

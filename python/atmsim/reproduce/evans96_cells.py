@@ -30,6 +30,14 @@ from atmsim.reproduce.tcpbands import SEP, Variant, band_and_ablation, variant_e
 
 #: OC-12c cell slot, µs (424 bits at 599.04 Mb/s).
 OC12C_SLOT_US = 424 / 599.04
+#: STS-12c rows per second (9 per 125-µs frame) and the overhead bytes opening each row
+#: (36 TOH + 1 POH + 3 fixed stuff, ITU-T G.707): on the 622.08 Mb/s line's byte clock a
+#: saturated STS-12c shows 40/53 of an idle cell slot per row.
+STS12C_ROWS_PER_S = 9 * 8000
+STS12C_ROW_OVERHEAD_BYTES = 40
+#: Line cell slots per row (1080 bytes / 53) and payload cells per row (1040 / 53).
+STS12C_LINE_SLOTS_PER_ROW = 1080 / 53
+STS12C_CELLS_PER_ROW = 1040 / 53
 #: STS-12c payload (1040 of 1080 columns x 9 rows x 8000 frames/s x 8 bits) and its
 #: ATM payload (48 of 53 octets), Mb/s.
 STS12C_MBPS = 1040 * 9 * 8000 * 8 / 1e6
@@ -42,6 +50,8 @@ BASE = (
     Experiment("cells-unpaced", "cells_unpaced.toml", "ttcp Alpha -> Alpha across the AN2 and the gateway, unpaced"),
     Experiment("cells-paced", "cells_paced.toml", "the same, the VC paced at 5 Mb/s"),
     Experiment("gateway-oc12c", "gateway_oc12c.toml", "four OC-3c sources onto the OC-12c, rx probe"),
+    Experiment("gateway-oc12c-sonet", "gateway_oc12c_sonet.toml",
+               "the OC-12c gateway with SONET framing on every line, rx probe in frame slots and on the byte clock"),
     Experiment("gateway-quad-oc3c", "gateway_quad_oc3c.toml", "four OC-3c sources on the quad OC-3c option"),
     Experiment("table2", "table2.toml", "four ttcp streams through a FORE ASX-200 and the gateway"),
 )
@@ -64,7 +74,7 @@ def _variants() -> list[Variant]:
                            {"alpha_ku.tcp_overhead": t, "alpha_tioc.tcp_overhead": t}))
     out.append(Variant("cells-paced", "pace-cells", "pacing-rate unit (payload)", {"alpha_ku.pace_unit": "cell"}))
     for load in (0.97, 0.99):
-        out.append(Variant("gateway-oc12c", f"load-{load}", LOAD,
+        out.append(Variant("gateway-oc12c-sonet", f"load-{load}", LOAD,
                            {f"pc{k}.rate": f"{149.76 * load:.4f} Mb/s" for k in range(1, 5)}))
     for t in ("200 us", "300 us"):
         out.append(Variant("table2", f"dec-{t.replace(' ', '')}", DEC, {f"{h}.tcp_overhead": t for h in ALPHAS}))
@@ -98,11 +108,16 @@ NOTES = [
     "traffic to the gateway port, which the paper does not give: none by default, 100 and 300 Mb/s of "
     "Poisson cells in the band.",
     "OC-12c gateway (Figs 8-11): four saturated OC-3c (4 x 149.76 Mb/s of cells) fill the STS-12c payload "
-    "(599.04 Mb/s) exactly: 542.53 Mb/s of ATM payload, every slot busy, no idle cell. Idle cells, their "
-    "periodic pattern and a correlated interarrival sequence appear only when the sources run below the "
-    "OC-3c rate: the figures also show the band variants at 0.99 and 0.97 of it. The model has no SONET "
-    "byte framing (the overhead columns are folded into the 599.04 Mb/s cell rate), so the frame-periodic "
-    "part of the paper's Figs 9-10 is not reproduced.",
+    "(599.04 Mb/s) exactly: 542.53 Mb/s of ATM payload. Figs 8-11 come from gateway_oc12c_sonet.toml, where "
+    "every line is SONET-framed (framing = \"sonet\": cell slots on the STS-3c/STS-12c frame, computed from "
+    "the G.707 byte positions; empty slots carry idle cells). The paper does not say which clock its rx probe "
+    "counts in, so the figures show two views: in STS-12c cell slots (rx_probe: the idle cells the "
+    "transmitter inserted; none when the sources are saturated) and in 53-byte slots of the 622.08 Mb/s line "
+    "(rx_line: each row's 40 overhead bytes add 40/53 of a slot, so idle slots recur every 20-21 or 40-41 "
+    "slots and the interarrivals correlate at multiples of a row, 19.6 cells: the frame-periodic structure "
+    "the paper points out in Figs 9-10). The sources' load is not given: the band runs them at 0.99 and 0.97 "
+    "of the OC-3c rate. gateway_oc12c.toml (unframed: the overhead folded into the cell rate) stays as the "
+    "ablation; it has no idle cell and no periodic structure.",
     "Table 2 is a prediction from the host models: SPARC 20s as the sparc10 machine with the SunOS 4.1 "
     "profile (no SPARC 20 figure exists in the papers; band 300-550 us per segment), Alphas as the dec3000 "
     "machine with the OSF/1 profile (band 200-300 us), 64 KiB windows. The model puts the Alphas at their "
@@ -178,14 +193,28 @@ def rows(by_key: Mapping[str, ExperimentResult]) -> list[ComparisonRow]:
                     detail=True, band=False)
     out += _row(by_key, "cells-paced", "5 Mb/s pacing: std of the VC's interarrivals (spread of Fig 6)", "OC-12c slots",
                 "chip/vc101", "meas_interarrival", "std", None, "the paper shows the spread, gives no number", detail=True)
-    out += _row(by_key, "gateway-oc12c", "OC-12c gateway payload throughput, four OC-3c sources (rx probe)", "Mb/s",
-                "rx_probe", "meas_payload_throughput", "value", 542.6, m)
-    out += _row(by_key, "gateway-oc12c", "OC-12c gateway cell rate incl. ATM headers (rx probe)", "Mb/s",
+    out += _row(by_key, "gateway-oc12c-sonet", "OC-12c gateway payload throughput, four OC-3c sources (rx probe)",
+                "Mb/s", "rx_probe", "meas_payload_throughput", "value", 542.6, m)
+    out += _row(by_key, "gateway-oc12c", "OC-12c gateway payload throughput without SONET framing (ablation)", "Mb/s",
+                "rx_probe", "meas_payload_throughput", "value", None,
+                "the overhead folded into the 599.04 Mb/s cell rate: the same mean", detail=True)
+    out += _row(by_key, "gateway-oc12c-sonet", "OC-12c gateway cell rate incl. ATM headers (rx probe)", "Mb/s",
                 "rx_probe", "meas_throughput", "value", None,
                 "paper: 'including ATM and SONET overhead, over 600 Mb/s at the physical level' (line: 622.08)",
                 detail=True)
-    out += _row(by_key, "gateway-oc12c", "OC-12c gateway: mean cell interarrival (1: no idle slot)", "OC-12c slots",
-                "rx_probe", "meas_interarrival", "mean", None, "the band spans the sources' load", detail=True)
+    out += _row(by_key, "gateway-oc12c-sonet", "OC-12c gateway: mean cell interarrival in STS-12c slots (1: no idle "
+                "cell)", "OC-12c slots", "rx_probe", "meas_interarrival", "mean", None,
+                "the band spans the sources' load", detail=True)
+    secs = _run_secs(by_key.get("gateway-oc12c-sonet"))
+    if secs:
+        out += _row(by_key, "gateway-oc12c-sonet", "OC-12c gateway: idle slots per row on the line's byte clock "
+                    "(rx_line)", "1", "rx_line", "meas_idle_cells", "count", None,
+                    f"arithmetic for saturated sources: {STS12C_ROW_OVERHEAD_BYTES}/53 = "
+                    f"{STS12C_ROW_OVERHEAD_BYTES / 53:.4f} (the paper shows the periodic idle cells, gives no number)",
+                    scale=1.0 / (STS12C_ROWS_PER_S * secs), detail=True)
+        out += _row(by_key, "gateway-oc12c-sonet", "OC-12c gateway: idle cells inserted per second (rx_probe, STS-12c "
+                    "slots)", "1/s", "rx_probe", "meas_idle_cells", "count", None,
+                    "0 when the four sources are saturated; the band spans their load", scale=1.0 / secs, detail=True)
     out += _row(by_key, "gateway-quad-oc3c", "quad OC-3c gateway payload throughput, four OC-3c sources (rx probe)",
                 "Mb/s", "rx_probe", "meas_payload_throughput", "value", None, "the paper measures the OC-12c case only",
                 detail=True)
@@ -205,6 +234,15 @@ def rows(by_key: Mapping[str, ExperimentResult]) -> list[ComparisonRow]:
             row, abl = band_and_ablation(row, "table2", _table2_total, by_key, VARIANTS)
             out += [row] + abl
     return out
+
+
+def _run_secs(res: Optional[ExperimentResult]) -> Optional[float]:
+    """Seconds after the warm-up that the gateway run's chips counted (cells / cell rate)."""
+    cells = _value(res, "rx_probe", "meas_cells", "count")
+    rate = _value(res, "rx_probe", "meas_throughput", "value")
+    if not cells or not rate:
+        return None
+    return cells * 424 / (rate * 1e6)
 
 
 def _table2_total(res: Optional[ExperimentResult]) -> Optional[float]:
@@ -279,62 +317,75 @@ def figures(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) ->
             out.append(Figure("fig7", "Figure 7 — time series of cell arrivals for paced and unpaced streams", png,
                               svg, "Each line is one cell of the ttcp VC seen by the chip (its VCI trace), over the "
                                    "first 20,000 OC-12c slots (14 ms) after the warm-up."))
-        gw = [(f"gateway-oc12c{s}", lab) for s, lab in (("", "saturated (default)"),
-                                                         (f"{SEP}load-0.99", "0.99 load"),
-                                                         (f"{SEP}load-0.97", "0.97 load")) if f"gateway-oc12c{s}" in stats]
+        gw = [(f"gateway-oc12c-sonet{s}", lab) for s, lab in (("", "saturated (default)"),
+                                                               (f"{SEP}load-0.99", "0.99 load"),
+                                                               (f"{SEP}load-0.97", "0.97 load"))
+              if f"gateway-oc12c-sonet{s}" in stats]
+        views = (("rx_line", "line byte clock (53-byte slots of 622.08 Mb/s)"), ("rx_probe", "STS-12c cell slots"))
+        why = ("Four OC-3c sources onto the SONET-framed OC-12c (gateway_oc12c_sonet.toml); the sources' load is "
+               "not given: saturated (default) and the band at 0.99 and 0.97. Top: counted on the line's byte "
+               "clock, where each row's 40 overhead bytes leave 40/53 of an idle slot (the frame-periodic "
+               "structure); bottom: counted in the frame's cell slots, where only the idle cells the "
+               "transmitter inserted show (none when saturated).")
         if gw:
             specs = (("fig8", "Figure 8 — histogram of cell interarrivals, OC-12 GW, rx probe", "meas_interarrival_hist",
-                      "cell interarrival (OC-12c slots)"),
+                      "cell interarrival (slots)"),
                      ("fig10", "Figure 10 — histogram of cell idle (inter-idle-cell times), OC-12 GW, rx probe",
-                      "meas_idle_hist", "time between idle cells (OC-12c slots)"))
+                      "meas_idle_hist", "time between idle slots (slots)"))
             for fk, title, probe, xlabel in specs:
-                fig = MplFigure(figsize=(6.4, 3.6), dpi=100)
-                ax = fig.add_subplot()
-                width = 0.8 / len(gw)
-                for j, (k, lab) in enumerate(gw):
-                    h = _hist(stats[k], "rx_probe", probe)
-                    if not h.empty:
-                        ax.bar(h.index + (j - (len(gw) - 1) / 2) * width, h.values, width=width, label=lab)
+                fig = MplFigure(figsize=(6.4, 5.0), dpi=100)
+                for i, (comp, view) in enumerate(views):
+                    ax = fig.add_subplot(2, 1, i + 1)
+                    width = 0.8 / len(gw)
+                    for j, (k, lab) in enumerate(gw):
+                        h = _hist(stats[k], comp, probe)
+                        if not h.empty:
+                            h = h[h > 0]
+                            ax.bar(h.index + (j - (len(gw) - 1) / 2) * width, h.values, width=width, label=lab)
+                    ax.set_ylabel("fraction")
+                    ax.set_title(view, fontsize=8)
+                    ax.grid(True, alpha=0.3)
+                    _legend(ax)
                 ax.set_xlabel(xlabel)
-                ax.set_ylabel("fraction")
-                ax.set_title(title, fontsize=9)
-                ax.grid(True, alpha=0.3)
-                _legend(ax)
+                fig.suptitle(title, fontsize=9)
                 fig.tight_layout()
                 png, svg = _save(fig, figdir / f"{fk}_{probe}", out_dir)
-                out.append(Figure(fk, title, png, svg, "Four OC-3c sources onto the OC-12c; the sources' load is not "
-                                  "given: saturated (default) and the band variants. Saturated, every slot is busy "
-                                  "(no idle cell to count)."))
-            fig = MplFigure(figsize=(6.4, 3.6), dpi=100)
-            ax = fig.add_subplot()
-            for k, lab in gw:
-                acf = _prefixed(stats[k], "rx_probe", "meas_interarrival_acf", "lag_")
-                if not acf.empty:
-                    ax.plot(acf.index, acf.values, marker="o", markersize=3, label=lab)
+                out.append(Figure(fk, title, png, svg, why))
+            fig = MplFigure(figsize=(6.4, 5.0), dpi=100)
+            for i, (comp, view) in enumerate(views):
+                ax = fig.add_subplot(2, 1, i + 1)
+                for k, lab in gw:
+                    acf = _prefixed(stats[k], comp, "meas_interarrival_acf", "lag_")
+                    if not acf.empty:
+                        ax.plot(acf.index, acf.values, marker="o", markersize=2, linewidth=0.8, label=lab)
+                for r in range(1, 7):
+                    ax.axvline(r * STS12C_CELLS_PER_ROW, color="0.7", linewidth=0.6, linestyle=":")
+                ax.set_ylabel("autocorrelation")
+                ax.set_title(f"{view}; dotted: multiples of a row (19.6 cells)", fontsize=8)
+                ax.grid(True, alpha=0.3)
+                _legend(ax)
             ax.set_xlabel("lag (cells)")
-            ax.set_ylabel("autocorrelation of interarrivals")
-            ax.set_title("Figure 9 — autocorrelation of cell interarrivals, OC-12 GW, rx probe", fontsize=9)
-            ax.grid(True, alpha=0.3)
-            _legend(ax)
+            fig.suptitle("Figure 9 — autocorrelation of cell interarrivals, OC-12 GW, rx probe", fontsize=9)
             fig.tight_layout()
             png, svg = _save(fig, figdir / "fig9_autocorrelation", out_dir)
             out.append(Figure("fig9", "Figure 9 — autocorrelation of cell interarrivals, OC-12 GW, rx probe", png, svg,
-                              "Sample autocorrelation of the rx probe's interarrival sequence; with saturated "
-                              "sources every interarrival is one slot and the sequence has no variance (no curve)."))
-            fig = MplFigure(figsize=(7.2, 3.8), dpi=100)
-            for i, (k, lab) in enumerate(gw):
-                ax = fig.add_subplot(len(gw), 1, i + 1)
-                tr = _prefixed(stats[k], "rx_probe", "meas_trace", "slot_")
+                              "Sample autocorrelation of the interarrival sequence (no curve where it has no "
+                              "variance: saturated, in frame slots, every interarrival is one slot). " + why))
+            fig = MplFigure(figsize=(7.2, 4.4), dpi=100)
+            rows_ = [(k, lab, comp, view) for comp, view in views for k, lab in gw]
+            for i, (k, lab, comp, view) in enumerate(rows_):
+                ax = fig.add_subplot(len(rows_), 1, i + 1)
+                tr = _prefixed(stats[k], comp, "meas_trace", "slot_")
                 ax.vlines(tr.index.values, 0, 1, linewidth=0.6)
                 ax.set_yticks([])
-                ax.set_ylabel(lab, fontsize=7)
+                ax.set_ylabel(f"{lab}\n{comp}", fontsize=6, rotation=0, ha="right", va="center")
                 ax.set_xlim(0, 400)
-            ax.set_xlabel("OC-12c slot")
+            ax.set_xlabel("slot")
             fig.suptitle("Figure 11 — time series of cell arrivals, OC-12 GW, rx probe", fontsize=9)
             fig.tight_layout()
             png, svg = _save(fig, figdir / "fig11_time_series", out_dir)
             out.append(Figure("fig11", "Figure 11 — time series of cell arrivals in OC-12 GW, rx probe", png, svg,
-                              "A segment of 400 OC-12c slots: one line per cell; gaps are idle cells."))
+                              "A segment of 400 slots: one line per cell; gaps are idle slots. " + why))
         if "table2" in by_key:
             res = by_key["table2"]
             vals = [_value(res, f"{rcv}/tcp/vc{vc}", "tcp_throughput", "value", 1e-6) for _, rcv, vc, _, _ in TABLE2]

@@ -13,7 +13,11 @@
 //! `rate`): slot k starts at `ceil(k · 424 / rate)`. A cell whose last bit arrives at
 //! `t` is seen in the slot in progress at `t − 1 ps` (a cell ending on a boundary
 //! occupied the slot before it); two cells in one slot (a faster feeder) are seen in
-//! consecutive slots, as the chip can see only one per slot.
+//! consecutive slots, as the chip can see only one per slot. With `framing = "sonet"`
+//! the slots are those of the STS-3c/STS-12c frame ([`crate::link::sonet`]) starting
+//! `frame_offset` after time zero, as a framed link sends them: a cell ending at `t` is
+//! in the first frame slot ending at or after `t − frame_offset`, and every slot
+//! between two cells is an idle cell (`meas_idle_cells`).
 //!
 //! *Registers* ([`MeasurementChip`], sans-IO, driven slot by slot):
 //! - cell count: "the 24-bit running count of the number of cells transmitted on that
@@ -42,6 +46,7 @@ use atmsim_kernel::PortId;
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimDuration, SimTime, CELL_BITS};
 
 use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::link::sonet::SonetGrid;
 use crate::link::transmitter::{LineRateParams, PHY_NAMES};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::{SeriesDecl, MB_PER_CELL};
@@ -158,9 +163,11 @@ impl MeasurementChip {
     }
 }
 
-pub const PARAMS: [ParamSpec; 10] = [
+pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "physical-layer preset of the monitored line, whose cell slots the chip samples; give phy or rate", source: "required (phy or rate); ITU-T I.432" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate of the monitored line (424 bits per slot); give phy or rate", source: "required (phy or rate)" },
+    ParamSpec { name: "framing", ty: ParamType::Choice(&crate::link::transmitter::FRAMINGS), default: Some("none"), required: false, help: "\"sonet\": the monitored line's slots are the STS-3c/STS-12c frame's cell slots (as a framed link sends them; needs phy = OC-3c or OC-12c), so idle cells and the overhead's row gaps are seen as they are sent", source: "ITU-T G.707, I.432.2" },
+    ParamSpec { name: "frame_offset", ty: ParamType::Time, default: Some("0 s"), required: false, help: "with framing = \"sonet\": how much later than time zero the monitored line's frame starts here (the propagation delays between the framed transmitter and the chip)", source: "the scenario's link delays" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "VCs the pacing measurement registers monitor (\"VPI/VCI\" or \"VCI\"); default: the first max_vcs VCs seen", source: "evans96 (the LCP configures the monitored VCs)" },
     ParamSpec { name: "max_vcs", ty: ParamType::Int { min: 1, max: MAX_VCS }, default: Some("127"), required: false, help: "VCs the registers can monitor", source: "evans96 (\"a maximum of 127 VCs can be monitored\")" },
     ParamSpec { name: "burst_idle_slots", ty: ParamType::Int { min: 1, max: 1_000_000 }, default: Some("2"), required: false, help: "consecutive idle slots that end a burst", source: "evans96 (\"idle for two consecutive cell slots\")" },
@@ -171,7 +178,8 @@ pub const PARAMS: [ParamSpec; 10] = [
     ParamSpec { name: "trace_slots", ty: ParamType::Int { min: 0, max: 1_000_000 }, default: Some("0"), required: false, help: "slots after the warm-up whose VC is reported (meas_trace: the chip's VCI trace, Figs 7 and 11); 0: none", source: "evans96 (traffic measurement chip: the VCI of every cell slot)" },
 ];
 
-pub const PROBES: [ProbeSpec; 12] = [
+pub const PROBES: [ProbeSpec; 13] = [
+    ProbeSpec { name: "meas_idle_cells", unit: "cells", kind: ProbeKind::Counter, help: "slots between the cells seen that carried no cell (idle cells on a framed line; count)" },
     ProbeSpec { name: "meas_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells seen, in all and per monitored VC (<chip>/vc<N>): count, and the 24-bit register (statistic register, wraps at 2^24)" },
     ProbeSpec { name: "meas_stopped", unit: "1", kind: ProbeKind::Gauge, help: "per monitored VC: the stopped flag at the end of the run (value)" },
     ProbeSpec { name: "meas_bursts", unit: "1", kind: ProbeKind::Counter, help: "per monitored VC: bursts the VC was active in, with the same-VC exception (count)" },
@@ -193,6 +201,9 @@ pub const SERIES: [SeriesDecl; 1] = [SeriesDecl { name: "meas_throughput", unit:
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeasureParams {
     pub line: LineRateParams,
+    /// `framing = "sonet"`.
+    pub sonet: bool,
+    pub frame_offset: SimDuration,
     pub vcs: Option<Vec<String>>,
     pub max_vcs: usize,
     pub burst_idle_slots: u64,
@@ -208,6 +219,8 @@ impl MeasureParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
         Ok(MeasureParams {
             line: LineRateParams::bind(p)?,
+            sonet: p.need_choice("framing", &[("none", false), ("sonet", true)])?,
+            frame_offset: p.need("frame_offset", Params::time)?,
             vcs: p.opt_list("vcs")?,
             max_vcs: p.need("max_vcs", Params::int)? as usize,
             burst_idle_slots: p.need("burst_idle_slots", Params::int)? as u64,
@@ -221,6 +234,7 @@ impl MeasureParams {
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
+        crate::link::transmitter::sonet_grid(&self.line, self.sonet, "framing")?;
         if self.window.0 == 0 {
             return Err(ParamIssue::new("window", "must be longer than 0 s"));
         }
@@ -290,6 +304,8 @@ pub fn autocorrelation(x: &[f64], k: usize) -> f64 {
 pub struct MeasureNode {
     params: MeasureParams,
     rate: Rate,
+    /// The frame's slot grid (framing = "sonet").
+    grid: Option<SonetGrid>,
     chip: MeasurementChip,
     /// Monitor VCs as they appear (no `vcs` list).
     auto: bool,
@@ -301,6 +317,8 @@ pub struct MeasureNode {
     since: SimTime,
     first_slot: Option<u64>,
     cells: u64,
+    /// Idle slots between the cells seen since the warm-up.
+    idle_cells: u64,
     vc_cells: BTreeMap<u32, u64>,
     /// Per monitored VC: the slot of its last cell, its interarrivals and their histogram.
     vc_gaps: BTreeMap<u32, (Option<u64>, Tally, SlotHist)>,
@@ -332,6 +350,8 @@ impl MeasureNode {
         let h = params.hist_slots;
         Ok(MeasureNode {
             rate,
+            grid: crate::link::transmitter::sonet_grid(&params.line, params.sonet, "framing")?,
+            idle_cells: 0,
             chip,
             auto,
             last_slot: None,
@@ -354,9 +374,13 @@ impl MeasureNode {
         })
     }
 
-    /// The slot a cell ending at `t` is seen in.
+    /// The slot a cell ending at `t` is seen in (framed: the first frame slot ending at
+    /// or after `t`, less the frame offset).
     fn slot_of(&self, t: SimTime) -> u64 {
-        let k = self.rate.slot_after(SimTime(t.0.saturating_sub(1))).saturating_sub(1);
+        let k = match &self.grid {
+            None => self.rate.slot_after(SimTime(t.0.saturating_sub(1))).saturating_sub(1),
+            Some(g) => g.first_ending_at_or_after(t.0.saturating_sub(self.params.frame_offset.0)),
+        };
         match self.last_slot {
             Some(s) if k <= s => s + 1,
             _ => k,
@@ -410,6 +434,7 @@ impl MeasureNode {
                     self.idle_hist.add(s + 1 - li);
                 }
                 self.idle_hist.add_n(1, d - 2);
+                self.idle_cells += d - 1;
                 self.last_idle = Some(k - 1);
             }
         }
@@ -440,6 +465,7 @@ impl crate::kind::Kind for MeasureNode {
         self.since = now;
         self.first_slot = None;
         self.cells = 0;
+        self.idle_cells = 0;
         self.vc_cells.clear();
         for e in self.vc_gaps.values_mut() {
             e.1.reset();
@@ -462,6 +488,7 @@ impl crate::kind::Kind for MeasureNode {
         let secs = now.since(self.since).0 as f64 * 1e-12;
         let mbps = |cells: u64, bits: u64| if secs > 0.0 { cells as f64 * bits as f64 / secs / 1e6 } else { 0.0 };
         out.push(path, "meas_cells", "count", self.cells as f64, "cells");
+        out.push(path, "meas_idle_cells", "count", self.idle_cells as f64, "cells");
         out.push(path, "meas_throughput", "value", mbps(self.cells, CELL_BITS), "Mb/s");
         out.push(path, "meas_payload_throughput", "value", mbps(self.cells, 384), "Mb/s");
         let mut w = self.window_rate.clone();

@@ -34,6 +34,14 @@
 //! arrives or the kernel asks it to settle (warm-up, samples, end), so every statistic
 //! equals the event-per-departure path's. It is chosen when the run starts
 //! (`Ctx::passive_downstream`); `[scenario] fast_path = false` turns it off.
+//!
+//! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
+//! line is then slotted from time zero on the STS-3c/STS-12c frame ([`super::sonet`]):
+//! a cell takes the first free cell slot that starts once it is ready (it waits while an
+//! idle cell or overhead is on the line), so cells keep the payload rate on average but
+//! leave a gap wherever a row's overhead falls; every slot that carries no cell carries
+//! an idle cell (`phy_tx_idle_cells`). Framed transmitters always use the
+//! event-per-departure path.
 
 use crate::kind::{BuildInfo, Cx};
 use std::collections::VecDeque;
@@ -43,6 +51,7 @@ use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
+use crate::link::sonet::{FramedClock, SonetGrid};
 use crate::cell::{book_in_flight, discard, Cell, Drops, Msg};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
@@ -106,16 +115,27 @@ const COMMON: [ParamSpec; 3] = [
 
 const POLICY: [ParamSpec; 3] = crate::control::buffer_policy::PARAMS;
 
+/// The framing choices of a transmitter.
+pub const FRAMINGS: [&str; 2] = ["none", "sonet"];
+
+/// `framing`, shared by `fifo`, `link` and the ABR multiplexer.
+pub const FRAMING: ParamSpec = ParamSpec { name: "framing", ty: ParamType::Choice(&FRAMINGS), default: Some("none"), required: false, help: "\"sonet\": cell slots on the STS-3c/STS-12c frame (9 rows x 90N columns per 125 us; overhead columns leave a gap per row; empty slots carry idle cells); needs phy = OC-3c or OC-12c. \"none\": cells back to back at the cell rate", source: "ITU-T G.707, ANSI T1.105; cell mapping ITU-T I.432.2" };
+
+/// Probes of a framed transmitter.
+pub const FRAMING_PROBES: [ProbeSpec; 1] = [
+    ProbeSpec { name: "phy_tx_idle_cells", unit: "cells", kind: ProbeKind::Counter, help: "framing = sonet: cell slots that carried an idle cell (count)" },
+];
+
 const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
 
 /// The `fifo` kind's parameters (also the ABR multiplexer's buffer and line).
-pub const FIFO_PARAMS: [ParamSpec; 8] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2],
+pub const FIFO_PARAMS: [ParamSpec; 9] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], FRAMING,
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "buffer size counting the cell in transmission; tail drop when full (bytes convert at 53 per cell)", source: "atmsim convention" },
 ];
 
-pub const LINK_PARAMS: [ParamSpec; 8] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2],
+pub const LINK_PARAMS: [ParamSpec; 9] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], FRAMING,
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "transmit buffer size; unlimited by default", source: "atmsim convention" },
 ];
 
@@ -151,17 +171,43 @@ pub struct TransmitterParams {
     pub capacity: CellLimit,
     pub propagation: PropagationParams,
     pub policy: BufferPolicyParams,
+    /// `framing = "sonet"`.
+    pub sonet: bool,
+}
+
+/// The SONET grid of a line given by `line` when `sonet` is set (None when not set); an
+/// error naming `key` for a line that is not one STS-3c/STS-12c payload.
+pub fn sonet_grid(line: &LineRateParams, sonet: bool, key: &str) -> Result<Option<SonetGrid>, ParamIssue> {
+    if !sonet {
+        return Ok(None);
+    }
+    match line.phy.as_deref().and_then(SonetGrid::for_phy) {
+        Some(g) => Ok(Some(g)),
+        None => Err(ParamIssue::new(key, "\"sonet\" needs phy = \"OC-3c\" or \"OC-12c\" (not a rate, DS-3, TAXI-100 or OC-3c-x4)")),
+    }
 }
 
 impl TransmitterParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(TransmitterParams { line: LineRateParams::bind(p)?, capacity: p.need("capacity", Params::cell_limit)?, propagation: PropagationParams::bind(p)?, policy: BufferPolicyParams::bind(p)? })
+        Ok(TransmitterParams {
+            line: LineRateParams::bind(p)?,
+            capacity: p.need("capacity", Params::cell_limit)?,
+            propagation: PropagationParams::bind(p)?,
+            policy: BufferPolicyParams::bind(p)?,
+            sonet: p.need_choice("framing", &[("none", false), ("sonet", true)])?,
+        })
+    }
+
+    /// The SONET grid (None: not framed).
+    pub fn grid(&self) -> Result<Option<SonetGrid>, ParamIssue> {
+        sonet_grid(&self.line, self.sonet, "framing")
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.line.rate(None)?;
+        self.grid()?;
         self.capacity()?;
         self.propagation.validate()?;
         self.policy.validate()
@@ -179,6 +225,8 @@ pub struct Transmitter {
     propagation: SimDuration,
     buffer: CellBuffer,
     clock: CellClock,
+    /// SONET framing: the slot grid and the next free slot (None: unframed).
+    framed: Option<FramedClock>,
     out_port: PortId,
     tag_base: u32,
     /// Per-VC counters [offered, transmitted, dropped] indexed by `Cell::aux`, with the VC labels,
@@ -219,6 +267,7 @@ impl Transmitter {
         let propagation = params.propagation.delay()?;
         let mut t = Transmitter::with(rate, CellBuffer::fifo(capacity), propagation, 0, 0);
         t.set_policy(params.policy.policy()?);
+        t.set_framing(params.grid()?);
         t.may_compute = true;
         Ok(t)
     }
@@ -226,6 +275,19 @@ impl Transmitter {
     /// Sets what the buffer does besides tail drop (EPD, PPD, EFCI marking).
     pub fn set_policy(&mut self, policy: Option<BufferPolicy>) {
         self.policy = policy.map(Box::new);
+    }
+
+    /// Puts the cell slots on a SONET frame (None: unframed, cells back to back).
+    pub fn set_framing(&mut self, grid: Option<SonetGrid>) {
+        self.framed = grid.map(FramedClock::new);
+    }
+
+    /// Cell slots that carried an idle cell since the statistics were reset (framed
+    /// transmitters; None otherwise): slots ended in (since, now] less cells sent.
+    pub fn idle_cells(&self, now: SimTime) -> Option<u64> {
+        let g = self.framed.as_ref()?.grid();
+        let slots = g.slots_ended_by(now.0) - g.slots_ended_by(self.since.0);
+        Some(slots.saturating_sub(self.tx))
     }
 
     /// A transmitter sending on output port `out_port`, its timers tagged from
@@ -236,6 +298,7 @@ impl Transmitter {
             propagation,
             buffer,
             clock: CellClock::new(rate),
+            framed: None,
             out_port,
             tag_base,
             vc_labels: Vec::new(),
@@ -288,7 +351,7 @@ impl Transmitter {
     /// nothing needs their instants (see the module doc).
     fn choose_path(&mut self, ctx: &Cx<'_>) {
         let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
-        if self.may_compute && fifo && self.policy.is_none() && ctx.passive_downstream(self.out_port) {
+        if self.may_compute && fifo && self.policy.is_none() && self.framed.is_none() && ctx.passive_downstream(self.out_port) {
             self.computed = Some(VecDeque::new());
         }
     }
@@ -377,8 +440,17 @@ impl Transmitter {
             return;
         }
         if self.buffer.len() == 1 {
-            self.start_busy_period(now);
-            let end = self.clock.advance();
+            let end = match self.framed.as_mut() {
+                None => {
+                    self.start_busy_period(now);
+                    self.clock.advance()
+                }
+                Some(f) => {
+                    let (start, end) = f.take(now.0);
+                    self.wait.add((start - now.0) as f64);
+                    SimTime(end)
+                }
+            };
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
             self.tx_end = Some(end);
         }
@@ -450,8 +522,17 @@ impl Transmitter {
             self.count_vc(cell.aux, 1);
         }
         if let Some(arrived) = self.buffer.next_arrival() {
-            self.wait.add(now.since(arrived).0 as f64);
-            let end = self.clock.advance();
+            let end = match self.framed.as_mut() {
+                None => {
+                    self.wait.add(now.since(arrived).0 as f64);
+                    self.clock.advance()
+                }
+                Some(f) => {
+                    let (start, end) = f.take(now.0);
+                    self.wait.add((start - arrived.0) as f64);
+                    SimTime(end)
+                }
+            };
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
             self.tx_end = Some(end);
         } else {
@@ -732,8 +813,16 @@ impl crate::kind::Kind for Transmitter {
         for x in 0..=top {
             out.push(path, "q_len_tail", &format!("p_gt_{x}"), self.levels.p_greater(now, x), "1");
         }
-        // The line transmits exactly when the buffer holds a cell.
-        out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1");
+        match self.idle_cells(now) {
+            // The line transmits exactly when the buffer holds a cell.
+            None => out.push(path, "phy_utilisation", "value", self.levels.p_greater(now, 0), "1"),
+            // Framed: cells among the cell slots (idle cells and overhead excluded).
+            Some(idle) => {
+                let slots = idle + self.tx;
+                out.push(path, "phy_utilisation", "value", if slots > 0 { self.tx as f64 / slots as f64 } else { f64::NAN }, "1");
+                out.push(path, "phy_tx_idle_cells", "count", idle as f64, "cells");
+            }
+        }
         if let Some(p) = &self.policy {
             out.push(path, "q_epd_cells", "count", p.epd_cells as f64, "cells");
             out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
@@ -789,7 +878,7 @@ pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     inputs: &crate::kind::IN_MANY,
     outputs: &crate::kind::OUT,
     ports: None,
-    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::link::transmitter::FRAMING_PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
 };
@@ -803,7 +892,7 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     inputs: &crate::kind::IN_ONE,
     outputs: &crate::kind::OUT,
     ports: None,
-    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES],
+    probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::link::transmitter::FRAMING_PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
 };

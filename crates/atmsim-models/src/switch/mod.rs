@@ -50,11 +50,12 @@ use crate::control::abr::port::{AlgorithmParams, PortAbr, PortAbrParams, Which, 
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
+use crate::link::sonet::SonetGrid;
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 19] = [
+pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -63,6 +64,7 @@ pub const PARAMS: [ParamSpec; 19] = [
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
+    ParamSpec { name: "port_framing", ty: ParamType::StrList, default: None, required: false, help: "SONET framing of particular output ports: \"pN = sonet\" (the port's line must be OC-3c or OC-12c: cell slots on the STS-3c/STS-12c frame, idle cells in empty slots; see the link kind's framing)", source: "ITU-T G.707, ANSI T1.105, I.432.2; evans96 (the gateway's transpose inserts idle cells and the SONET overhead)" },
     ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … delta parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
     ParamSpec { name: "buffering", ty: ParamType::Choice(&["output", "input-output"]), default: Some("output"), required: false, help: "where cells wait: \"output\" (output-buffered: a cell goes straight to its output buffer) or \"input-output\" (a receiving buffer per input, a fabric with speedup and arbitration, and the output buffers)", source: "domingo95 sections 2.2, 5 (receiving and transmitting buffers per port, NMA counters at both)" },
     ParamSpec { name: "input_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("64 cells"), required: false, help: "receiving buffer per input port with buffering = \"input-output\" (not given by the papers: a parameter)", source: "not given by the papers; atmsim convention" },
@@ -181,6 +183,8 @@ pub struct SwitchParams {
     pub delay: SimDuration,
     /// "pN = PRESET or RATE" entries (None: every port at `line`).
     pub port_phy: Option<Vec<String>>,
+    /// "pN = sonet" entries (None: no port framed).
+    pub port_framing: Option<Vec<String>>,
     /// "pN = efci | eprca | erica" entries (None: no ABR algorithm on any port).
     pub abr: Option<Vec<String>>,
     /// The ABR algorithms' settings (used by the ports `abr` names).
@@ -208,6 +212,8 @@ pub struct InputParams {
 /// What [`SwitchParams::plan`] works out: everything a switch is built from.
 struct Plan {
     rates: Vec<Rate>,
+    /// Per output port: its SONET grid, if framed.
+    framing: Vec<Option<SonetGrid>>,
     capacity: Option<usize>,
     vc_capacity: Option<usize>,
     /// Output-side VC labels per port, in table order (`Cell::aux` indexes them).
@@ -242,6 +248,7 @@ impl SwitchParams {
             vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
             delay: p.need("delay", Params::time)?,
             port_phy: p.opt_list("port_phy")?,
+            port_framing: p.opt_list("port_framing")?,
             abr: p.opt_list("abr")?,
             abr_settings: PortAbrParams::bind(p)?,
             vcs: p.need("vcs", Params::list)?.to_vec(),
@@ -278,6 +285,15 @@ impl SwitchParams {
         for entry in self.port_phy.iter().flatten() {
             let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
             rates[port] = r;
+        }
+        let mut framing = vec![None; n];
+        for entry in self.port_framing.iter().flatten() {
+            let (port, v) = parse_port_setting(entry, n, "sonet").map_err(|m| ParamIssue::new("port_framing", m))?;
+            if v.trim_matches('"') != "sonet" {
+                return Err(ParamIssue::new("port_framing", format!("'{entry}': the framing must be sonet")));
+            }
+            let grid = [3, 12].into_iter().filter_map(SonetGrid::sts_nc).find(|g| Rate::from_bps(g.payload_bps() as f64) == Some(rates[port]));
+            framing[port] = Some(grid.ok_or_else(|| ParamIssue::new("port_framing", format!("'{entry}': p{} must run at OC-3c or OC-12c (149.76 or 599.04 Mb/s of cells) to be framed", port + 1)))?);
         }
         let cap = |key: &str, limit: CellLimit| limit.at_least_one(key, "must be at least 1 cell (or \"unlimited\")");
         let capacity = cap("capacity", self.capacity)?;
@@ -335,7 +351,7 @@ impl SwitchParams {
                 Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
-        Ok(Plan { rates, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared })
+        Ok(Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared })
     }
 }
 
@@ -447,7 +463,7 @@ impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     /// `rng` is used only by `arbitration = "random"`.
     pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
-        let Plan { rates, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
+        let Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let out = (0..n)
@@ -455,6 +471,7 @@ impl Switch {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
                 let mut t = Transmitter::with(rates[j], buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
                 t.count_per_vc(out_labels[j].clone());
+                t.set_framing(framing[j]);
                 t.set_policy(policy.clone());
                 t
             })
@@ -782,7 +799,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     inputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     outputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     ports: Some(crate::switch::ports),
-    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES],
+    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES, &crate::link::transmitter::FRAMING_PROBES],
     series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
     is_source: false,
 };

@@ -228,3 +228,96 @@ fn the_magic_case_shares_the_back_link_with_tcp_and_loses_nothing() {
     assert!(probe(&r, "sparc/tcp/vc100", "tcp_throughput", "count") > 0.0, "TCP data arrived");
     assert!(r.ledger.wire_checked as f64 > credits, "credit cells and PDUs checked");
 }
+
+// ---- Piggybacked in-header credit (scenarios/examples/credit_lan_piggyback.toml: the
+// LAN hop plus 20 Mb/s going upstream on VC 100; credit rides in those cells' GFC, or in
+// a header of its own after flush_after).
+
+const PIGGY: &str = "scenarios/examples/credit_lan_piggyback.toml";
+
+fn piggy(over: &[(&str, &str)]) -> Scenario {
+    let text = std::fs::read_to_string(format!("{}/../../{PIGGY}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+    let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Scenario::from_text(&text, PIGGY).expect("load").with_overrides(&over).expect("override")
+}
+
+/// min(1, W / R) still holds when credit waits for an upstream cell: R is the in-header
+/// loop, [2D + 2, 2D + 4], plus the wait for a cell going upstream, at most flush_after
+/// (10 us = 3.53 slots) and one slot of alignment; both carriers are used.
+#[test]
+fn piggyback_a_greedy_vc_gets_window_over_round_trip() {
+    let w = 64.0;
+    let (dur, warm) = (0.3, 0.03);
+    let t = dur - warm;
+    let wait = 10e-6 / SLOT_S;
+    for km in [0.1, 50.0, 200.0] {
+        let sc = piggy(&[
+            ("fwd.length", &format!("\"{km} km\"")),
+            ("back.length", &format!("\"{km} km\"")),
+            ("up.window", "\"64 cells\""),
+            ("down.buffer", "\"64 cells\""),
+            ("scenario.duration", &format!("\"{dur} s\"")),
+            ("scenario.warmup", &format!("\"{warm} s\"")),
+        ]);
+        let r = run(&sc, 0);
+        let d = km * S_PER_KM / SLOT_S;
+        let edge = w * SLOT_S / t;
+        let lo = (w / (2.0 * d + 4.0 + wait + 1.0)).min(1.0) - edge;
+        let hi = (w / (2.0 * d + 2.0)).min(1.0) + edge;
+        let got = probe(&r, "sink/vc100", "sink_throughput", "value") / 149.76;
+        assert!(got >= lo && got <= hi, "{km} km: throughput {got:.4} of the line, expected within [{lo:.4}, {hi:.4}] (D = {d:.1} slots)");
+        assert_eq!(probe(&r, "down", "credit_overflow_cells", "count"), 0.0, "{km} km");
+        let (own, rode) = (probe(&r, "down", "credit_tx_cells", "count"), probe(&r, "down", "credit_piggybacked", "count"));
+        assert!(own > 0.0 && rode > 0.0, "{km} km: both carriers used ({own} own headers, {rode} piggybacked)");
+        assert_eq!(own + rode, probe(&r, "down", "credit_entries_made", "count"), "{km} km");
+        // What rode upstream arrives (a loop's worth may still be on the back link).
+        let taken = probe(&r, "up", "credit_piggybacked", "count");
+        assert!((rode - taken).abs() <= 2.0 * d / 5.0 + 2.0, "{km} km: {rode} piggybacked, {taken} taken");
+        // The upstream traffic arrives whole and unchanged in number.
+        assert!((probe(&r, "rsink/vc100", "sink_throughput", "value") - 20.0).abs() < 0.1, "{km} km");
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
+}
+
+/// No loss while the window is at most the buffer (DS-3 downstream behind the OC-3c
+/// hop); the window above the buffer overflows.
+#[test]
+fn piggyback_no_cell_is_lost_while_credits_never_exceed_the_buffer() {
+    lossless_iff_window_fits_the_buffer(piggy, &[]);
+}
+
+/// With no upstream cell on the credited VC (the upstream traffic moved to VC 101, or
+/// slowed to 1 kb/s) every credit leaves in its own header after the wait, and the
+/// greedy VC still gets the line (its window covers the loop plus the wait).
+#[test]
+fn piggyback_falls_back_to_its_own_header() {
+    for over in [("rsrc.vc", "101"), ("rsrc.rate", "\"1 kb/s\"")] {
+        let r = run(&piggy(&[over, ("scenario.duration", "\"20 ms\"")]), 0);
+        assert_eq!(probe(&r, "down", "credit_piggybacked", "count"), 0.0, "{over:?}");
+        assert!(probe(&r, "down", "credit_tx_cells", "count") > 100.0, "{over:?}");
+        assert!(probe(&r, "sink/vc100", "sink_throughput", "value") > 140.0, "{over:?}: the window covers the loop plus the wait");
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
+}
+
+/// `--check-wire` round-trips every piggybacked header (the carrying cell's header with
+/// GFC = credit) and every own credit header, and changes no trace; piggyback needs
+/// carrier = "header" at both ends.
+#[test]
+fn piggyback_credits_check_byte_exact_and_need_the_header_carrier() {
+    let mut sc = piggy(&[("scenario.warmup", "\"0 s\""), ("scenario.duration", "\"5 ms\"")]);
+    let plain = run(&sc, 0);
+    sc.check_wire = true;
+    let r = run(&sc, 0);
+    assert_eq!((r.fingerprint, r.events), (plain.fingerprint, plain.events), "the checking mode changes no trace");
+    let (own, rode) = (probe(&r, "up", "credit_rx_cells", "count"), probe(&r, "up", "credit_piggybacked", "count"));
+    assert!(own > 50.0 && rode > 50.0, "{own} own headers, {rode} piggybacked");
+    assert_eq!(r.ledger.wire_checked as f64, own + rode);
+    for (key, at) in [("down.carrier", "components.down.piggyback"), ("up.carrier", "components.up.piggyback")] {
+        let over = vec![(key.to_string(), "\"cell\"".to_string())];
+        let text = std::fs::read_to_string(format!("{}/../../{PIGGY}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+        let e = Scenario::from_text(&text, PIGGY).expect("load").with_overrides(&over).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains(at) && e.contains("carrier = \"header\""), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -21,6 +21,16 @@
 //! - `carrier = "header"` (the in-header variant): each credit entry leaves on its own
 //!   cell whose header carries it (VC = the credited VC, `credit_vc` unused), one entry
 //!   per cell, gathering up to 16 credits of its VC during `flush_after`.
+//! - `piggyback = true` (with `carrier = "header"`, as the AN2 does): cells going
+//!   upstream pass through the input `rev` and leave on `credits`; each VC's credit
+//!   gathers (up to 15, the GFC's range) and rides in the header of the next such cell
+//!   on the same VC label (a bidirectional VCC keeps its VPI/VCI both ways). When no
+//!   such cell comes within `flush_after` (the bounded wait), or the entry is full, it
+//!   leaves in a credit header of its own ([`PiggybackPacker`]).
+//!
+//! ```text
+//!   rev (cells going upstream) ──>[ GFC := the VC's pending credit ]──> credits
+//! ```
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -28,16 +38,17 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 use atmsim_wire::credit::CreditCellRepr;
 
-use super::packer::{CreditPacker, ENTRIES_IN_HEADER};
+use super::packer::{CreditPacker, PiggybackPacker, ENTRIES_IN_HEADER};
 use super::{CARRIER, CARRIERS};
 use crate::cell::{book_in_flight, parse_vc_label, Cell, Drops, Msg};
-use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec, IN_MANY};
+use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::timer::Timer;
 
-pub const PARAMS: [ParamSpec; 7] = [
+pub const PARAMS: [ParamSpec; 8] = [
+    ParamSpec { name: "piggyback", ty: ParamType::Bool, default: Some("false"), required: false, help: "with carrier = \"header\": credit rides in the GFC of cells going upstream on the same VC (input 'rev' -> output 'credits'), falling back to a credit header of its own after flush_after; the credit_sender must set piggyback too", source: "evans96 (the AN2 carries credits in the cell headers); the piggyback rule and layout are atmsim convention" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&crate::link::transmitter::PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the rate the buffer is served at (give phy or rate)", source: "ITU-T I.432, ATM Forum UNI 3.1" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate the buffer is served at (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
     ParamSpec { name: "buffer", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "buffer spaces per VC (1 cell or more); cells beyond are dropped as credit_overflow", source: "atmsim convention (evans96 gives no size; equal to credit_sender's default window)" },
@@ -47,14 +58,25 @@ pub const PARAMS: [ParamSpec; 7] = [
     ParamSpec { name: "credit_vc", ty: ParamType::Text, default: Some("0/4095"), required: false, help: "the VC label credit cells are sent on (\"VPI/VCI\", or a VCI alone for VPI 0)", source: "atmsim convention" },
 ];
 
-pub const PROBES: [ProbeSpec; 4] = [
+pub const PROBES: [ProbeSpec; 5] = [
     ProbeSpec { name: "credit_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "credit cells sent (count)" },
     ProbeSpec { name: "credit_entries_made", unit: "entries", kind: ProbeKind::Counter, help: "credit entries packed (count)" },
     ProbeSpec { name: "credit_overflow_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells dropped because their VC's buffer was full (count)" },
     ProbeSpec { name: "credit_buffer_max", unit: "cells", kind: ProbeKind::Gauge, help: "largest buffer occupancy, all VCs (value)" },
+    ProbeSpec { name: "credit_piggybacked", unit: "entries", kind: ProbeKind::Counter, help: "piggyback = true: credit entries that rode in the header of a cell going upstream (count)" },
 ];
 
 pub const OUTPUTS: [PortSpec; 2] = [PortSpec::cells("out", false), PortSpec::cells("credits", false)];
+/// `in`, and with `piggyback = true` `rev`: cells going upstream, to carry credit.
+pub const INPUTS: [PortSpec; 2] = [PortSpec::cells("in", true), PortSpec::cells("rev", true)];
+
+fn ports(p: &Params) -> Ports {
+    let piggyback = p.bool("piggyback").unwrap_or(false);
+    Ports {
+        inputs: INPUTS.iter().take(if piggyback { 2 } else { 1 }).map(|i| PortDecl::new(i.name, i.multi, i.name == "in")).collect(),
+        outputs: OUTPUTS.iter().map(|o| PortDecl::new(o.name, false, true)).collect(),
+    }
+}
 
 const TAG_SLOT: u32 = 0;
 const TAG_FLUSH: u32 = 1;
@@ -70,11 +92,12 @@ pub struct CreditBufferParams {
     pub in_header: bool,
     pub max_credit: u8,
     pub entries_per_cell: usize,
+    pub piggyback: bool,
 }
 
 impl CreditBufferParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string(), in_header: p.need_choice("carrier", &CARRIERS)?, max_credit: p.need("max_credit", Params::int)? as u8, entries_per_cell: p.need("entries_per_cell", Params::int)? as usize })
+        Ok(CreditBufferParams { line: LineRateParams::bind(p)?, buffer: p.need("buffer", Params::cells)?, flush_after: p.need("flush_after", Params::time)?, credit_vc: p.need("credit_vc", Params::word)?.to_string(), in_header: p.need_choice("carrier", &CARRIERS)?, max_credit: p.need("max_credit", Params::int)? as u8, entries_per_cell: p.need("entries_per_cell", Params::int)? as usize, piggyback: p.need("piggyback", Params::bool)? })
     }
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.line.rate(None)?;
@@ -88,6 +111,9 @@ impl CreditBufferParams {
             return Err(ParamIssue::new("entries_per_cell", format!("{}: a credit cell holds 1 to 24 entries", self.entries_per_cell)));
         }
         parse_vc_label(&self.credit_vc).map_err(|m| ParamIssue::new("credit_vc", format!("{m}; give a VC label such as \"4095\" or \"1/32\"")))?;
+        if self.piggyback && !self.in_header {
+            return Err(ParamIssue::new("piggyback", "true needs carrier = \"header\" (credits ride in cell headers); a credit cell cannot be piggybacked"));
+        }
         Ok(())
     }
 }
@@ -101,6 +127,10 @@ pub struct CreditBuffer {
     queue: VecDeque<Cell>,
     per_vc: BTreeMap<u16, u64>,
     packer: CreditPacker,
+    /// `piggyback = true`: the per-VC entries that wait for a cell going upstream.
+    piggy: Option<PiggybackPacker>,
+    /// Per VC, the flow of its last departure (books a piggyback fallback header).
+    vc_flow: BTreeMap<u16, u32>,
     next_slot: Option<u64>,
     flush: Timer,
     /// The flow credit cells are booked under: the data cell's that opened the cell.
@@ -109,7 +139,7 @@ pub struct CreditBuffer {
     made_by_flow: Vec<u64>,
     seq: u32,
     max_len: usize,
-    base: (u64, u64, u64),
+    base: (u64, u64, u64, u64),
 }
 
 impl CreditBuffer {
@@ -123,6 +153,8 @@ impl CreditBuffer {
             queue: VecDeque::new(),
             per_vc: BTreeMap::new(),
             packer: CreditPacker::new(1, p.flush_after).with_max_credit(p.max_credit).with_entries_per_cell(if p.in_header { ENTRIES_IN_HEADER } else { p.entries_per_cell }),
+            piggy: p.piggyback.then(|| PiggybackPacker::new(p.flush_after, p.max_credit)),
+            vc_flow: BTreeMap::new(),
             next_slot: None,
             flush: Timer::default(),
             open_flow: 0,
@@ -130,7 +162,7 @@ impl CreditBuffer {
             made_by_flow: Vec::new(),
             seq: 0,
             max_len: 0,
-            base: (0, 0, 0),
+            base: (0, 0, 0, 0),
         })
     }
 
@@ -148,8 +180,29 @@ impl CreditBuffer {
         ctx.send(1, Msg::Cell(cell));
     }
 
+    /// A piggyback entry that leaves in a credit header of its own.
+    fn send_own_header(&mut self, e: atmsim_wire::credit::CreditEntry, ctx: &mut Cx<'_>) {
+        self.open_flow = self.vc_flow.get(&e.vci).copied().unwrap_or(0);
+        match CreditCellRepr::new(&[e]) {
+            Ok(c) => self.send_credit(c, ctx),
+            Err(err) => ctx.fail(format!("credit_buffer: piggyback entry {e:?}: {err}")),
+        }
+    }
+
+    /// Statistics (cells, entries, piggybacked) of whichever packer runs.
+    fn counts(&self) -> (u64, u64, u64) {
+        match &self.piggy {
+            Some(p) => (p.stats.own_cells, p.stats.own_cells + p.stats.piggybacked, p.stats.piggybacked),
+            None => (self.packer.stats.cells, self.packer.stats.entries, 0),
+        }
+    }
+
     fn arm_flush(&mut self, ctx: &mut Cx<'_>) {
-        if let Some(d) = self.packer.deadline() {
+        let deadline = match &self.piggy {
+            Some(p) => p.deadline(),
+            None => self.packer.deadline(),
+        };
+        if let Some(d) = deadline {
             if self.flush.due() != Some(d) {
                 self.flush.arm(d, TAG_FLUSH, ctx);
             }
@@ -161,7 +214,18 @@ impl Kind for CreditBuffer {
     fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
         CreditBuffer::new(CreditBufferParams::bind(p)?)
     }
-    fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+    fn on_cell(&mut self, port: PortId, mut cell: Cell, ctx: &mut Cx<'_>) {
+        if port == 1 {
+            // A cell going upstream: its header (GFC) takes its VC's pending credit.
+            let credit = match self.piggy.as_mut() {
+                Some(p) if cell.vc >> 16 == 0 && cell.vc & 0xffff <= u32::from(atmsim_wire::credit::MAX_VCI) => p.on_reverse((cell.vc & 0xffff) as u16).unwrap_or(0),
+                _ => 0,
+            };
+            cell.aux = u16::from(credit);
+            ctx.send(1, Msg::Cell(cell));
+            self.arm_flush(ctx);
+            return;
+        }
         let vci = cell.vc & 0xffff;
         if cell.vc >> 16 != 0 || vci == 0 || vci > u32::from(atmsim_wire::credit::MAX_VCI) {
             ctx.fail(format!("credit_buffer: a cell on {} (flow {}) cannot be credited: a credit entry names VPI 0, VCI 1 ... 4095", crate::cell::vc_name(cell.vc), cell.flow));
@@ -185,6 +249,11 @@ impl Kind for CreditBuffer {
         let now = ctx.now;
         if tag == TAG_FLUSH {
             if self.flush.fire(now) {
+                if let Some(p) = self.piggy.as_mut() {
+                    for e in p.on_deadline(now) {
+                        self.send_own_header(e, ctx);
+                    }
+                }
                 for (_, c) in self.packer.on_deadline(now) {
                     self.send_credit(c, ctx);
                 }
@@ -207,7 +276,12 @@ impl Kind for CreditBuffer {
             self.open_flow = flow;
         }
         ctx.send(0, Msg::Cell(cell));
-        if let Some(c) = self.packer.on_departure(now, 0, vci) {
+        if let Some(p) = self.piggy.as_mut() {
+            self.vc_flow.insert(vci, flow);
+            if let Some(e) = p.on_departure(now, vci) {
+                self.send_own_header(e, ctx);
+            }
+        } else if let Some(c) = self.packer.on_departure(now, 0, vci) {
             // The full cell sent to make room (its own flow), or with no packing delay
             // this departure's own cell.
             self.send_credit(c, ctx);
@@ -222,16 +296,19 @@ impl Kind for CreditBuffer {
         }
     }
     fn reset_stats(&mut self, _now: SimTime) {
-        let s = &self.packer.stats;
-        self.base = (s.cells, s.entries, self.overflow.total());
+        let (cells, entries, piggybacked) = self.counts();
+        self.base = (cells, entries, self.overflow.total(), piggybacked);
         self.max_len = self.queue.len();
     }
     fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
-        let s = &self.packer.stats;
-        out.push(path, "credit_tx_cells", "count", (s.cells - self.base.0) as f64, "cells");
-        out.push(path, "credit_entries_made", "count", (s.entries - self.base.1) as f64, "entries");
+        let (cells, entries, piggybacked) = self.counts();
+        out.push(path, "credit_tx_cells", "count", (cells - self.base.0) as f64, "cells");
+        out.push(path, "credit_entries_made", "count", (entries - self.base.1) as f64, "entries");
         out.push(path, "credit_overflow_cells", "count", (self.overflow.total() - self.base.2) as f64, "cells");
         out.push(path, "credit_buffer_max", "value", self.max_len as f64, "cells");
+        if self.piggy.is_some() {
+            out.push(path, "credit_piggybacked", "count", (piggybacked - self.base.3) as f64, "entries");
+        }
     }
     fn ledger(&self, l: &mut Ledger) {
         self.queue.iter().for_each(|c| book_in_flight(l, c));
@@ -248,9 +325,9 @@ pub const KIND: KindInfo = KindInfo {
     help: "downstream node of hop-by-hop credit flow control: a per-VC-limited buffer served at the line rate; as cells leave, credit entries (VCI, 1-16) are packed up to 24 per credit cell and sent on 'credits' (carrier = \"header\": one entry per cell header, the AN2 LAN variant)",
     source: "evans96 (credit flow control, downstream chip; WAN and in-header variants)",
     params: &[&PARAMS, &CARRIER],
-    inputs: &IN_MANY,
+    inputs: &INPUTS,
     outputs: &OUTPUTS,
-    ports: None,
+    ports: Some(ports),
     probes: &[&PROBES],
     series: &[],
     is_source: false,

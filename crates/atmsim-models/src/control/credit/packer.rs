@@ -147,6 +147,98 @@ impl CreditPacker {
     }
 }
 
+/// Largest credit a piggybacked entry carries: the 4-bit GFC holds the credit itself,
+/// 0 meaning "no credit" (atmsim's layout, `atmsim_wire::credit`).
+pub const MAX_PIGGYBACK_CREDIT: u8 = 15;
+
+/// Counts since the start, of [`PiggybackPacker`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PiggybackStats {
+    /// Buffer spaces credited (cells that left the buffer).
+    pub credited: u64,
+    /// Entries that rode in the header of a cell going upstream.
+    pub piggybacked: u64,
+    /// Entries sent in a credit header of their own (the wait ran out, or the entry was
+    /// full).
+    pub own_cells: u64,
+}
+
+/// The downstream node's credit with piggybacking, as the AN2 does it: each VC's credit
+/// gathers in an entry that rides in the header (GFC) of the next cell going upstream
+/// on that VC (a bidirectional VCC keeps its VPI/VCI both ways); when no such cell comes
+/// within `max_wait`, or the entry is full, the entry leaves in a credit header of its
+/// own (the in-header variant's cell).
+///
+/// ```text
+///   a cell of VC v leaves the buffer ─> on_departure(now, v) ─> an entry to send now?
+///   a cell of VC v goes upstream ─────> on_reverse(now, v) ──> credit for its GFC?
+///   the wait runs out ────────────────> on_deadline(now) ────> entries to send now
+/// ```
+#[derive(Clone, Debug)]
+pub struct PiggybackPacker {
+    max_wait: SimDuration,
+    max_credit: u8,
+    /// Per VC: credit gathered and when it must leave at the latest.
+    pending: std::collections::BTreeMap<u16, (u8, SimTime)>,
+    pub stats: PiggybackStats,
+}
+
+impl PiggybackPacker {
+    /// A packer whose entries wait at most `max_wait` for a cell going upstream and hold
+    /// at most `max_credit` credits (clamped to 1 … [`MAX_PIGGYBACK_CREDIT`]).
+    pub fn new(max_wait: SimDuration, max_credit: u8) -> PiggybackPacker {
+        PiggybackPacker { max_wait, max_credit: max_credit.clamp(1, MAX_PIGGYBACK_CREDIT), pending: std::collections::BTreeMap::new(), stats: PiggybackStats::default() }
+    }
+
+    /// A cell of VC `vci` left the buffer: one more credit for it. Returns the entry to
+    /// send at once in a header of its own when it is full (or the wait is 0).
+    pub fn on_departure(&mut self, now: SimTime, vci: u16) -> Option<CreditEntry> {
+        self.stats.credited += 1;
+        let due = now.plus(self.max_wait);
+        let e = self.pending.entry(vci).or_insert((0, due));
+        e.0 += 1;
+        if e.0 >= self.max_credit || e.1 <= now {
+            let credit = e.0;
+            self.pending.remove(&vci);
+            self.stats.own_cells += 1;
+            return Some(CreditEntry { vci, credit });
+        }
+        None
+    }
+
+    /// A cell of VC `vci` passes on its way upstream: the credit its header carries (the
+    /// VC's whole pending entry), if any.
+    pub fn on_reverse(&mut self, vci: u16) -> Option<u8> {
+        let (credit, _) = self.pending.remove(&vci)?;
+        self.stats.piggybacked += 1;
+        Some(credit)
+    }
+
+    /// The earliest instant an entry must leave on its own, if any waits.
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.pending.values().map(|p| p.1).min()
+    }
+
+    /// The entries whose wait ran out by `now`, in VC order: each leaves in a header of
+    /// its own.
+    pub fn on_deadline(&mut self, now: SimTime) -> Vec<CreditEntry> {
+        let due: Vec<u16> = self.pending.iter().filter(|(_, p)| p.1 <= now).map(|(&v, _)| v).collect();
+        let mut out = Vec::with_capacity(due.len());
+        for vci in due {
+            if let Some((credit, _)) = self.pending.remove(&vci) {
+                self.stats.own_cells += 1;
+                out.push(CreditEntry { vci, credit });
+            }
+        }
+        out
+    }
+
+    /// Credit created and not yet sent.
+    pub fn pending_credit(&self) -> u64 {
+        self.pending.values().map(|p| u64::from(p.0)).sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +348,44 @@ mod tests {
         assert_eq!(z.on_departure(t(1), 0, 9).map(|c| c.entries().collect::<Vec<_>>()), Some(vec![e(9, 1)]));
         assert_eq!(z.deadline(), None);
         assert_eq!(z.stats.cells, 2);
+    }
+    #[test]
+    fn piggyback_rides_on_the_next_upstream_cell_of_the_vc() {
+        let mut p = PiggybackPacker::new(SimDuration(10 * 1_000_000), 16);
+        assert_eq!(p.max_credit, MAX_PIGGYBACK_CREDIT, "the GFC holds 1 ... 15");
+        assert_eq!(p.on_departure(t(0), 40), None);
+        assert_eq!(p.deadline(), Some(t(10)), "the first credit starts the wait");
+        assert_eq!(p.on_departure(t(2), 40), None);
+        assert_eq!(p.on_departure(t(3), 41), None);
+        assert_eq!(p.deadline(), Some(t(10)));
+        assert_eq!(p.pending_credit(), 3);
+        // A cell of another VC carries nothing for 40 or 41.
+        assert_eq!(p.on_reverse(42), None);
+        // VC 40's next upstream cell takes its two credits; 41 still waits.
+        assert_eq!(p.on_reverse(40), Some(2));
+        assert_eq!(p.on_reverse(40), None, "nothing left for the one after");
+        assert_eq!(p.deadline(), Some(t(13)), "41's own wait");
+        assert!(p.on_deadline(t(12)).is_empty());
+        assert_eq!(p.on_deadline(t(13)), vec![e(41, 1)], "no cell of 41 came: its own header");
+        assert_eq!(p.deadline(), None);
+        assert_eq!(p.stats, PiggybackStats { credited: 3, piggybacked: 1, own_cells: 1 });
+        // A new credit after a piggyback starts a new wait.
+        assert_eq!(p.on_departure(t(20), 40), None);
+        assert_eq!(p.deadline(), Some(t(30)));
+    }
+
+    #[test]
+    fn a_full_piggyback_entry_or_no_wait_goes_at_once() {
+        let mut p = PiggybackPacker::new(SimDuration(100 * 1_000_000), 4);
+        for i in 0..3 {
+            assert_eq!(p.on_departure(t(i), 7), None, "departure {i}");
+        }
+        assert_eq!(p.on_departure(t(3), 7), Some(e(7, 4)), "the fourth credit fills the entry");
+        assert_eq!(p.deadline(), None);
+        assert_eq!(p.on_reverse(7), None);
+        let mut z = PiggybackPacker::new(SimDuration(0), 15);
+        assert_eq!(z.on_departure(t(1), 9), Some(e(9, 1)), "no wait: every credit leaves in its own header");
+        assert_eq!(z.pending_credit(), 0);
+        assert_eq!(PiggybackPacker::new(SimDuration(0), 0).max_credit, 1, "clamped");
     }
 }

@@ -34,15 +34,18 @@ use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::wirecheck;
+use atmsim_wire::credit::CreditEntry;
 
-pub const PARAMS: [ParamSpec; 4] = [
+pub const PARAMS: [ParamSpec; 5] = [
+    ParamSpec { name: "piggyback", ty: ParamType::Bool, default: Some("false"), required: false, help: "with carrier = \"header\": also take the credit that cells arriving on 'credits' carry in their header (GFC, for their own VC) before passing them on 'rx'; the credit_buffer must set piggyback too", source: "evans96 (the AN2 carries credits in the cell headers); atmsim convention" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&crate::link::transmitter::PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the cell cycle (give phy or rate)", source: "ITU-T I.432, ATM Forum UNI 3.1" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "the credit-controlled VCs this linecard sends on, as VC labels (\"100\" or \"0/100\"); VCI 1 ... 4095 (the credit entry's 12 bits), VPI 0", source: "required" },
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "credits each VC starts with: the buffer spaces the downstream node holds for it (1 cell or more)", source: "atmsim convention (evans96 gives no window)" },
 ];
 
-pub const PROBES: [ProbeSpec; 5] = [
+pub const PROBES: [ProbeSpec; 6] = [
+    ProbeSpec { name: "credit_piggybacked", unit: "entries", kind: ProbeKind::Counter, help: "piggyback = true: credit entries taken from the headers of cells passing on 'rx' (count)" },
     ProbeSpec { name: "credit_sent_cells", unit: "cells", kind: ProbeKind::Counter, help: "data cells sent with credit (count)" },
     ProbeSpec { name: "credit_blocked_slots", unit: "slots", kind: ProbeKind::Counter, help: "cell cycles in which cells waited and no VC held credit (count)" },
     ProbeSpec { name: "credit_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "credit cells received (count)" },
@@ -71,11 +74,13 @@ pub struct CreditSenderParams {
     pub window: u64,
     /// Credits arrive in cell headers (in-header variant) rather than in credit cells.
     pub in_header: bool,
+    /// Credits also ride in the headers of other cells arriving on `credits`.
+    pub piggyback: bool,
 }
 
 impl CreditSenderParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(CreditSenderParams { line: LineRateParams::bind(p)?, vcs: p.need("vcs", Params::list)?.to_vec(), window: p.need("window", Params::cells)?, in_header: p.need_choice("carrier", &CARRIERS)? })
+        Ok(CreditSenderParams { line: LineRateParams::bind(p)?, vcs: p.need("vcs", Params::list)?.to_vec(), window: p.need("window", Params::cells)?, in_header: p.need_choice("carrier", &CARRIERS)?, piggyback: p.need("piggyback", Params::bool)? })
     }
     /// The VCIs (VPI 0, VCI 1 ... 4095, each once).
     pub fn vcis(&self) -> Result<Vec<u16>, ParamIssue> {
@@ -99,6 +104,9 @@ impl CreditSenderParams {
         if self.window == 0 {
             return Err(ParamIssue::new("window", "0 cells: a VC without credit never sends; give 1 cell or more"));
         }
+        if self.piggyback && !self.in_header {
+            return Err(ParamIssue::new("piggyback", "true needs carrier = \"header\" (credits ride in cell headers); a credit cell cannot be piggybacked"));
+        }
         Ok(())
     }
 }
@@ -118,18 +126,21 @@ pub fn credit_vci(label: &str) -> Result<u16, String> {
 pub struct CreditSender {
     rate: Rate,
     in_header: bool,
+    piggyback: bool,
+    /// Entries taken from headers of passing cells (piggyback).
+    piggybacked: u64,
     card: CreditLinecard<Cell>,
     /// The next slot's index while the clock runs.
     next_slot: Option<u64>,
     unknown: Drops,
     credit_by_flow: Vec<u64>,
-    base: (u64, u64, u64, u64),
+    base: (u64, u64, u64, u64, u64),
 }
 
 impl CreditSender {
     pub fn new(p: CreditSenderParams) -> Result<CreditSender, ParamIssue> {
         p.validate()?;
-        Ok(CreditSender { rate: p.line.rate(None)?, in_header: p.in_header, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0) })
+        Ok(CreditSender { rate: p.line.rate(None)?, in_header: p.in_header, piggyback: p.piggyback, piggybacked: 0, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0, 0) })
     }
 
     fn wake(&mut self, ctx: &mut Cx<'_>) {
@@ -145,7 +156,7 @@ impl Kind for CreditSender {
     fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
         CreditSender::new(CreditSenderParams::bind(p)?)
     }
-    fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
+    fn on_cell(&mut self, port: PortId, mut cell: Cell, ctx: &mut Cx<'_>) {
         if port == 0 {
             let vci = if cell.vc >> 16 == 0 { (cell.vc & 0xffff) as u16 } else { 0 };
             if let Err(c) = self.card.enqueue(vci, cell) {
@@ -156,7 +167,24 @@ impl Kind for CreditSender {
             let credit = match ctx.store().get(cell.payload) {
                 Some(Payload::Credit(c)) => *c,
                 _ => {
-                    // Not a credit: the hop's reverse traffic, passed on.
+                    // Not a credit cell: the hop's reverse traffic, passed on (with
+                    // piggyback, after taking the credit its header carries).
+                    if self.piggyback && cell.aux != 0 {
+                        // The header's GFC credits the cell's own VC (VPI 0).
+                        let credit = CreditEntry { vci: (cell.vc & 0xffff) as u16, credit: cell.aux.min(255) as u8 };
+                        if ctx.store().check.on {
+                            match wirecheck::check_piggyback_header(&cell, credit) {
+                                Ok(()) => ctx.store().check.checked += 1,
+                                Err(e) => return ctx.fail(e),
+                            }
+                        }
+                        cell.aux = 0;
+                        self.piggybacked += 1;
+                        self.card.on_credit_cell(std::iter::once(credit));
+                        ctx.send(1, Msg::Cell(cell));
+                        self.wake(ctx);
+                        return;
+                    }
                     ctx.send(1, Msg::Cell(cell));
                     return;
                 }
@@ -195,16 +223,22 @@ impl Kind for CreditSender {
     }
     fn reset_stats(&mut self, _now: SimTime) {
         let s = &self.card.stats;
-        self.base = (s.sent, s.blocked_cycles, s.credit_cells, s.entries);
+        self.base = (s.sent, s.blocked_cycles, s.credit_cells, s.entries, self.piggybacked);
         self.card.stats.fifo_max = self.card.fifo_len();
     }
     fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
         let s = &self.card.stats;
         out.push(path, "credit_sent_cells", "count", (s.sent - self.base.0) as f64, "cells");
         out.push(path, "credit_blocked_slots", "count", (s.blocked_cycles - self.base.1) as f64, "slots");
-        out.push(path, "credit_rx_cells", "count", (s.credit_cells - self.base.2) as f64, "cells");
+        // Piggybacked entries reach the FIFO like a credit cell's but come in no cell of
+        // their own.
+        let piggybacked = self.piggybacked - self.base.4;
+        out.push(path, "credit_rx_cells", "count", (s.credit_cells - self.base.2 - piggybacked) as f64, "cells");
         out.push(path, "credit_entries", "count", (s.entries - self.base.3) as f64, "entries");
         out.push(path, "credit_fifo_max", "value", s.fifo_max as f64, "entries");
+        if self.piggyback {
+            out.push(path, "credit_piggybacked", "count", piggybacked as f64, "entries");
+        }
     }
     fn ledger(&self, l: &mut Ledger) {
         self.card.cells().for_each(|c| book_in_flight(l, c));
