@@ -45,7 +45,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
-use crate::control::abr::port::{AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
+use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
@@ -390,9 +390,6 @@ pub struct Switch {
     abr: Vec<Option<PortAbr>>,
     /// Per route: the port whose forward VC its backward RM cells belong to, or NO_PORT.
     abr_back: Vec<u16>,
-    /// Per output port, per output-side VC index: a forward RM cell of it was seen (its
-    /// cells are ABR and count as the port's ABR input).
-    abr_vc: Vec<Vec<bool>>,
     // since warm-up
     route_rx: Vec<u64>,
     in_rx: Vec<u64>,
@@ -452,7 +449,6 @@ impl Switch {
             line: VecDeque::new(),
             out,
             abr_on: abr.iter().any(Option::is_some),
-            abr_vc: out_labels.iter().map(|l| vec![false; l.len()]).collect(),
             abr: abr.into_iter().map(|a| a.map(PortAbr::new)).collect(),
             abr_back,
             in_rx: vec![0; n],
@@ -571,20 +567,10 @@ impl Switch {
             self.out[o].accept(c, ctx);
             return;
         };
-        let rm = match ctx.store().get(c.payload) {
-            Some(&Payload::Rm(rm)) if !rm.backward => Some(rm),
-            _ => None,
-        };
-        let known = &mut self.abr_vc[o][c.aux as usize];
-        *known |= rm.is_some();
-        let (abr_cell, now, vc) = (*known, ctx.now, c.vc);
+        let rm = forward_rm(ctx.store().get(c.payload));
+        let (now, vc) = (ctx.now, c.vc);
         self.out[o].accept(c, ctx);
-        let q = self.out[o].queue_len() as u64;
-        if abr_cell {
-            abr.on_forward(now, vc, rm.as_ref(), q);
-        } else {
-            abr.on_other(now, q);
-        }
+        abr.on_join(now, vc, rm.as_ref(), self.out[o].queue_len() as u64);
     }
 
     /// A cell arriving on route `r`: if it is a backward RM cell of a VC whose forward
