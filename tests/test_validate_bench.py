@@ -27,9 +27,11 @@ def test_validate_quick_passes():
             continue
         assert c["verdict"] in ("PASS", "PASS*")
         # The max-min cases are bounds on deterministic runs (one replication each).
-        assert c["replications"] >= 2 or c["group"].startswith("ERICA max-min"), c
+        assert c["replications"] >= 2 or c["group"].startswith(("ERICA max-min", "EPRCA-ER single")), c
     maxmin = [c for c in obj["cases"] if c["group"].startswith("ERICA max-min")]
     assert len(maxmin) == 20 and all(0 <= c["simulated"] <= c["expected"] == 0.10 for c in maxmin)
+    single = [c for c in obj["cases"] if c["group"].startswith("EPRCA-ER single")]
+    assert len(single) == 5 and all(0 <= c["simulated"] <= c["expected"] == 0.10 for c in single)
 
 
 def test_bench_quick_json_shape():

@@ -24,13 +24,14 @@ const EPRCA_SRC: &str = "Roberts, ATM Forum 94-0735R1 (EPRCA), 1994";
 const ERICA_PLUS_SRC: &str = "Jain et al., ATM Forum 95-1346 (ERICA+) and 96-1172 section 6; Vandalore et al., queue control functions, 1998";
 
 /// The algorithms' parameters (everything but the choice of algorithm).
-pub const PARAMS: [ParamSpec; 16] = [
+pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "av", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.0625"), required: false, help: "EPRCA: averaging factor of MACR (1/16)", source: EPRCA_SRC },
     ParamSpec { name: "dpf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.875"), required: false, help: "EPRCA: down-pressure factor, fair share = DPF·MACR (7/8)", source: EPRCA_SRC },
     ParamSpec { name: "mrf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.25"), required: false, help: "EPRCA: major reduction factor above dqt (1/4)", source: EPRCA_SRC },
     ParamSpec { name: "qt", ty: ParamType::Size, default: Some("500 cells"), required: false, help: "EPRCA: congestion threshold (queue above it: congested)", source: "atmsim convention: dastangoo96's switch threshold (500 cells); 94-0735R1 leaves it to the implementation" },
     ParamSpec { name: "dqt", ty: ParamType::Size, default: Some("2000 cells"), required: false, help: "EPRCA: heavy congestion threshold (at least qt)", source: "atmsim convention (4·qt); 94-0735R1 leaves it to the implementation" },
     ParamSpec { name: "mark_ci", ty: ParamType::Bool, default: Some("false"), required: false, help: "EPRCA: also set CI on the VCs told to slow down while congested", source: "atmsim convention (ER only, as 94-0735R1's ER switches)" },
+    ParamSpec { name: "macr_all", ty: ParamType::Bool, default: Some("false"), required: false, help: "EPRCA: MACR averages every forward RM cell's CCR, congested or not (false: while the queue is above qt only CCRs below MACR)", source: "atmsim option: the two readings of which cells update MACR (docs/models/abr.md, \"EPRCA: the check\")" },
     ParamSpec { name: "target_utilisation", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.9"), required: false, help: "ERICA: share of the line rate ABR may fill (ABR capacity = this · line rate)", source: "atmsim convention: 0.9, the value of ERICA's published simulations (96-1172; not in the seeds, to be checked)" },
     ParamSpec { name: "averaging", ty: ParamType::Time, default: Some("1 ms"), required: false, help: "ERICA: averaging interval, a time", source: "atmsim convention: 1 ms (about 350 OC-3c cell times; 96-1172 leaves it to the implementation)" },
     ParamSpec { name: "ccr_on_grid", ty: ParamType::Bool, default: Some("true"), required: false, help: "ERICA: judge \"CCR below the fair share\" with the fair share rounded down to the RM rate format, as CCR is carried (true reaches max-min shares above a port's fair share; false, exact: a VC sent exactly the fair share is held at it)", source: "TM 4.0 section 5.10.3.1: CCR travels in the 16-bit RM rate format, so a switch knows it only on that grid (docs/models/abr.md, \"ccr_on_grid\")" },
@@ -85,6 +86,7 @@ impl PortAbrParams {
                 qt: p.need("qt", Params::cells)?,
                 dqt: p.need("dqt", Params::cells)?,
                 mark_ci: p.need("mark_ci", Params::bool)?,
+                macr_all: p.need("macr_all", Params::bool)?,
             },
             target_utilisation: p.need("target_utilisation", Params::float)?,
             averaging: p.need("averaging", Params::time)?,
@@ -278,7 +280,7 @@ mod tests {
 
     fn settings() -> PortAbrParams {
         PortAbrParams {
-            eprca: EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 0.25, qt: 500, dqt: 2000, mark_ci: false },
+            eprca: EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 0.25, qt: 500, dqt: 2000, mark_ci: false, macr_all: false },
             target_utilisation: 0.9,
             averaging: SimDuration(100 * MS),
             delta: 0.1,
