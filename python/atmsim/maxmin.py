@@ -47,13 +47,17 @@ class Topology:
 
 
 def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, duration_s: float = 0.6,
-                    warmup_s: float = 0.3, delta: float = 0.1, single: bool = False) -> Topology:
+                    warmup_s: float = 0.3, delta: float = 0.1, single: bool = False,
+                    erica_plus: bool = False) -> Topology:
     """One random topology (reproducible from ``seed``).
 
     ``single``: one trunk between two switches that every session crosses, all
     sessions greedy (no MCR, no source limit): the single-bottleneck case where every
     VC at the congested port is bottlenecked there. Without it the draws are what they
     were before this option existed, so the other topologies do not change.
+
+    ``erica_plus``: ERICA with ERICA+ queue control (`erica_plus = true`, default
+    target delay; use ``target=1.0``, ERICA+ aims at the full line).
     """
     rng = np.random.default_rng(seed)
     n_sw = int(rng.integers(2, 9))
@@ -125,6 +129,8 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
         if f"t{sw}" in capacity:
             abr = (f'port_phy = ["p2 = {rates[sw]} Mb/s"]\nabr = ["p2 = {algorithm}"]\n'
                    f"target_utilisation = {target}\ndelta = {delta}\nccr_on_grid = true\n")
+            if erica_plus:
+                abr += "erica_plus = true\n"
             if algorithm == "efci":
                 abr += 'efci_threshold = "500 cells"\n'
         comps.append(f'[components.sw{sw}]\nkind = "switch"\nports = {nports[sw]}\n{abr}vcs = {vcs!r}\n'.replace("'", '"'))
