@@ -126,6 +126,11 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
         (s1, "mcr = \"200 Mb/s\"\n", "components.s1.mcr", "must not exceed pcr"),
         (s1, "rdf = 0.0\n", "components.s1.rdf", "(0, 1]"),
         (mux, "qt = \"-5 cells\"\n", "components.mux.qt", "zero or positive"),
+        // ERICA+ (checked when `erica_plus` is on) and the averaging in cells.
+        (mux, "qdlf = 0.0\nerica_plus = true\n", "components.mux.qdlf", "(0, 1]"),
+        (mux, "target_delay = \"0 s\"\nerica_plus = true\n", "components.mux.target_delay", "longer than 0 s"),
+        (mux, "queue_a = 0.5\n", "components.mux.queue_a", "1..10"),
+        (mux, "averaging_cells = \"0 cells\"\n", "components.mux.averaging_cells", "at least 1 cell"),
     ] {
         let bad = base.replacen(anchor, &format!("{anchor}{add}"), 1);
         let line = line_of(&bad, add);
