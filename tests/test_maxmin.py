@@ -32,3 +32,14 @@ def test_the_set_has_minima_and_source_limited_sessions():
     ts = [random_topology(seed) for seed in range(1, 21)]
     assert sum(m > 0 for t in ts for m in t.mcr) >= 10
     assert sum(not math.isinf(d) for t in ts for d in t.demand) >= 10
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_single_bottleneck_topologies_are_one_trunk_all_greedy(seed):
+    t = random_topology(seed, algorithm="eprca", target=1.0, single=True)
+    assert t.switches == 2 and 2 <= t.sessions <= 20 and list(t.capacity) == ["t0"]
+    assert all(r == ["t0"] for r in t.routes)
+    assert all(m == 0 for m in t.mcr) and all(math.isinf(d) for d in t.demand)
+    atmsim.loads(t.text, f"maxmin-eprca-single-{seed}.toml")
+    shares = max_min_shares(t.capacity, t.routes, t.demand, t.mcr)
+    assert shares == pytest.approx([t.capacity["t0"] / t.sessions] * t.sessions)

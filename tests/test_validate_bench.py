@@ -14,12 +14,14 @@ def test_validate_quick_passes():
     groups = {c["group"].split(" ")[0] for c in obj["cases"]}
     assert len(obj["cases"]) >= 10, obj["cases"]
     assert {"M/D/1", "M/D/1/K", "on-off"} <= groups
-    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min"))]
-    assert len(reported) == 10, reported
+    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min", "ERICA+ max-min"))]
+    assert len(reported) == 15, reported
     for c in reported:
         assert c["replications"] == 1 and c["simulated"] >= 0, c
         if c["group"].startswith("EPRCA-ER"):
             assert c["expected"] == 0.10 and c["verdict"] == ("met" if c["simulated"] <= 0.10 else "NOT met"), c
+        elif c["group"].startswith("ERICA+"):
+            assert c["expected"] == 0.05 and c["verdict"] == ("met" if c["simulated"] <= 0.05 else "NOT met"), c
         else:
             assert c["verdict"] == "REPORT", c
     for c in obj["cases"]:
@@ -27,9 +29,11 @@ def test_validate_quick_passes():
             continue
         assert c["verdict"] in ("PASS", "PASS*")
         # The max-min cases are bounds on deterministic runs (one replication each).
-        assert c["replications"] >= 2 or c["group"].startswith("ERICA max-min"), c
+        assert c["replications"] >= 2 or c["group"].startswith(("ERICA max-min", "EPRCA-ER single")), c
     maxmin = [c for c in obj["cases"] if c["group"].startswith("ERICA max-min")]
     assert len(maxmin) == 20 and all(0 <= c["simulated"] <= c["expected"] == 0.10 for c in maxmin)
+    single = [c for c in obj["cases"] if c["group"].startswith("EPRCA-ER single")]
+    assert len(single) == 5 and all(0 <= c["simulated"] <= c["expected"] == 0.10 for c in single)
 
 
 def test_bench_quick_json_shape():

@@ -47,11 +47,23 @@ class Topology:
 
 
 def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, duration_s: float = 0.6,
-                    warmup_s: float = 0.3, delta: float = 0.1) -> Topology:
-    """One random topology (reproducible from ``seed``)."""
+                    warmup_s: float = 0.3, delta: float = 0.1, single: bool = False,
+                    erica_plus: bool = False) -> Topology:
+    """One random topology (reproducible from ``seed``).
+
+    ``single``: one trunk between two switches that every session crosses, all
+    sessions greedy (no MCR, no source limit): the single-bottleneck case where every
+    VC at the congested port is bottlenecked there. Without it the draws are what they
+    were before this option existed, so the other topologies do not change.
+
+    ``erica_plus``: ERICA with ERICA+ queue control (`erica_plus = true`, default
+    target delay; use ``target=1.0``, ERICA+ aims at the full line).
+    """
     rng = np.random.default_rng(seed)
     n_sw = int(rng.integers(2, 9))
     n_s = int(rng.integers(2, 21))
+    if single:
+        n_sw = 2
     rates = [round(float(rng.uniform(30.0, OC3C_MBPS)), 3) for _ in range(n_sw - 1)]
     enter, leave = [], []
     for _ in range(n_s):
@@ -67,8 +79,8 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
     mcr, demand, demand_data = [], [], []
     for i in range(n_s):
         tight = min(capacity[t] / sum(1 for r in routes if t in r) for t in routes[i])
-        mcr.append(round(float(rng.uniform(0.2, 1.0)) * tight / 5.0, 3) if rng.random() < 0.25 else 0.0)
-        if rng.random() < 0.2:
+        mcr.append(round(float(rng.uniform(0.2, 1.0)) * tight / 5.0, 3) if rng.random() < 0.25 and not single else 0.0)
+        if rng.random() < 0.2 and not single:
             d = round(float(rng.uniform(0.2, 0.8)) * tight, 3)
             demand_data.append(d)
             demand.append(d / DATA_FRACTION)
@@ -117,6 +129,8 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
         if f"t{sw}" in capacity:
             abr = (f'port_phy = ["p2 = {rates[sw]} Mb/s"]\nabr = ["p2 = {algorithm}"]\n'
                    f"target_utilisation = {target}\ndelta = {delta}\nccr_on_grid = true\n")
+            if erica_plus:
+                abr += "erica_plus = true\n"
             if algorithm == "efci":
                 abr += 'efci_threshold = "500 cells"\n'
         comps.append(f'[components.sw{sw}]\nkind = "switch"\nports = {nports[sw]}\n{abr}vcs = {vcs!r}\n'.replace("'", '"'))

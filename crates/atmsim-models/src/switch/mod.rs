@@ -46,7 +46,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
-use crate::control::abr::port::{AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
+use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
@@ -65,7 +65,7 @@ pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "port_framing", ty: ParamType::StrList, default: None, required: false, help: "SONET framing of particular output ports: \"pN = sonet\" (the port's line must be OC-3c or OC-12c: cell slots on the STS-3c/STS-12c frame, idle cells in empty slots; see the link kind's framing)", source: "ITU-T G.707, ANSI T1.105, I.432.2; evans96 (the gateway's transpose inserts idle cells and the SONET overhead)" },
-    ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … delta parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
+    ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … qdlf parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
     ParamSpec { name: "buffering", ty: ParamType::Choice(&["output", "input-output"]), default: Some("output"), required: false, help: "where cells wait: \"output\" (output-buffered: a cell goes straight to its output buffer) or \"input-output\" (a receiving buffer per input, a fabric with speedup and arbitration, and the output buffers)", source: "domingo95 sections 2.2, 5 (receiving and transmitting buffers per port, NMA counters at both)" },
     ParamSpec { name: "input_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("64 cells"), required: false, help: "receiving buffer per input port with buffering = \"input-output\" (not given by the papers: a parameter)", source: "not given by the papers; atmsim convention" },
     ParamSpec { name: "speedup", ty: ParamType::Float { min: 1.0, max: 64.0 }, default: Some("1"), required: false, help: "fabric rate / fastest port line rate with buffering = \"input-output\" (1: outputs never receive faster than they send, all loss at the inputs)", source: "not given by the papers; atmsim convention" },
@@ -405,9 +405,6 @@ pub struct Switch {
     abr: Vec<Option<PortAbr>>,
     /// Per route: the port whose forward VC its backward RM cells belong to, or NO_PORT.
     abr_back: Vec<u16>,
-    /// Per output port, per output-side VC index: a forward RM cell of it was seen (its
-    /// cells are ABR and count as the port's ABR input).
-    abr_vc: Vec<Vec<bool>>,
     // since warm-up (and each route's count in its `Hop`)
     in_rx: Vec<u64>,
     no_route: Vec<u64>,
@@ -507,7 +504,6 @@ impl Switch {
             line: VecDeque::new(),
             out,
             abr_on: abr.iter().any(Option::is_some),
-            abr_vc: out_labels.iter().map(|l| vec![false; l.len()]).collect(),
             abr: abr.into_iter().map(|a| a.map(PortAbr::new)).collect(),
             abr_back,
             in_rx: vec![0; n],
@@ -631,20 +627,10 @@ impl Switch {
             self.out[o].accept(c, ctx);
             return;
         };
-        let rm = match ctx.store().get(c.payload) {
-            Some(&Payload::Rm(rm)) if !rm.backward => Some(rm),
-            _ => None,
-        };
-        let known = &mut self.abr_vc[o][c.aux as usize];
-        *known |= rm.is_some();
-        let (abr_cell, now, vc) = (*known, ctx.now, c.vc);
+        let rm = forward_rm(ctx.store().get(c.payload));
+        let (now, vc) = (ctx.now, c.vc);
         self.out[o].accept(c, ctx);
-        let q = self.out[o].queue_len() as u64;
-        if abr_cell {
-            abr.on_forward(now, vc, rm.as_ref(), q);
-        } else {
-            abr.on_other(now, q);
-        }
+        abr.on_join(now, vc, rm.as_ref(), self.out[o].queue_len() as u64);
     }
 
     /// A cell arriving on route `r`: if it is a backward RM cell of a VC whose forward

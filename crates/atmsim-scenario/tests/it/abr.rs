@@ -126,6 +126,11 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
         (s1, "mcr = \"200 Mb/s\"\n", "components.s1.mcr", "must not exceed pcr"),
         (s1, "rdf = 0.0\n", "components.s1.rdf", "(0, 1]"),
         (mux, "qt = \"-5 cells\"\n", "components.mux.qt", "zero or positive"),
+        // ERICA+ (checked when `erica_plus` is on) and the averaging in cells.
+        (mux, "qdlf = 0.0\nerica_plus = true\n", "components.mux.qdlf", "(0, 1]"),
+        (mux, "target_delay = \"0 s\"\nerica_plus = true\n", "components.mux.target_delay", "longer than 0 s"),
+        (mux, "queue_a = 0.5\n", "components.mux.queue_a", "1..10"),
+        (mux, "averaging_cells = \"0 cells\"\n", "components.mux.averaging_cells", "at least 1 cell"),
     ] {
         let bad = base.replacen(anchor, &format!("{anchor}{add}"), 1);
         let line = line_of(&bad, add);
@@ -161,4 +166,86 @@ fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
     }
     assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
     assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// The multiplexer's ERICA, like a switch port's (one code path, `PortAbr::on_join`),
+/// takes the non-ABR traffic off the line before the target utilisation: a 40 Mb/s CBR
+/// source (VC 9, 94,339.6 cells/s; it sends no forward RM cell) joins `mux.in`, so the
+/// ABR capacity is 0.9 · (353,207.5 − 94,339.6) = 232,981.1 cells/s and each greedy
+/// session's max-min share half of it, 116,490.6 cells/s (49.39 Mb/s). Counted at the
+/// full line, ERICA would offer each 158,943.4 (67.4 Mb/s): with the CBR cells 1.17 ×
+/// the line, and the queue would grow without bound. Mean and final ACR within 5%
+/// (δ = 0.04, as in `atmsim validate`); the CBR source loses nothing and the queue
+/// stays below 1000 cells.
+#[test]
+fn abr_mux_capacity_is_net_of_cbr_traffic() {
+    let text = text()
+        .replacen("\"a2 -> mux.in\",", "\"a2 -> mux.in\", \"cbr -> mux.in\", \"sw_far.p4 -> sink\",", 1)
+        .replacen("ports = 3\nvcs = [\"p1:1 -> p2:1\", \"p1:2 -> p3:2\", \"p2:1 -> p1:1\"", "ports = 4\nvcs = [\"p1:9 -> p4:9\", \"p1:1 -> p2:1\", \"p1:2 -> p3:2\", \"p2:1 -> p1:1\"", 1)
+        + "\n[components.cbr]\nkind = \"cbr\"\nrate = \"40 Mb/s\"\nvc = 9\n\n[components.sink]\nkind = \"sink\"\n";
+    let over = [("mux.delta".to_string(), "0.04".to_string())];
+    let sc = Scenario::from_text(&text, FILE).expect("load").with_overrides(&over).expect("override");
+    let r = run(&sc, 0);
+    let cbr = 40e6 / 424.0;
+    let share = 0.9 * (OC3C_CELLS_PER_S - cbr) / 2.0;
+    assert!((share - 116_490.6).abs() < 0.1, "{share}");
+    for s in ["s1", "s2"] {
+        let (mean, last) = (probe(&r, s, "abr_acr", "mean"), probe(&r, s, "abr_acr", "final"));
+        assert!(within(mean, share * MB, 0.05) && within(last, share * MB, 0.05), "{s}: mean ACR {mean}, final {last} Mb/s, share {}", share * MB);
+    }
+    let q = probe(&r, "mux", "q_len", "max");
+    assert!(q < 1000.0, "mux queue max {q} cells");
+    let books = r.flows.iter().find(|f| f.source == "cbr").expect("cbr flow");
+    assert_eq!(books.dropped, 0, "{books:?}");
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// The example stretched to a WAN: every link 1000 km (5 µs/km: a round trip of about
+/// 30 ms, 10,600 OC-3c cell times), 4 s with 2 s of warm-up.
+fn wan(extra: &[(&str, &str)]) -> Scenario {
+    let mut over: Vec<(String, String)> = ["a1", "a2", "mux", "back", "b1", "b2"].iter().map(|l| (format!("{l}.length"), "\"1000 km\"".to_string())).collect();
+    over.push(("scenario.duration".into(), "\"4 s\"".into()));
+    over.push(("scenario.warmup".into(), "\"2 s\"".into()));
+    over.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    Scenario::from_text(&text(), FILE).expect("load").with_overrides(&over).expect("override")
+}
+
+/// ERICA+ (issue 15 item 2c) on a WAN bottleneck: with target utilisation 1 the queue
+/// control fraction f(Tq) alone sets the ABR capacity, and its fixed point is the queue
+/// whose delay is the target T0 (f = 1 there; below, f > 1 lets the sources fill the
+/// line; above, f < 1 drains it).
+///
+/// - T0 = 20 ms (7,064 cells; about 2/3 of the round trip): the queue settles; its
+///   mean since the warm-up within 15% of T0, each session's mean ACR within 5% of its
+///   max-min share of the full line, C/2 = 176,603.8 cells/s (74.9 Mb/s), and the line
+///   busy over 99% of the time (plain ERICA at target utilisation 0.9 leaves 10% idle).
+/// - T0 = 0.5 ms (176.6 cells, the `target_delay` default), 60 times shorter than the
+///   round trip: the queue does not settle. The feedback comes a round trip late, so
+///   the sources overshoot by a · C for ~30 ms and the queue swings between empty and
+///   about 3.6 · T0 (a limit cycle of about 43 ms, measured: mean 1.66 · T0). What
+///   still holds: the rates are max-min (5%) and the queue stays below 1000 cells.
+#[test]
+fn erica_plus_holds_a_wan_queue_near_the_target_delay() {
+    let base = [("mux.erica_plus", "true"), ("mux.target_utilisation", "1.0"), ("mux.delta", "0.04")];
+    let share = OC3C_CELLS_PER_S / 2.0 * MB;
+    for (t0, settles) in [(20e-3, true), (0.5e-3, false)] {
+        let t0_text = format!("\"{} ms\"", t0 * 1e3);
+        let mut over = base.to_vec();
+        over.push(("mux.target_delay", &t0_text));
+        let r = run(&wan(&over), 0);
+        let target = t0 * OC3C_CELLS_PER_S;
+        let (q, qmax) = (probe(&r, "mux", "q_len", "mean"), probe(&r, "mux", "q_len", "max"));
+        if settles {
+            assert!(within(q, target, 0.15), "T0 {t0} s: mean queue {q} cells, target {target}");
+            let u = probe(&r, "mux", "phy_utilisation", "value");
+            assert!(u > 0.99, "T0 {t0} s: line utilisation {u}");
+        } else {
+            assert!(qmax < 1000.0, "T0 {t0} s: queue max {qmax} cells");
+        }
+        for s in ["s1", "s2"] {
+            let mean = probe(&r, s, "abr_acr", "mean");
+            assert!(within(mean, share, 0.05), "T0 {t0} s, {s}: mean ACR {mean} Mb/s, max-min share {share}");
+        }
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    }
 }

@@ -40,6 +40,9 @@ pub struct EprcaParams {
     pub dqt: u64,
     /// Also set CI on the VCs told to slow down while congested.
     pub mark_ci: bool,
+    /// MACR from every forward RM cell's CCR, congested or not (false: while congested
+    /// only from CCRs below MACR, the selective reading).
+    pub macr_all: bool,
 }
 
 impl EprcaParams {
@@ -88,7 +91,7 @@ impl Eprca {
         let congested = queue_len > self.p.qt;
         self.macr = Some(match self.macr {
             None => ccr,
-            Some(m) if !congested || ccr < m => m + self.p.av * (ccr - m),
+            Some(m) if !congested || ccr < m || self.p.macr_all => m + self.p.av * (ccr - m),
             Some(m) => m,
         });
     }
@@ -127,7 +130,7 @@ mod tests {
     use super::*;
 
     fn p() -> EprcaParams {
-        EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 1.0 / 4.0, qt: 100, dqt: 400, mark_ci: false }
+        EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 1.0 / 4.0, qt: 100, dqt: 400, mark_ci: false, macr_all: false }
     }
 
     fn rm(ccr: f64, er: f64) -> RmRepr {
@@ -152,6 +155,17 @@ mod tests {
         assert_eq!(e.macr(), Some(1024.0));
         e.on_forward_rm(&rm(512.0, 4096.0), 101);
         assert_eq!(e.macr(), Some(992.0)); // 1024 − 512/16
+    }
+
+    /// `macr_all`: a congested port averages the higher CCRs too.
+    #[test]
+    fn macr_all_averages_every_ccr_when_congested() {
+        let mut e = Eprca::new(EprcaParams { macr_all: true, ..p() });
+        e.on_forward_rm(&rm(1024.0, 4096.0), 0);
+        e.on_forward_rm(&rm(2048.0, 4096.0), 101);
+        assert_eq!(e.macr(), Some(1088.0)); // 1024 + 1024/16, congested
+        e.on_forward_rm(&rm(64.0, 4096.0), 101);
+        assert_eq!(e.macr(), Some(1024.0)); // 1088 − (1088 − 64)/16
     }
 
     #[test]

@@ -25,12 +25,14 @@
 //! carried (no translation in between; the connection is recognised by that label).
 //! The forward path keeps the `fifo` kind's code: this kind wraps a [`Transmitter`].
 //! The algorithms themselves, shared with the `switch` kind's output ports, are
-//! [`super::port`]'s. Not done: ERICA+ queue control as parameters of this kind.
+//! [`super::port`]'s, ERICA+ queue control included (`erica_plus`). As at a switch
+//! port, a cell counts as ABR input once a forward RM cell of its VC label has crossed;
+//! the others (CBR, VBR) are taken off the line rate before ERICA's target utilisation.
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, SimTime};
 
-use super::port::{AlgorithmParams, PortAbr, PortAbrParams, NAMES};
+use super::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, NAMES};
 use crate::cell::{Cell, Msg};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec};
 use crate::link::transmitter::{self, Transmitter, TransmitterParams, FIFO_PARAMS};
@@ -80,16 +82,18 @@ impl AbrMux {
         Ok(AbrMux { tx, abr: PortAbr::new(p.algorithm), back: 0 })
     }
 
-    /// A forward cell arriving: the buffer takes it, then the algorithm sees it.
+    /// A forward cell arriving: the buffer takes it, then the algorithm sees it (as
+    /// ABR input if its VC is an ABR one, else as load taken off the line rate: the
+    /// `switch` kind's ports' code, [`PortAbr::on_join`]).
     fn forward(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
-        let rm = match ctx.store().get(cell.payload) {
-            Some(&Payload::Rm(rm)) if !rm.backward && self.abr.reads_forward() => Some(rm),
-            _ => None,
-        };
+        if !self.abr.reads_forward() {
+            self.tx.accept(cell, ctx);
+            return;
+        }
+        let rm = forward_rm(ctx.store().get(cell.payload));
         let (now, vc) = (ctx.now, cell.vc);
         self.tx.accept(cell, ctx);
-        let q = self.tx.queue_len() as u64;
-        self.abr.on_forward(now, vc, rm.as_ref(), q);
+        self.abr.on_join(now, vc, rm.as_ref(), self.tx.queue_len() as u64);
     }
 
     /// A backward cell: ER / CI written into it if it is a backward RM cell.

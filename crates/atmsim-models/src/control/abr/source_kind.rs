@@ -120,17 +120,24 @@ impl AbrSourceParams {
 }
 
 /// A train of in-rate cells at one ACR: the k-th after `t0` at `t0 + ceil(k·424/rate)`.
+/// The instant of cell `k` is worked out once, when the train starts or moves on (a
+/// 128-bit division; it is asked for several times per cell).
 #[derive(Clone, Copy, Debug)]
 struct Train {
     rate: Option<Rate>,
     t0: SimTime,
     k: u64,
+    at: Option<SimTime>,
 }
 
 impl Train {
+    fn new(rate: Option<Rate>, t0: SimTime, k: u64) -> Train {
+        Train { rate, t0, k, at: rate.map(|r| t0.plus(r.cell_train_offset(k))) }
+    }
+
     /// The instant of the next in-rate cell (None: ACR is 0).
     fn next(&self) -> Option<SimTime> {
-        Some(self.t0.plus(self.rate?.cell_train_offset(self.k)))
+        self.at
     }
 }
 
@@ -248,15 +255,20 @@ impl AbrSourceNode {
     /// ACR may have changed: the time average follows, and the train restarts at its
     /// last cell with the new rate.
     fn acr_changed(&mut self, now: SimTime) {
-        self.acr.set(now, self.abr.acr());
         let rate = self.rate();
+        self.acr_changed_to(now, rate);
+    }
+
+    /// [`AbrSourceNode::acr_changed`] with `rate`, the ACR's [`Rate`], known already.
+    fn acr_changed_to(&mut self, now: SimTime, rate: Option<Rate>) {
+        self.acr.set(now, self.abr.acr());
         if let Some(tr) = self.train.as_mut() {
             if tr.rate != rate {
                 let last = match tr.rate {
                     Some(r) if tr.k > 0 => tr.t0.plus(r.cell_train_offset(tr.k - 1)),
                     _ => tr.t0,
                 };
-                *tr = Train { rate, t0: last, k: 1 };
+                *tr = Train::new(rate, last, 1);
             }
         }
     }
@@ -312,10 +324,10 @@ impl AbrSourceNode {
                 // Continue the train if this cell was on it, else start one here.
                 let rate = self.rate();
                 self.train = match self.train {
-                    Some(tr) if tr.rate == rate && tr.next() == Some(now) => Some(Train { k: tr.k + 1, ..tr }),
-                    _ => Some(Train { rate, t0: now, k: 1 }),
+                    Some(tr) if tr.rate == rate && tr.next() == Some(now) => Some(Train::new(tr.rate, tr.t0, tr.k + 1)),
+                    _ => Some(Train::new(rate, now, 1)),
                 };
-                self.acr_changed(now);
+                self.acr_changed_to(now, rate);
             }
         } else if self.abr.out_of_rate_at().is_some_and(|t| t <= now) {
             let rm = self.abr.send_out_of_rate(now);
@@ -497,10 +509,10 @@ mod tests {
     #[test]
     fn a_train_at_a_constant_acr_is_exact_to_the_picosecond() {
         // 7 cells × 424 bits at 74.88 Mb/s = 39.6367521… µs, rounded up to the ps.
-        let tr = Train { rate: Rate::from_bps(74.88e6), t0: SimTime(1_000), k: 7 };
+        let tr = Train::new(Rate::from_bps(74.88e6), SimTime(1_000), 7);
         assert_eq!(tr.next(), Some(SimTime(1_000 + 39_636_753)));
         // No rate (ACR 0): no in-rate cell.
-        assert_eq!(Train { rate: None, ..tr }.next(), None);
+        assert_eq!(Train::new(None, tr.t0, tr.k).next(), None);
     }
 
     #[test]
