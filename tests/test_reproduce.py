@@ -27,7 +27,7 @@ SCEN = ROOT / "scenarios" / "buddhikot92"
 
 # ------------------------------------------------------------------ end to end
 #: The end-to-end checks run two of the ten experiments (one forward curve and the
-#: reverse path, 54 short runs) so that this file stays fast; the whole quick
+#: reverse path, 84 short runs) so that this file stays fast; the whole quick
 #: reproduction runs in tests/test_report_browser.py and in `make run`.
 E2E_KEYS = ("bf250", "reverse")
 
@@ -66,8 +66,8 @@ def test_quick_writes_report_csv_and_store(quick_out):
     with sqlite3.connect(quick_out / "results.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         n = db.execute("SELECT count(*) FROM runs").fetchone()[0]
-    # (11 loads + 7 reverse loads) x quick_replications 3
-    assert n == (11 + 7) * 3
+    # (21 loads + 7 reverse loads) x quick_replications 3
+    assert n == (21 + 7) * 3
 
 
 def test_no_interval_outside_its_quantitys_domain(quick_out):
@@ -107,7 +107,7 @@ def test_comparison_csv_has_exactly_the_spec_columns(quick_out):
             assert float(r["rel_diff"]) == pytest.approx((sim - pv) / abs(pv))
     # one row per probe and load of the forward curve, two per reverse load
     for what in ("throughput", "cell loss probability", "frame loss probability", "latency"):
-        assert sum(r["quantity"].startswith(f"{what}, burst factor 250, offered") for r in rows) == 11, what
+        assert sum(r["quantity"].startswith(f"{what}, burst factor 250, offered") for r in rows) == 21, what
     assert sum(r["quantity"].startswith("receive buffer frame loss, FDDI load") for r in rows) == 7
     # below the knee the carried load is about offered x 45/53 (quick runs are short:
     # frames still being reassembled or queued at the window's ends are not counted)
@@ -146,7 +146,7 @@ def test_rerun_resumes_without_new_runs(quick_out):
         rp._registry.pop("buddhikot92", None)
     assert outcome.failures == 0
     with sqlite3.connect(quick_out / "results.sqlite") as db:
-        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == (11 + 7) * 3
+        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == (21 + 7) * 3
     assert before > 0
 
 
@@ -212,13 +212,19 @@ def test_scenario_files_load_with_their_sweeps():
             sizes = [int(p["gw.tx_buffer_frames"]) for p in spec.points]
             assert sizes == sorted(sizes) and max(sizes) == 68
             continue
+        if group == "gain":  # section 6.4's traffic at 140 Mb/s, 16/32/68 frames, more replications
+            assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(lab["load"])
+            assert rate_mbps(comps["src1"]["params"]["peak"]) == pytest.approx(lab["pa"] * lab["load"] / 8)
+            assert [int(p["gw.tx_buffer_frames"]) for p in spec.points] == [16, 32, 68]
+            assert spec.replications == 24
+            continue
         if group == "band":
             assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(100)
             assert len(spec.points) in (2, 3, 4)
             continue
         assert int(gw["tx_buffer_frames"]) == lab["tx"]
         assert int(str(comps["src1"]["params"]["burst_factor"]).split()[0]) == lab["burst_factor"]
-        expect = [20, 40, 60, 80, 100, 120, 140] if group == "npe" else list(range(40, 141, 10))
+        expect = [20, 40, 60, 80, 100, 120, 140] if group == "npe" else list(range(40, 141, 5))
         loads = sorted({round(sum(rate_mbps(p[f"src{i}.mean"]) for i in range(1, 9)), 6) for p in spec.points})
         assert loads == pytest.approx(expect)
         for p in spec.points:  # the peak-to-average ratio of the figure
@@ -260,6 +266,7 @@ def synthetic_stats(burst: int, loads=(40, 80, 120)) -> pd.DataFrame:
             ("gw", "gw_latency", "mean", "s", 0.002 + 0.01 * loss),
             ("gw", "gw_tx_empty", "mean", "1", max(0.0, 1 - load / 150)),
             ("gw", "gw_tx_full", "mean", "1", min(1.0, 10 * loss)),
+            ("gw", "gw_tx_occupancy_max", "value", "frames", 10.0 if loss == 0 else 16.0),
         ]:
             h = 0.2 * mean
             rows.append({"point": point, **keys, "component": comp, "probe": probe, "statistic": stat,
@@ -318,6 +325,18 @@ def synthetic_dim_stats() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def synthetic_gain_stats() -> pd.DataFrame:
+    """txgain.toml: 140 Mb/s offered, transmit buffer 16, 32, 68 frames, 24 replications each:
+    throughput 90, 91, 92.5 Mb/s, std 1."""
+    rows = []
+    for i, (size, thr) in enumerate(((16, 90.0), (32, 91.0), (68, 92.5))):
+        keys = {f"src{k}.mean": "17.5 Mb/s" for k in range(1, 9)}
+        rows.append({"point": i, "gw.tx_buffer_frames": str(size), **keys, "component": "gw",
+                     "probe": "gw_throughput", "statistic": "value", "unit": "Mb/s", "n": 24, "mean": thr,
+                     "std": 1.0, "ci_low": thr - 0.4, "ci_high": thr + 0.4})
+    return pd.DataFrame(rows)
+
+
 def synthetic_results() -> list[ExperimentResult]:
     repro = Buddhikot92()
     runs = pd.DataFrame({"point": [0], "replication": [0], "seed": [1], "status": ["done"], "wall_s": [0.1],
@@ -335,6 +354,8 @@ def synthetic_results() -> list[ExperimentResult]:
             st = synthetic_reverse_stats()
         elif group == "dim":
             st = synthetic_dim_stats()
+        elif group == "gain":
+            st = synthetic_gain_stats()
         elif group == "band":
             # every variant in the first band file's stats, the others empty (a failed sweep)
             st = synthetic_band_stats() if e.key == "band_mpp" else pd.DataFrame()
@@ -405,6 +426,21 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     g = by_q["throughput gain 68 - 16 transmit frames at 140 Mb/s"]
     assert g.ci_low < g.simulated < g.ci_high
     assert sum(r.quantity == g.quantity for r in rows) == 1
+    # at 140 Mb/s the gains come from txgain.toml's 24 replications per size: 2.5 and 1.0 Mb/s,
+    # Welch's interval with sqrt(1/24 + 1/24) and 46 degrees of freedom
+    half = stats.t_quantile(47) * math.sqrt(2 / 24)  # 46 degrees of freedom
+    assert (g.simulated, g.ci_low, g.ci_high) == (pytest.approx(2.5), pytest.approx(2.5 - half), pytest.approx(2.5 + half))
+    g32 = by_q["throughput gain 32 - 16 transmit frames at 140 Mb/s"]
+    assert g32.simulated == pytest.approx(1.0) and not g32.detail and "24 replications" in g32.note
+    assert "resolved: the interval excludes 0" in g32.note
+    # below 80 Mb/s the synthetic 16-frame buffer is never full (gw_tx_full 0, no spread):
+    # no difference, not a difference of two noisy sweeps
+    none = by_q["throughput gain 68 - 16 transmit frames at 70 Mb/s"]
+    assert none.simulated == 0.0 and none.ci_low is None and none.note.startswith("no difference: the buffer never fills")
+    assert "largest occupancy 10.0 frames" in none.note
+    # where it does fill and the throughput gain is not resolved, the loss it comes from is
+    fl = by_q["frame loss reduction 16 - 68 transmit frames at 100 Mb/s"]
+    assert fl.unit == "1" and fl.simulated > 0 and "the 16-frame buffer does fill" in fl.note
     assert "resolved: the interval excludes 1" in ratio.note
     assert "largest throughput gain 68 - 16 transmit frames over the loads" in by_q
     assert by_q["fraction of time the 16-frame transmit buffer is empty at 120 Mb/s (peak/avg 8, B=1000)"].simulated \
@@ -448,9 +484,10 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
     # 7 forward curves x 4 probes x 5 loads (+ empty/full for the 3 transmit buffer curves),
-    # throughput gains 32 and 68 - 16 frames x 4 loads (140 Mb/s is a headline row for 68, a detail for 32), 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
+    # throughput gains 32 and 68 - 16 frames x 4 loads (140 Mb/s: headline rows), frame loss reductions
+    # where a gain is not resolved but the buffer fills (2 x 100, 120 Mb/s), 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
     # reverse 2 x 3, band 8 variants x 4 probes, transmit buffer grid 4 sizes
-    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 1 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
+    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 2 * 2 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
     assert all(r.is_prediction for r in detail)
 
 

@@ -33,7 +33,7 @@ use crate::lan::fddi::mac::{FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::PayloadId;
 
-pub const PARAMS: [ParamSpec; 13] = [
+pub const PARAMS: [ParamSpec; 14] = [
     ParamSpec { name: "connections", ty: ParamType::StrList, default: None, required: true, help: "ICXT: \"VC: ICN -> STATION\" per active connection (cells on VC are reassembled into frames of connection ICN for FDDI station STATION; frames received for ICN leave on VC)", source: "buddhikot92 section 2 (MCHIP ICN tables); Table 2: 8 active connections" },
     ParamSpec { name: "segment_cells", ty: ParamType::Int { min: 1, max: 65_535 }, default: Some("85"), required: false, help: "negotiated MCHIP segment size, cells (the start sequence number table steps by it)", source: "buddhikot92 Table 3 (frame size assembled: 85 ATM cells)" },
     ParamSpec { name: "max_frame", ty: ParamType::Size, default: Some("4096 B"), required: false, help: "maximum FDDI frame (information field), bytes: one reassembly queue holds ⌈max_frame/45⌉ cells", source: "buddhikot92 Table 2" },
@@ -41,7 +41,8 @@ pub const PARAMS: [ParamSpec; 13] = [
     ParamSpec { name: "tx_buffer_frames", ty: ParamType::Int { min: 0, max: 100_000 }, default: Some("16"), required: false, help: "transmit buffer, maximum-size frames (the paper: 16, 32, 68)", source: "buddhikot92 Table 3, section 6.4" },
     ParamSpec { name: "rx_buffer_frames", ty: ParamType::Int { min: 0, max: 100_000 }, default: Some("16"), required: false, help: "receive buffer (reverse path), frames", source: "buddhikot92 section 6.5" },
     ParamSpec { name: "npe_rate", ty: ParamType::Float { min: 0.0, max: 1e9 }, default: Some("100"), required: false, help: "NPE rate R, read requests per µs (one request per segment; it also stands for the frame copy)", source: "buddhikot92 section 6.3 (25 to 100 requests/µs; the rate of the other experiments is not given: atmsim convention, the fastest)" },
-    ParamSpec { name: "npe_in_error", ty: ParamType::Choice(&["serve", "skip"]), default: Some("serve"), required: false, help: "a segment marked InError: \"serve\" = the NPE serves its read request before Drop Frame? (FIFO turn, service time, held while the transmit buffer is full); \"skip\" = the MPP drops it on its frame status and acknowledges it at once (only transmit buffer writes are NPE requests)", source: "buddhikot92 Figure 11 (block order: serve) vs sections 6.3 and 7 (\"segment write requests\", \"requests of MPP to access the transmit buffer\": skip); the paper does not say which: docs/models/gateway.md" },
+    ParamSpec { name: "npe_in_error", ty: ParamType::Choice(&["serve", "skip"]), default: Some("serve"), required: false, help: "a segment marked InError: \"serve\" = the NPE serves its read request before Drop Frame? (FIFO turn, service time, held while the transmit buffer is full); \"skip\" = the MPP drops it on its frame status and acknowledges it at once (only transmit buffer writes are NPE requests)", source: "buddhikot92 section 5: the NPE is \"a processing delay, placed in SPP-MPP acknowledgment path\" and Drop Frame? discards the MCHIP segment read after the acknowledgement (serve); sections 6.3 and 7's \"segment write requests\" give skip, the band's other edge: docs/models/gateway.md" },
+    ParamSpec { name: "spp_empty_in_error", ty: ParamType::Choice(&["hold", "free"]), default: Some("hold"), required: false, help: "a segment in error that wrote no cell into the queue it took (its first cells found no idle queue, the rest was discarded): \"hold\" = the queue goes busy and its read request passes the NPE before the MPP drops the frame; \"free\" = an empty queue is idle, no read request (a lost frame)", source: "buddhikot92 section 5: the Frame Status table's frame \"in error\" with \"missing cells\" forwarded to the MPP (hold) vs the Queue Status table's \"idle if it is empty\" (free); the text does not say which applies to an empty one: docs/models/gateway.md" },
     ParamSpec { name: "clock", ty: ParamType::Time, default: Some("25 ns"), required: false, help: "clock cycle of the SPP/MPP hardware", source: "buddhikot92 Table 2" },
     ParamSpec { name: "mpp_cycles", ty: ParamType::Int { min: 0, max: 1_000_000 }, default: Some("4"), required: false, help: "forward MPP work per segment after the NPE: Drop Frame?, ICXT lookup, FDDI frame fields, header build, clock cycles", source: "atmsim convention (one cycle per block of Figure 11; the paper gives no counts)" },
     ParamSpec { name: "rev_cycles", ty: ParamType::Int { min: 0, max: 1_000_000 }, default: Some("1"), required: false, help: "reverse MPP work per frame: ICXT lookup to the ATM header, clock cycles", source: "atmsim convention (the paper gives no count)" },
@@ -95,6 +96,8 @@ pub struct GatewayParams {
     pub rx_buffer_frames: u32,
     pub npe_rate: f64,
     pub npe_in_error: InError,
+    /// A segment in error with no cell in its queue frees the queue (true) or holds it.
+    pub spp_free_empty: bool,
     pub clock: SimDuration,
     pub mpp_cycles: u64,
     pub rev_cycles: u64,
@@ -113,6 +116,7 @@ impl GatewayParams {
             rx_buffer_frames: p.need("rx_buffer_frames", Params::int)? as u32,
             npe_rate: p.need("npe_rate", Params::float)?,
             npe_in_error: p.need_choice("npe_in_error", &[("serve", InError::Serve), ("skip", InError::Skip)])?,
+            spp_free_empty: p.need_choice("spp_empty_in_error", &[("hold", false), ("free", true)])?,
             clock: p.need("clock", Params::time)?,
             mpp_cycles: p.need("mpp_cycles", Params::int)? as u64,
             rev_cycles: p.need("rev_cycles", Params::int)? as u64,
@@ -248,7 +252,8 @@ impl Gateway {
         p.validate()?;
         let table = p.table()?;
         let q = p.queue_cells()?;
-        let spp = Spp::new(table.len(), p.segment_cells, p.reassembly_frames as usize, q, p.seq_modulus);
+        let mut spp = Spp::new(table.len(), p.segment_cells, p.reassembly_frames as usize, q, p.seq_modulus);
+        spp.free_empty = p.spp_free_empty;
         let npe_ps = (1e6 / p.npe_rate).round() as u64;
         let npe_time = SimDuration(npe_ps + p.mpp_cycles * p.clock.0);
         let cell_time = p.atm_rate.time_for_bits(CELL_BITS);

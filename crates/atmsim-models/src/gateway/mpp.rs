@@ -11,9 +11,11 @@
 //! written to the transmit buffer holds one of its `tx_frames` places until the FDDI
 //! MAC has sent it ([`Mpp::sent`]).
 //!
-//! Where Drop Frame? sits is read two ways ([`InError`]): Figure 11 draws the node
-//! processor first, so a segment in error takes its turn in the FIFO and the NPE's time
-//! before it is dropped (`Serve`, the default); sections 6.3 and 7 describe the NPE as
+//! Where Drop Frame? sits is read two ways ([`InError`]). Section 5 puts the NPE delay
+//! "in SPP-MPP acknowledgment path" and has Drop Frame? discard the MCHIP segment the
+//! SPP reads after the acknowledgement, behind the node processor (Figure 11), so a
+//! segment in error takes its turn in the FIFO and the NPE's time before it is dropped
+//! (`Serve`, the default: docs/models/gateway.md says why); sections 6.3 and 7 describe the NPE as
 //! handling the MPP's "segment write requests" to "access the transmit buffer", which a
 //! segment in error never makes, so the MPP drops it on the frame status and
 //! acknowledges it at once, without the NPE or a transmit buffer place (`Skip`).
@@ -38,7 +40,7 @@ pub struct Mpp {
 /// Where Drop Frame? acts on a segment marked InError (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InError {
-    /// Figure 11's block order: the NPE serves it (FIFO turn, service time, held while
+    /// Section 5 and Figure 11's order (the default): the NPE serves it (FIFO turn, service time, held while
     /// the transmit buffer is full), then Drop Frame? drops it.
     Serve,
     /// Sections 6.3 and 7: only segments written to the transmit buffer are NPE

@@ -11,6 +11,13 @@
 //! lost a cell is marked in error (frame status) and the rest of it is discarded; it
 //! is still handed to the MPP, which drops it (frame loss in the MPP). The MPP's
 //! acknowledgement ([`Spp::ack`]) makes the queue idle again.
+//!
+//! A segment whose first cells found no idle queue takes the next one that frees and
+//! writes nothing into it (the rest is discarded). What happens to that empty queue the
+//! text leaves open ([`Spp::free_empty`], docs/models/gateway.md): by default it is
+//! held like any frame in error — busy, read request, dropped by the MPP (the Frame
+//! Status table's frame with missing cells); with `free_empty` an empty queue is idle
+//! (the Queue Status table: "idle if it is empty"): no read request, a lost frame.
 
 use atmsim_kernel::SimTime;
 
@@ -92,6 +99,9 @@ impl Conn {
 pub struct Spp {
     pub conns: Vec<Conn>,
     queue_cells: u32,
+    /// A segment that closes with no cell in its queue leaves the queue idle and sends
+    /// no read request (module doc); false: the queue is held like any frame in error.
+    pub free_empty: bool,
 }
 
 impl Spp {
@@ -107,7 +117,7 @@ impl Spp {
             first: vec![SimTime::ZERO; queues],
             lost_mid: false,
         };
-        Spp { conns: vec![c; conns], queue_cells }
+        Spp { conns: vec![c; conns], queue_cells, free_empty: false }
     }
 
     /// Cells held in connection `i`'s queues.
@@ -118,6 +128,11 @@ impl Spp {
     fn close(&mut self, i: usize, seg: Segment, out: &mut SppOut) {
         let c = &mut self.conns[i];
         match c.queue_number {
+            Some(q) if self.free_empty && c.fill[q as usize] == 0 => {
+                c.frame_error[q as usize] = false;
+                c.queue_number = None;
+                out.lost_frames += 1;
+            }
             Some(q) => {
                 let qi = q as usize;
                 c.queue_status[qi] = QueueStatus::Busy;
@@ -231,6 +246,40 @@ mod tests {
         let out = s.on_cell(0, cell(5, false, false), T);
         assert_eq!(out.fate, Some(CellFate::Discarded));
         assert_eq!(out.requests[0].map(|r| (r.queue, r.cells, r.in_error)), Some((0, 0, true)));
+    }
+
+    #[test]
+    fn free_empty_leaves_a_queue_the_segment_wrote_nothing_into_idle() {
+        let mut s = Spp::new(1, 2, 2, 2, 256);
+        s.free_empty = true;
+        for k in 0..4 {
+            s.on_cell(0, cell(k, k % 2 == 0, k % 2 == 0), T);
+        }
+        assert_eq!(s.on_cell(0, cell(4, true, true), T).fate, Some(CellFate::BufferFull));
+        s.ack(0, 0);
+        // The rest of the segment is discarded in queue 0, which stays empty: at the
+        // segment's end it is idle, no read request goes to the MPP, one frame is lost.
+        let out = s.on_cell(0, cell(5, false, false), T);
+        assert_eq!(out.fate, Some(CellFate::Discarded));
+        assert_eq!(out.requests, [None, None]);
+        assert_eq!(out.lost_frames, 1);
+        assert_eq!(s.conns[0].queue_status, vec![QueueStatus::Idle, QueueStatus::Busy]);
+        assert_eq!(s.conns[0].queue_number, None);
+        // The next segment takes queue 0, with a clean frame status.
+        assert_eq!(s.on_cell(0, cell(6, true, true), T).fate, Some(CellFate::Written(0)));
+        assert!(!s.conns[0].frame_error[0]);
+    }
+
+    #[test]
+    fn free_empty_still_hands_a_frame_in_error_with_cells_to_the_mpp() {
+        let mut s = Spp::new(1, 8, 2, 2, 256);
+        s.free_empty = true;
+        s.on_cell(0, cell(0, true, true), T);
+        s.on_cell(0, cell(1, false, true), T);
+        assert_eq!(s.on_cell(0, cell(2, false, true), T).fate, Some(CellFate::BufferFull));
+        let out = s.on_cell(0, cell(3, false, false), T);
+        assert_eq!(out.requests[0].map(|r| (r.cells, r.in_error)), Some((2, true)));
+        assert_eq!(out.lost_frames, 0);
     }
 
     #[test]

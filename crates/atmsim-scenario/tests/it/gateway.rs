@@ -145,6 +145,35 @@ fn above_the_npe_knee_skip_holds_the_plateau_and_serve_falls_below_it() {
     assert!(serve < 0.8 * plateau, "serve {serve} vs plateau {plateau}");
 }
 
+/// With `spp_empty_in_error = "free"` a segment in error that wrote no cell sends no read
+/// request; with segments shorter than a queue (8 cells in 92) every segment in error is
+/// such a one, so none reaches the NPE and `npe_in_error` cannot matter: serve and skip
+/// run the same trace, at the NPE's plateau (docs/models/gateway.md).
+#[test]
+fn freeing_empty_queues_makes_serve_and_skip_the_same_run() {
+    let mut over = vec![("gw.segment_cells".to_string(), "8".to_string()), ("gw.npe_rate".to_string(), "0.025".to_string()),
+                        ("gw.spp_empty_in_error".to_string(), "\"free\"".to_string())];
+    for k in 1..=8 {
+        over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
+        over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
+        over.push((format!("src{k}.burst_factor"), "\"4 cells\"".to_string()));
+        over.push((format!("src{k}.wucs_segment"), "8".to_string()));
+    }
+    let mut got = Vec::new();
+    for reading in ["serve", "skip"] {
+        let mut o = over.clone();
+        o.push(("gw.npe_in_error".into(), format!("\"{reading}\"")));
+        let sc = example().with_overrides(&o).expect("override");
+        let r = run(&sc, 0);
+        assert!(r.ledger.violations().is_empty(), "{reading}: {:?}", r.ledger.violations());
+        assert!(probe(&r, "gw", "spp_cell_loss", "value") > 0.05, "{reading}: above the knee the SPP loses cells");
+        got.push((r.fingerprint, probe(&r, "gw", "gw_throughput", "value")));
+    }
+    assert_eq!(got[0], got[1], "serve and skip differ although no segment in error reaches the NPE");
+    let plateau = 25e3 * 8.0 * 45.0 * 8.0 / 1e6;
+    assert!(got[0].1 >= plateau * 0.9 && got[0].1 <= plateau * 1.02, "{} vs plateau {plateau}", got[0].1);
+}
+
 /// With `gateway_notice` the gateway counts on a notice for every frame it hands to the
 /// ring: a frame the ring cannot send (here addressed to the gateway station itself)
 /// stops the run with a message saying what would be valid, instead of leaking a
