@@ -816,7 +816,7 @@ delay = "{delay}"
     /// below the bottleneck removes all loss.
     #[test]
     fn rate_mismatch_loses_and_pacing_repairs() {
-        let base = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "6 s").replace(
+        let base = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "12 s").replace(
             "[components.fwd]\nkind = \"link\"\nphy = \"OC-3c\"",
             "[components.fwd]\nkind = \"fifo\"\ncapacity = \"256 cells\"\nphy = \"TAXI-100\"",
         );
