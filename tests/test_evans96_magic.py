@@ -40,7 +40,9 @@ def test_credit_throughput_is_the_window_over_the_round_trip(magic):
     # TCP keeps the window full, so the credit loop is the limit: at most the bound, and
     # within 2 % of it (the loop adds a few slots and the 10 us packing delay to 8.8 ms).
     assert 0.98 * BOUND_256 <= r.simulated <= BOUND_256
-    assert r.ci_low is not None and r.ci_low <= r.simulated <= r.ci_high
+    # The credit loop fixes the rate: replications may agree exactly (the TAXI's 98.15 Mb/s
+    # of cells made the three quick ones equal), and then stats gives no interval.
+    assert (r.ci_low is None and r.ci_high is None) or r.ci_low <= r.simulated <= r.ci_high
     assert r.band_low is not None and r.band_low <= r.simulated <= r.band_high
     assert r.band_high > 1.9 * r.simulated, "the 512-cell window doubles it"
     two = rows["TCP throughput, two streams from two hosts (combined), hop-by-hop credit flow control (window = "

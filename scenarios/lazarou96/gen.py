@@ -8,7 +8,7 @@ Parameters from lazarou96 Table 1 everywhere: MTU 9180 (MSS 9140), TCP + OS over
 segment by machine (DEC 3000 AXP 250 us = the middle of 200-300 us, SGI 550 us, SPARC 10
 550 us, SPARC 5 700 us), 64 KB ttcp writes keeping the send buffer full, slow timer
 0.5 s, fast timer 0.2 s, minimum RTO 1 s, AAL5 SAR 0.2 us, switch processing 4 us and
-256 cells per VC at switch outputs; link rates OC-3c 149.76, TAXI 100, DS-3 40.704 Mb/s
+256 cells per VC at switch outputs; link rates OC-3c 149.76, TAXI 98.15 (of cells), DS-3 40.704 Mb/s
 of cells.
 """
 from __future__ import annotations

@@ -29,6 +29,9 @@ from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, v
 
 DEC_RANGE = "DEC 3000 per-segment time (lazarou96 Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (256 cells in lazarou96's model; evans96 gives none)"
+#: The TAXI port's cell rate: 98.15 Mb/s (lazarou96 Table 2); the ablation: 100 Mb/s.
+TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, lazarou96 Table 2)"
+TAXI_100 = '["p2 = 100 Mb/s"]'
 
 
 def tcp_variants() -> list[Variant]:
@@ -41,6 +44,8 @@ def tcp_variants() -> list[Variant]:
         Variant("one-stream", "vc-512", VC_BUFFER, {"sw.vc_capacity": "512 cells"}),
         Variant("two-streams", "vc-128", VC_BUFFER, {"sw_edc.vc_capacity": "128 cells"}),
         Variant("two-streams", "vc-512", VC_BUFFER, {"sw_edc.vc_capacity": "512 cells"}),
+        Variant("one-stream", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
+        Variant("two-streams", "taxi-100", TAXI_CELLS, {"sw_edc.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("one-stream-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"},
                 ablation=True),
         Variant("two-streams-paced", "pace-cells", "pacing-rate unit (payload)", {f"{d}.pace_unit": "cell" for d in two},

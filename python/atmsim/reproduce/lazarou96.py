@@ -55,6 +55,10 @@ def window_kib(v: object) -> float:
 #: Open parameters and switched-off features of the TCP rows (tcpbands; docs/models/lazarou96.md).
 DEC_RANGE = "DEC 3000 per-segment time (Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (Table 1's 256 cells is the model's; the real switches' is not given)"
+#: The TAXI's cell rate (Table 2: 98 Mb/s, one start-of-cell octet per 53-octet cell);
+#: the ablation gives the port 100 Mb/s of cells (docs/models/lazarou96.md, section 7).
+TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, Table 2)"
+TAXI_100 = '["p2 = 100 Mb/s"]'
 PROFILES_OFF = {"tioc.profile": "table1", "arl.profile": "table1", "edc.profile": "table1"}
 
 
@@ -64,6 +68,7 @@ def tcp_variants() -> list[Variant]:
     out: list[Variant] = [
         Variant("mismatch", "vc-128", VC_BUFFER, {"sw.vc_capacity": "128 cells"}),
         Variant("mismatch", "vc-512", VC_BUFFER, {"sw.vc_capacity": "512 cells"}),
+        Variant("mismatch", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("mismatch-paced", "dec-200us", DEC_RANGE, {"dec.tcp_overhead": "200 us"}),
         Variant("mismatch-paced", "dec-300us", DEC_RANGE, {"dec.tcp_overhead": "300 us"}),
         Variant("mismatch-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"}, ablation=True),

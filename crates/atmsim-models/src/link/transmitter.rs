@@ -62,7 +62,7 @@ pub const PHY_PRESETS: [(&str, f64, f64, &str); 5] = [
     ("OC-3c", 149.76e6, 155.52e6, "SONET STS-3c SPE payload: 149.76 of 155.52 Mb/s (ITU-T I.432)"),
     ("OC-12c", 599.04e6, 622.08e6, "SONET STS-12c SPE payload: 599.04 of 622.08 Mb/s (ITU-T I.432)"),
     ("DS-3", 40.704e6, 44.736e6, "DS-3 PLCP: 12 cells per 125 µs = 96,000 cells/s = 40.704 Mb/s (ATM Forum UNI 3.1)"),
-    ("TAXI-100", 100e6, 125e6, "TAXI 4B/5B: 100 Mb/s of cells on 125 Mbaud (ATM Forum UNI 3.1)"),
+    ("TAXI-100", 100e6 * 53.0 / 54.0, 125e6, "TAXI 4B/5B: 100 Mb/s of 4B/5B data on 125 Mbaud, each 53-octet cell after a one-octet start-of-cell command: 98.15 Mb/s of cells (ATM Forum UNI 3.1; lazarou96 Table 2: 98 Mb/s)"),
     ("OC-3c-x4", 599.04e6, 622.08e6, "four OC-3c tributaries in an OC-12 (4 × 149.76 Mb/s)"),
 ];
 
@@ -108,7 +108,7 @@ pub fn phy_rate(name: &str) -> Option<Rate> {
 }
 
 const COMMON: [ParamSpec; 3] = [
-    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the cell rate (OC-3c 149.76, OC-12c 599.04, DS-3 40.704, TAXI-100 100 Mb/s); give phy or rate", source: "ITU-T I.432, ATM Forum UNI 3.1" },
+    ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "physical-layer preset giving the cell rate (OC-3c 149.76, OC-12c 599.04, DS-3 40.704, TAXI-100 98.15 Mb/s); give phy or rate", source: "ITU-T I.432, ATM Forum UNI 3.1" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate (424 bits per cell); give phy or rate", source: "required (phy or rate)" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: false, help: "propagation delay after transmission (or give length)", source: "0 by default" },
 ];
@@ -903,6 +903,19 @@ mod tests {
 
     fn cell(aux: u16, seq: u32) -> Cell {
         Cell { aux, ..Cell::plain(SimTime::ZERO, 0, 0, seq) }
+    }
+
+    /// TAXI: 125 Mbaud of 4B/5B symbols carry 100 Mb/s; every 53-octet cell follows a
+    /// one-octet start-of-cell command, so 54 octet times per cell: 100e6 / (54 × 8) =
+    /// 231,481.5 cells/s, the 98 Mb/s of lazarou96 Table 2 (within 0.2%).
+    #[test]
+    fn taxi_carries_one_cell_per_54_octet_times() {
+        let r = phy_rate("TAXI-100").map(|r| r.cells_per_s()).unwrap_or(0.0);
+        assert!((r - 100e6 / 432.0).abs() < 0.01, "{r}");
+        let mbps = r * 424.0 / 1e6;
+        assert!((mbps - 98.0).abs() / 98.0 < 0.002, "{mbps}");
+        let oc3 = phy_rate("OC-3c").map(|r| r.cells_per_s()).unwrap_or(0.0);
+        assert!((oc3 - 353_207.5).abs() < 0.1, "{oc3}");
     }
 
     #[test]

@@ -862,7 +862,7 @@ delay = "{delay}"
     /// below the bottleneck removes all loss.
     #[test]
     fn rate_mismatch_loses_and_pacing_repairs() {
-        let base = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "6 s").replace(
+        let base = path("OC-3c", "4.4 ms", "128 KiB", "", "phy = \"TAXI-100\"", "12 s").replace(
             "[components.fwd]\nkind = \"link\"\nphy = \"OC-3c\"",
             "[components.fwd]\nkind = \"fifo\"\ncapacity = \"256 cells\"\nphy = \"TAXI-100\"",
         );
@@ -1044,6 +1044,9 @@ mod payloads {
         let path = format!("{}/../../scenarios/examples/tcp_window.toml", env!("CARGO_MANIFEST_DIR"));
         let mut sc = Scenario::load(&path).expect("load");
         sc.check_wire = true;
+        // Twice the example's length: over the 155 -> 98.15 Mb/s mismatch it carries about
+        // 100 PDUs a run, and the check wants more than 100 checked.
+        sc.duration = atmsim_kernel::SimDuration(sc.duration.0 * 2);
         let ok = run(&sc, 0);
         assert!(ok.ledger.wire_checked > 100, "PDUs checked: {}", ok.ledger.wire_checked);
         for bit in [3, 40 * 8 + 5, 9_000 * 8] {
