@@ -142,10 +142,46 @@ fn bad_credit_parameters_name_the_file_line_and_key() {
 
 const LAN: &str = "scenarios/examples/credit_lan.toml";
 
-fn lan(over: &[(&str, &str)]) -> Scenario {
-    let text = std::fs::read_to_string(format!("{}/../../{LAN}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+/// The shipped example `path` with overrides.
+fn example(path: &str, over: &[(&str, &str)]) -> Scenario {
+    let text = std::fs::read_to_string(format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))).expect("read");
     let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Scenario::from_text(&text, LAN).expect("load").with_overrides(&over).expect("override")
+    Scenario::from_text(&text, path).expect("load").with_overrides(&over).expect("override")
+}
+
+fn lan(over: &[(&str, &str)]) -> Scenario {
+    example(LAN, over)
+}
+
+/// A greedy VC with a 64-cell window over a 64-cell buffer, at each distance: its
+/// throughput is min(1, W / R) for a round trip R in [2D + 2, 2D + 4 + `extra`] slots
+/// (the count is off by at most W cells at either end), and no cell overflows. Returns
+/// (km, D in slots, run) for the variant's own checks.
+fn window_over_round_trip(load: fn(&[(&str, &str)]) -> Scenario, kms: &[f64], (dur, warm): (f64, f64), extra: f64) -> Vec<(f64, f64, atmsim_scenario::RunResult)> {
+    let w = 64.0;
+    let t = dur - warm;
+    kms.iter()
+        .map(|&km| {
+            let sc = load(&[
+                ("fwd.length", &format!("\"{km} km\"")),
+                ("back.length", &format!("\"{km} km\"")),
+                ("up.window", "\"64 cells\""),
+                ("down.buffer", "\"64 cells\""),
+                ("scenario.duration", &format!("\"{dur} s\"")),
+                ("scenario.warmup", &format!("\"{warm} s\"")),
+            ]);
+            let r = run(&sc, 0);
+            let d = km * S_PER_KM / SLOT_S;
+            let edge = w * SLOT_S / t;
+            let lo = (w / (2.0 * d + 4.0 + extra)).min(1.0) - edge;
+            let hi = (w / (2.0 * d + 2.0)).min(1.0) + edge;
+            let got = probe(&r, "sink/vc100", "sink_throughput", "value") / 149.76;
+            assert!(got >= lo && got <= hi, "{km} km: throughput {got:.4} of the line, expected within [{lo:.4}, {hi:.4}] (D = {d:.1} slots)");
+            assert_eq!(probe(&r, "down", "credit_overflow_cells", "count"), 0.0, "{km} km");
+            assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+            (km, d, r)
+        })
+        .collect()
 }
 
 /// min(1, W / R) with the credit in a header on a direct back link: R is 2D plus the
@@ -154,29 +190,9 @@ fn lan(over: &[(&str, &str)]) -> Scenario {
 /// R ∈ [2D + 2, 2D + 4]; the count is off by at most W cells at either end, as above.
 #[test]
 fn in_header_a_greedy_vc_gets_window_over_round_trip() {
-    let w = 64.0;
-    let (dur, warm) = (0.5, 0.05);
-    let t = dur - warm;
-    for km in [0.1, 10.0, 50.0, 200.0] {
-        let sc = lan(&[
-            ("fwd.length", &format!("\"{km} km\"")),
-            ("back.length", &format!("\"{km} km\"")),
-            ("up.window", "\"64 cells\""),
-            ("down.buffer", "\"64 cells\""),
-            ("scenario.duration", &format!("\"{dur} s\"")),
-            ("scenario.warmup", &format!("\"{warm} s\"")),
-        ]);
-        let r = run(&sc, 0);
-        let d = km * S_PER_KM / SLOT_S;
-        let edge = w * SLOT_S / t;
-        let lo = (w / (2.0 * d + 4.0)).min(1.0) - edge;
-        let hi = (w / (2.0 * d + 2.0)).min(1.0) + edge;
-        let got = probe(&r, "sink/vc100", "sink_throughput", "value") / 149.76;
-        assert!(got >= lo && got <= hi, "{km} km: throughput {got:.4} of the line, expected within [{lo:.4}, {hi:.4}] (D = {d:.1} slots)");
-        assert_eq!(probe(&r, "down", "credit_overflow_cells", "count"), 0.0, "{km} km");
+    for (km, _, r) in window_over_round_trip(lan, &[0.1, 10.0, 50.0, 200.0], (0.5, 0.05), 0.0) {
         // One header per credit: as many credit carriers as entries.
         assert_eq!(probe(&r, "down", "credit_tx_cells", "count"), probe(&r, "down", "credit_entries_made", "count"), "{km} km");
-        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
     }
 }
 
@@ -236,9 +252,7 @@ fn the_magic_case_shares_the_back_link_with_tcp_and_loses_nothing() {
 const PIGGY: &str = "scenarios/examples/credit_lan_piggyback.toml";
 
 fn piggy(over: &[(&str, &str)]) -> Scenario {
-    let text = std::fs::read_to_string(format!("{}/../../{PIGGY}", env!("CARGO_MANIFEST_DIR"))).expect("read");
-    let over: Vec<(String, String)> = over.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Scenario::from_text(&text, PIGGY).expect("load").with_overrides(&over).expect("override")
+    example(PIGGY, over)
 }
 
 /// min(1, W / R) still holds when credit waits for an upstream cell: R is the in-header
@@ -246,27 +260,8 @@ fn piggy(over: &[(&str, &str)]) -> Scenario {
 /// (10 us = 3.53 slots) and one slot of alignment; both carriers are used.
 #[test]
 fn piggyback_a_greedy_vc_gets_window_over_round_trip() {
-    let w = 64.0;
-    let (dur, warm) = (0.3, 0.03);
-    let t = dur - warm;
     let wait = 10e-6 / SLOT_S;
-    for km in [0.1, 50.0, 200.0] {
-        let sc = piggy(&[
-            ("fwd.length", &format!("\"{km} km\"")),
-            ("back.length", &format!("\"{km} km\"")),
-            ("up.window", "\"64 cells\""),
-            ("down.buffer", "\"64 cells\""),
-            ("scenario.duration", &format!("\"{dur} s\"")),
-            ("scenario.warmup", &format!("\"{warm} s\"")),
-        ]);
-        let r = run(&sc, 0);
-        let d = km * S_PER_KM / SLOT_S;
-        let edge = w * SLOT_S / t;
-        let lo = (w / (2.0 * d + 4.0 + wait + 1.0)).min(1.0) - edge;
-        let hi = (w / (2.0 * d + 2.0)).min(1.0) + edge;
-        let got = probe(&r, "sink/vc100", "sink_throughput", "value") / 149.76;
-        assert!(got >= lo && got <= hi, "{km} km: throughput {got:.4} of the line, expected within [{lo:.4}, {hi:.4}] (D = {d:.1} slots)");
-        assert_eq!(probe(&r, "down", "credit_overflow_cells", "count"), 0.0, "{km} km");
+    for (km, d, r) in window_over_round_trip(piggy, &[0.1, 50.0, 200.0], (0.3, 0.03), wait + 1.0) {
         let (own, rode) = (probe(&r, "down", "credit_tx_cells", "count"), probe(&r, "down", "credit_piggybacked", "count"));
         assert!(own > 0.0 && rode > 0.0, "{km} km: both carriers used ({own} own headers, {rode} piggybacked)");
         assert_eq!(own + rode, probe(&r, "down", "credit_entries_made", "count"), "{km} km");
@@ -275,7 +270,6 @@ fn piggyback_a_greedy_vc_gets_window_over_round_trip() {
         assert!((rode - taken).abs() <= 2.0 * d / 5.0 + 2.0, "{km} km: {rode} piggybacked, {taken} taken");
         // The upstream traffic arrives whole and unchanged in number.
         assert!((probe(&r, "rsink/vc100", "sink_throughput", "value") - 20.0).abs() < 0.1, "{km} km");
-        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
     }
 }
 
