@@ -14,13 +14,13 @@ def test_validate_quick_passes():
     groups = {c["group"].split(" ")[0] for c in obj["cases"]}
     assert len(obj["cases"]) >= 10, obj["cases"]
     assert {"M/D/1", "M/D/1/K", "on-off"} <= groups
-    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min", "ERICA+ max-min"))]
-    assert len(reported) == 15, reported
+    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min", "ERICA+ max-min", "ERICA 5%"))]
+    assert len(reported) == 35, reported
     for c in reported:
         assert c["replications"] == 1 and c["simulated"] >= 0, c
         if c["group"].startswith("EPRCA-ER"):
             assert c["expected"] == 0.10 and c["verdict"] == ("met" if c["simulated"] <= 0.10 else "NOT met"), c
-        elif c["group"].startswith("ERICA+"):
+        elif c["group"].startswith(("ERICA+", "ERICA 5%")):
             assert c["expected"] == 0.05 and c["verdict"] == ("met" if c["simulated"] <= 0.05 else "NOT met"), c
         else:
             assert c["verdict"] == "REPORT", c

@@ -303,11 +303,13 @@ def build_plan(quick: bool) -> list[Experiment]:
 # a link loses what the others hold above their shares. With delta = 0.04 (the run's
 # setting; 96-1172's example is 0.1) the first is 4% and the second, on these
 # topologies, up to a few per cent more; the RM rate format rounds ER down by < 0.2%.
-# The issue's criterion is 5% per session; the bound here is 10%, the tolerance the
-# issue gives EPRCA-ER, and each case's label shows its largest deviation
+# The issue's criterion is 5% per session: each topology has a row reported against
+# it (met / NOT met, never hidden). The pass/fail case beside it is a regression bound
+# at 10%, the tolerance the issue gives EPRCA-ER, not the issue's target
 # (docs/validation.md lists the measured values).
 MAXMIN_DELTA = 0.04
 MAXMIN_BOUND = 0.10
+MAXMIN_ERICA_TARGET = 0.05
 
 
 def _maxmin_deviation(shares: list[float]):
@@ -334,9 +336,12 @@ def maxmin_experiments(plan: tuple[int, float, float]) -> list[Experiment]:
         shares = analytic.max_min_shares(t.capacity, t.routes, t.demand, t.mcr)
         exps.append(Experiment(
             f"maxmin-{seed}.toml", {}, 1,
-            [Case("ERICA max-min (water-filling), largest |deviation|",
+            [Case("ERICA max-min (water-filling), largest |deviation|, regression bound",
                   f"topology {seed}: {t.switches} switches, {t.sessions} sessions", MAXMIN_BOUND, "", "", "", "",
-                  bound=True, extract=_maxmin_deviation(shares))],
+                  bound=True, extract=_maxmin_deviation(shares)),
+             Case("ERICA 5% per session (issue 15 item 7, water-filling), largest |deviation|",
+                  f"topology {seed}: {t.switches} switches, {t.sessions} sessions", MAXMIN_ERICA_TARGET, "", "", "", "",
+                  bound=True, report=True, extract=_maxmin_deviation(shares))],
             text=t.text,
         ))
     return exps
