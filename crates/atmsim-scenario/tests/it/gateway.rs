@@ -117,29 +117,40 @@ fn above_the_knee_acks_are_held_and_the_spp_loses_cells() {
 /// to the transmit buffer and the throughput stays at R × 8 cells × 45 octets = 72 Mb/s
 /// (the plateau 6.3 describes); with Figure 11's order ("serve") segments in error take
 /// the NPE's time too and the throughput falls below it.
-#[test]
-fn above_the_npe_knee_skip_holds_the_plateau_and_serve_falls_below_it() {
+/// The NPE's plateau at R = 25 requests/ms with 8-cell segments: R × 8 cells × 45
+/// octets × 8 bits, in Mb/s.
+const NPE_PLATEAU: f64 = 25e3 * 8.0 * 45.0 * 8.0 / 1e6;
+
+/// The example above the NPE's knee (8-cell segments, R = 25/ms, eight 17.5 Mb/s
+/// sources) with `extra` overrides, run under `npe_in_error` = serve and then skip;
+/// checks the ledger and that the SPP loses cells there.
+fn above_the_knee(extra: &[(&str, &str)]) -> Vec<atmsim_scenario::RunResult> {
     let mut over = vec![("gw.segment_cells".to_string(), "8".to_string()), ("gw.npe_rate".to_string(), "0.025".to_string())];
+    over.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     for k in 1..=8 {
         over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
         over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
         over.push((format!("src{k}.burst_factor"), "\"4 cells\"".to_string()));
         over.push((format!("src{k}.wucs_segment"), "8".to_string()));
     }
-    let plateau = 25e3 * 8.0 * 45.0 * 8.0 / 1e6;
-    let mut got = Vec::new();
-    for reading in ["serve", "skip"] {
-        let mut o = over.clone();
-        o.push(("gw.npe_in_error".into(), format!("\"{reading}\"")));
-        let sc = example().with_overrides(&o).expect("override");
-        let r = run(&sc, 0);
-        assert!(r.ledger.violations().is_empty(), "{reading}: {:?}", r.ledger.violations());
-        let carried = probe(&r, "gw", "gw_throughput", "value");
-        eprintln!("{reading}: carried {carried} Mb/s, cell loss {}", probe(&r, "gw", "spp_cell_loss", "value"));
-        assert!(probe(&r, "gw", "spp_cell_loss", "value") > 0.05, "{reading}: above the knee the SPP loses cells");
-        got.push(carried);
-    }
-    let (serve, skip) = (got[0], got[1]);
+    ["serve", "skip"]
+        .iter()
+        .map(|reading| {
+            let mut o = over.clone();
+            o.push(("gw.npe_in_error".into(), format!("\"{reading}\"")));
+            let sc = example().with_overrides(&o).expect("override");
+            let r = run(&sc, 0);
+            assert!(r.ledger.violations().is_empty(), "{reading}: {:?}", r.ledger.violations());
+            assert!(probe(&r, "gw", "spp_cell_loss", "value") > 0.05, "{reading}: above the knee the SPP loses cells");
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn above_the_npe_knee_skip_holds_the_plateau_and_serve_falls_below_it() {
+    let got: Vec<f64> = above_the_knee(&[]).iter().map(|r| probe(r, "gw", "gw_throughput", "value")).collect();
+    let (serve, skip, plateau) = (got[0], got[1], NPE_PLATEAU);
     // The NPE cannot serve more than R good segments a second (a few frames of slack at the window's ends).
     assert!(skip <= plateau * 1.02 && skip >= plateau * 0.9, "skip {skip} vs plateau {plateau}");
     assert!(serve < 0.8 * plateau, "serve {serve} vs plateau {plateau}");
@@ -151,26 +162,9 @@ fn above_the_npe_knee_skip_holds_the_plateau_and_serve_falls_below_it() {
 /// run the same trace, at the NPE's plateau (docs/models/gateway.md).
 #[test]
 fn freeing_empty_queues_makes_serve_and_skip_the_same_run() {
-    let mut over = vec![("gw.segment_cells".to_string(), "8".to_string()), ("gw.npe_rate".to_string(), "0.025".to_string()),
-                        ("gw.spp_empty_in_error".to_string(), "\"free\"".to_string())];
-    for k in 1..=8 {
-        over.push((format!("src{k}.mean"), "\"17.5 Mb/s\"".to_string()));
-        over.push((format!("src{k}.peak"), "\"35 Mb/s\"".to_string()));
-        over.push((format!("src{k}.burst_factor"), "\"4 cells\"".to_string()));
-        over.push((format!("src{k}.wucs_segment"), "8".to_string()));
-    }
-    let mut got = Vec::new();
-    for reading in ["serve", "skip"] {
-        let mut o = over.clone();
-        o.push(("gw.npe_in_error".into(), format!("\"{reading}\"")));
-        let sc = example().with_overrides(&o).expect("override");
-        let r = run(&sc, 0);
-        assert!(r.ledger.violations().is_empty(), "{reading}: {:?}", r.ledger.violations());
-        assert!(probe(&r, "gw", "spp_cell_loss", "value") > 0.05, "{reading}: above the knee the SPP loses cells");
-        got.push((r.fingerprint, probe(&r, "gw", "gw_throughput", "value")));
-    }
+    let got: Vec<(u64, f64)> = above_the_knee(&[("gw.spp_empty_in_error", "\"free\"")]).iter().map(|r| (r.fingerprint, probe(r, "gw", "gw_throughput", "value"))).collect();
     assert_eq!(got[0], got[1], "serve and skip differ although no segment in error reaches the NPE");
-    let plateau = 25e3 * 8.0 * 45.0 * 8.0 / 1e6;
+    let plateau = NPE_PLATEAU;
     assert!(got[0].1 >= plateau * 0.9 && got[0].1 <= plateau * 1.02, "{} vs plateau {plateau}", got[0].1);
 }
 
