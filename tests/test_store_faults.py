@@ -178,3 +178,32 @@ def test_full_disk(write_scenario, tmp_path):
     p = run_cli_env("sweep", path, "--db", db, "--quiet")
     assert p.returncode == 0, p.stderr
     check_store(db, 12)
+
+
+def test_a_store_locked_while_another_sweep_opens_it_is_retried(tmp_path, monkeypatch):
+    # Two sweeps opening one new store at once: SQLite can answer "database is
+    # locked" at once while the other switches the file to WAL (no busy wait on that
+    # path). The open retries; a store that stays locked past the deadline, or any
+    # other error, still fails as before.
+    from atmsim import store as st
+
+    real = st.Store._setup
+    calls = []
+
+    def flaky(self):
+        calls.append(1)
+        if len(calls) <= 2:
+            raise sqlite3.OperationalError("database is locked")
+        return real(self)
+
+    monkeypatch.setattr(st.Store, "_setup", flaky)
+    with st.Store(str(tmp_path / "r.sqlite")) as s:
+        assert s.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() is not None
+    assert len(calls) == 3
+
+    def broken(self):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(st.Store, "_setup", broken)
+    with pytest.raises(st.StorePathError):
+        st.Store(str(tmp_path / "other.sqlite"))

@@ -44,6 +44,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from typing import Any, Iterable, Optional, Sequence
 
 import pandas as pd
@@ -190,8 +191,7 @@ class Store:
                 d = os.path.dirname(os.path.abspath(self.path))
                 if not os.path.isdir(d) or os.path.isdir(self.path) or not _dir_writable(d):
                     raise StorePathError(_explain_open_failure(self.path, OSError(errno.EACCES, "")))
-                self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-                self._setup()
+                self._open_writable()
         except sqlite3.DatabaseError as exc:
             if "full" in str(exc).lower():
                 raise StoreError(f"{self.path}: the result store is full ({' '.join(str(exc).split())}); "
@@ -199,6 +199,23 @@ class Store:
             raise StorePathError(_explain_open_failure(self.path, exc)) from None
         except OSError as exc:
             raise StorePathError(_explain_open_failure(self.path, exc)) from None
+
+    def _open_writable(self) -> None:
+        """Connects and sets the store up. Two sweeps opening one new store at once can
+        meet SQLite's "database is locked" while one of them switches the file to WAL:
+        that path returns at once instead of waiting on the busy timeout, so the open is
+        retried (for up to the same 30 s) before it counts as a failure."""
+        deadline = time.monotonic() + 30.0
+        while True:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+            try:
+                self._setup()
+                return
+            except sqlite3.OperationalError as exc:
+                self.conn.close()
+                if "locked" not in str(exc).lower() and "busy" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _setup(self) -> None:
         c = self.conn
