@@ -232,16 +232,18 @@ impl EventQueue {
         self.ready.front().map(|&e| (e, Current::Ready))
     }
 
+    /// Moves every event of instant `t` out of the heap into `ready`, sorted by `seq`.
+    /// (Ties are common where components work on a slot grid, e.g. a switch fabric and
+    /// its ports: `ready` is empty here, so the events are sorted in place there, with
+    /// no allocation.)
     #[cold]
     fn collect_ties(&mut self, t: SimTime) {
-        let mut same: Vec<Event> = Vec::new();
         while self.heap.peek().is_some_and(|e| e.0 == t.0) {
             if let Some(e) = self.heap.pop() {
-                same.push(Event::from_heap(e));
+                self.ready.push_back(Event::from_heap(e));
             }
         }
-        same.sort_unstable_by_key(|e| e.seq);
-        self.ready.extend(same);
+        self.ready.make_contiguous().sort_unstable_by_key(|e| e.seq);
     }
 
     /// The next event, left in place until [`EventQueue::finish`].

@@ -96,6 +96,9 @@ pub struct InputStage {
     pointer: Vec<u16>,
     /// Cells waiting in all receiving buffers.
     waiting: usize,
+    /// Bit i (word i / 64): input i's buffer is not empty, so a slot visits only the
+    /// inputs with cells, in input order.
+    busy: Vec<u64>,
     /// Scratch: per output, the inputs contending for it in this slot.
     contenders: Vec<Vec<u16>>,
     touched: Vec<u16>,
@@ -116,6 +119,7 @@ impl InputStage {
             rng,
             pointer: vec![0; outputs],
             waiting: 0,
+            busy: vec![0; inputs.div_ceil(64)],
             contenders: vec![Vec::new(); outputs],
             touched: Vec::new(),
             vc_gap: 1,
@@ -150,6 +154,9 @@ impl InputStage {
         let pending = if branches >= MAX_BRANCHES { u64::MAX } else { (1u64 << branches) - 1 };
         q.push_back(Waiting { route, cell, pending, arrived: now });
         self.waiting += 1;
+        if let Some(w) = self.busy.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
         true
     }
 
@@ -168,19 +175,24 @@ impl InputStage {
             self.contenders[o as usize].clear();
         }
         self.touched.clear();
-        for (i, q) in self.queues.iter().enumerate() {
-            let Some(head) = q.front() else { continue };
-            if self.vc_gap > 1 && self.last_slot.get(&(i as u16, head.cell.vc)).is_some_and(|&s| now_slot < s + self.vc_gap) {
-                continue;
-            }
-            let Some(branches) = routes.get(head.route as usize) else { continue };
-            for (b, br) in branches.iter().enumerate().take(MAX_BRANCHES) {
-                if head.pending & (1u64 << b) != 0 {
-                    let o = br.0 as usize;
-                    if self.contenders[o].is_empty() {
-                        self.touched.push(o as u16);
+        for (word, &bits) in self.busy.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let i = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let Some(head) = self.queues.get(i).and_then(VecDeque::front) else { continue };
+                if self.vc_gap > 1 && self.last_slot.get(&(i as u16, head.cell.vc)).is_some_and(|&s| now_slot < s + self.vc_gap) {
+                    continue;
+                }
+                let Some(branches) = routes.get(head.route as usize) else { continue };
+                for (b, br) in branches.iter().enumerate().take(MAX_BRANCHES) {
+                    if head.pending & (1u64 << b) != 0 {
+                        let o = br.0 as usize;
+                        if self.contenders[o].is_empty() {
+                            self.touched.push(o as u16);
+                        }
+                        self.contenders[o].push(i as u16);
                     }
-                    self.contenders[o].push(i as u16);
                 }
             }
         }
@@ -203,6 +215,11 @@ impl InputStage {
             if last {
                 self.queues[w].pop_front();
                 self.waiting -= 1;
+                if self.queues[w].is_empty() {
+                    if let Some(b) = self.busy.get_mut(w / 64) {
+                        *b &= !(1 << (w % 64));
+                    }
+                }
             }
         }
     }
@@ -259,6 +276,31 @@ mod tests {
         assert!(!s.admit(0, 0, 1, cell(3), SimTime(2)));
         assert_eq!(s.len(0), 2);
         assert!(s.admit(1, 0, 1, cell(4), SimTime(2)), "each input has its own buffer");
+    }
+
+    /// A slot visits only inputs with cells (a bit per input, 64 to a word): with 130
+    /// inputs, cells on inputs 3, 64, 67 and 129 (three words) for one output are
+    /// served in round-robin turn, and an input that empties and fills again is seen.
+    #[test]
+    fn inputs_past_the_first_word_of_busy_bits_are_served() {
+        let mut s = InputStage::new(130, 1, None, Arbitration::RoundRobin, rng::stream(1, 0, "sw", "arbitration"));
+        for i in [129usize, 3, 67, 64] {
+            assert!(s.admit(i, 0, 1, cell(i as u32), SimTime(0)));
+        }
+        let r = routes();
+        let mut out = Vec::new();
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            s.slot(0, &r, &mut out);
+            order.extend(out.iter().map(|t| t.input));
+        }
+        assert_eq!(order, vec![3, 64, 67, 129]);
+        assert!(s.is_empty());
+        s.slot(0, &r, &mut out);
+        assert!(out.is_empty());
+        assert!(s.admit(67, 0, 1, cell(1), SimTime(1)));
+        s.slot(1, &r, &mut out);
+        assert_eq!(out.iter().map(|t| t.input).collect::<Vec<_>>(), vec![67]);
     }
 
     #[test]
