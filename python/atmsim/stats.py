@@ -324,9 +324,9 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     y = np.asarray([math.nan if v is None else v for v in b], dtype="float64")
     d = (x - y)[~(np.isnan(x) | np.isnan(y))]
     iv = interval(d, SIGNED, confidence)
-    note = iv.note
-    if note.startswith("all ") and iv.mean == 0.0:
-        note = f"all {iv.n} differences 0: the paired runs agree exactly"
-    elif note.startswith("all "):
-        note = f"all {iv.n} differences equal: no spread, no interval"
-    return Interval(iv.n, iv.mean, iv.std, iv.low, iv.high, "paired-t", note)
+    if iv.n >= MIN_N and np.all(np.isfinite(d)) and np.ptp(d) == 0.0:
+        # equal differences: no spread, whatever rounding the mean's sum leaves in s_d
+        same = f"all {iv.n} differences 0: the paired runs agree exactly" if d[0] == 0.0 \
+            else f"all {iv.n} differences equal: no spread, no interval"
+        return Interval(iv.n, float(d[0]), 0.0, math.nan, math.nan, "paired-t", same)
+    return Interval(iv.n, iv.mean, iv.std, iv.low, iv.high, "paired-t", iv.note)
