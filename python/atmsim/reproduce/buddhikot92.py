@@ -669,8 +669,9 @@ class Buddhikot92(Reproduction):
                         big, f"frame loss reduction 16 - {n} transmit frames at {_g(x)} Mb/s", "1", f.mean,
                         _f(f.low), _f(f.high),
                         note=f"prediction: the throughput gain at this load is not resolved, but the 16-frame buffer "
-                             f"does fill (in every replication whose runs differ): the row gives the loss the gain "
-                             f"comes from, the MPP frame loss 16 minus {n} frames; x {data:.3g} Mb/s of "
+                             f"does fill and no replication's two runs are identical (not 'about zero'): the row "
+                             f"gives the loss the gain comes from, the MPP frame loss 16 minus {n} frames; x "
+                             f"{data:.3g} Mb/s of "
                              f"offered segment data that is about {f.mean * data:+.2g} Mb/s of throughput (85-cell "
                              f"segments: a lost frame is a lost segment); {HOW_P}; "
                              f"{resolved(f.low, f.high, 0.0) if not f.note else f.note}", detail=True))
