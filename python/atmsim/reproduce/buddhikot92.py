@@ -335,7 +335,12 @@ class Buddhikot92(Reproduction):
         for key, title, varies, keys, label, (probe, stat, scale, ylabel, suffix, logy), caption in table:
             if key == "fig21":  # Figures 19-20 come between, in the paper's order
                 self._draw_npe(by, draw, ideal, ci, nolog)
-            draw(key, f"{title} ({varies})", curves(keys, label, probe, stat, scale), f"{key}_{suffix}", ylabel,
+            series = curves(keys, label, probe, stat, scale)
+            if key == "fig14" and "bf1000_free" in by:  # the band's other edge (spp_empty_in_error)
+                series.append(self._series(by["bf1000_free"], probe, stat, "B = 1000, empty queue freed", scale))
+                caption += (" 'B = 1000, empty queue freed': gw.spp_empty_in_error = free, the other reading of what "
+                            "a segment in error does with a queue it wrote nothing into (the model holds it).")
+            draw(key, f"{title} ({varies})", series, f"{key}_{suffix}", ylabel,
                  caption, logy=logy, reference=ideal if probe == "gw_throughput" else None)
         # The mechanism behind Figure 21 (not a figure of the paper): how often the transmit
         # buffer is empty (the gateway's MAC has nothing to send) or full (acks held).
