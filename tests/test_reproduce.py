@@ -190,9 +190,12 @@ def test_scenario_files_load_with_their_sweeps():
     repro = Buddhikot92()
     for exp in repro.experiments:
         path = repro.scenario_path(exp)
-        spec = load_sweep(str(path))
+        spec = load_sweep(str(path), dict(exp.overrides) or None)
         comps = {c["name"]: c for c in api.load(path).components()}
         lab, group = exp.labels, exp.labels["group"]
+        # variants of a file through overrides: only the two that need one
+        assert dict(exp.overrides) == ({"gw.tx_buffer_frames": str(lab["tx"])} if group == "gain" else
+                                       {"gw.spp_empty_in_error": "free"} if group == "free" else {})
         if group == "reverse":
             loads = [3 * rate_mbps(p["ring.rate"]) for p in spec.points]
             assert loads == pytest.approx([20, 40, 60, 70, 80, 90, 95], abs=1e-3)
@@ -212,11 +215,14 @@ def test_scenario_files_load_with_their_sweeps():
             sizes = [int(p["gw.tx_buffer_frames"]) for p in spec.points]
             assert sizes == sorted(sizes) and max(sizes) == 68
             continue
-        if group == "gain":  # section 6.4's traffic at 140 Mb/s, 16/32/68 frames, more replications
+        if group == "gain":  # section 6.4's traffic at 140 Mb/s, one point whose seed every size shares
             assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(lab["load"])
             assert rate_mbps(comps["src1"]["params"]["peak"]) == pytest.approx(lab["pa"] * lab["load"] / 8)
-            assert [int(p["gw.tx_buffer_frames"]) for p in spec.points] == [16, 32, 68]
-            assert spec.replications == 24
+            assert len(spec.points) == 1 and "gw.tx_buffer_frames" not in spec.points[0]
+            assert spec.replications == 12
+            # the same seed as the 140 Mb/s point of pa8/tx32/tx68 (common random numbers)
+            pa8 = load_sweep(str(repro.scenario_dir / "pa8.toml"))
+            assert spec.seed_of(0) in {pa8.seed_of(i) for i in range(len(pa8.points))}
             continue
         if group == "band":
             assert sum(rate_mbps(comps[f"src{i}"]["params"]["mean"]) for i in range(1, 9)) == pytest.approx(100)
@@ -325,16 +331,47 @@ def synthetic_dim_stats() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def synthetic_gain_stats() -> pd.DataFrame:
-    """txgain.toml: 140 Mb/s offered, transmit buffer 16, 32, 68 frames, 24 replications each:
-    throughput 90, 91, 92.5 Mb/s, std 1."""
+def synthetic_gain_stats(size: int) -> pd.DataFrame:
+    """txgain.toml run with gw.tx_buffer_frames = ``size``: 140 Mb/s offered, 12 replications,
+    throughput 90, 91, 92.5 Mb/s for 16, 32, 68 frames, std about 1."""
+    thr = {16: 90.0, 32: 91.0, 68: 92.5}[size]
+    keys = {f"src{k}.mean": "17.5 Mb/s" for k in range(1, 9)}
+    return pd.DataFrame([{"point": 0, **keys, "component": "gw", "probe": "gw_throughput", "statistic": "value",
+                          "unit": "Mb/s", "n": GAIN_REPS, "mean": thr, "std": 1.0, "ci_low": thr - 0.6,
+                          "ci_high": thr + 0.6}])
+
+
+#: txgain's replications, the run-to-run spread they share (the same seeds: the same
+#: traffic) and each size's own part of it (zero sum: the paired means are exactly 1 and 2.5).
+GAIN_REPS = 12
+GAIN_COMMON = np.linspace(-1.5, 1.5, GAIN_REPS)
+GAIN_OWN = {16: np.zeros(GAIN_REPS), 32: 0.2 * np.resize([1.0, -1.0], GAIN_REPS),
+            68: 0.4 * np.resize([1.0, 1.0, -1.0, -1.0], GAIN_REPS)}
+
+
+def synthetic_values(st: pd.DataFrame, own: float) -> pd.DataFrame:
+    """Per-replication values behind synthetic stats (3 replications: mean - std, mean,
+    mean + std) plus ``own`` x mean x (1, -1, 0): the part of a configuration's spread
+    that the other configurations, run with the same seeds, do not share."""
     rows = []
-    for i, (size, thr) in enumerate(((16, 90.0), (32, 91.0), (68, 92.5))):
-        keys = {f"src{k}.mean": "17.5 Mb/s" for k in range(1, 9)}
-        rows.append({"point": i, "gw.tx_buffer_frames": str(size), **keys, "component": "gw",
-                     "probe": "gw_throughput", "statistic": "value", "unit": "Mb/s", "n": 24, "mean": thr,
-                     "std": 1.0, "ci_low": thr - 0.4, "ci_high": thr + 0.4})
+    keys = [c for c in st.columns if c not in ("component", "probe", "statistic", "unit", "n", "mean", "std",
+                                               "ci_low", "ci_high")]
+    for _, r in st.iterrows():
+        for rep, (z, w) in enumerate(((-1.0, 1.0), (0.0, -1.0), (1.0, 0.0))):
+            rows.append({**{k: r[k] for k in keys}, "replication": rep, "component": r["component"],
+                         "probe": r["probe"], "statistic": r["statistic"],
+                         "value": r["mean"] + z * r["std"] + own * w * r["mean"], "unit": r["unit"]})
     return pd.DataFrame(rows)
+
+
+def synthetic_runs(values: pd.DataFrame) -> pd.DataFrame:
+    """One done run per point and replication; the seed depends on the offered load only,
+    as a sweep point's does (so equal loads of two files are common random numbers)."""
+    pts = values[["point", "replication"]].drop_duplicates()
+    load = {int(p): rate_mbps(v) for p, v in zip(values["point"], values["src1.mean"])}
+    return pd.DataFrame({"point": pts["point"].to_numpy(), "replication": pts["replication"].to_numpy(),
+                         "seed": [round(load[int(p)] * 1000) for p in pts["point"]], "status": "done",
+                         "wall_s": 0.1, "events": 10, "fingerprint": "x", "error": None})
 
 
 def synthetic_results() -> list[ExperimentResult]:
@@ -344,6 +381,7 @@ def synthetic_results() -> list[ExperimentResult]:
     out = []
     for e in repro.experiments:
         group = e.labels["group"]
+        values = None
         if group == "npe" and e.labels.get("in_error") == "skip":
             # the other reading: half the serve curves' throughput, so the band is [36, 72] at R = 25/ms
             st = synthetic_npe_stats(e.labels["burst_factor"], rates=("0.025", "0.05"))
@@ -355,15 +393,24 @@ def synthetic_results() -> list[ExperimentResult]:
         elif group == "dim":
             st = synthetic_dim_stats()
         elif group == "gain":
-            st = synthetic_gain_stats()
+            size = e.labels["tx"]
+            st = synthetic_gain_stats(size)
+            values = pd.DataFrame({"point": 0, "replication": range(GAIN_REPS), **st.iloc[0][
+                [f"src{k}.mean" for k in range(1, 9)]].to_dict(), "component": "gw", "probe": "gw_throughput",
+                "statistic": "value", "value": st["mean"].iloc[0] + GAIN_COMMON + GAIN_OWN[size], "unit": "Mb/s"})
         elif group == "band":
             # every variant in the first band file's stats, the others empty (a failed sweep)
             st = synthetic_band_stats() if e.key == "band_mpp" else pd.DataFrame()
         else:
-            # the peak-to-average and transmit-buffer curves lose more, as the paper says
-            scale = {"bf": 1, "pa": e.labels["pa"], "tx": 8 * 16 / e.labels["tx"]}[group]
+            # the peak-to-average and transmit-buffer curves lose more, as the paper says; freeing
+            # empty queues loses a little less
+            scale = {"bf": 1, "free": 0.8, "pa": e.labels["pa"], "tx": 8 * 16 / e.labels["tx"]}[group]
             st = synthetic_stats(int(e.labels["burst_factor"] * scale), loads=(40, 70, 100, 120, 140))
-        out.append(ExperimentResult(e, repro.scenario_path(e), st, runs, []))
+            # the larger transmit buffers' runs differ from the 16-frame one's (pa8) by their own
+            # spread, 20% of the mean: their gains over it stay unresolved
+            values = synthetic_values(st, 0.2 if group == "tx" else 0.0)
+        out.append(ExperimentResult(e, repro.scenario_path(e), st,
+                                    runs if values is None else synthetic_runs(values), [], values=values))
     return out
 
 
@@ -422,16 +469,18 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     assert ratio.is_prediction and ratio.simulated == pytest.approx(4.0)
     half = stats.t_quantile(5) * math.sqrt(2 * 0.2 ** 2 / 3)
     assert (ratio.ci_low, ratio.ci_high) == (pytest.approx(4 * math.exp(-half)), pytest.approx(4 * math.exp(half)))
-    # the transmit buffer's throughput gain, Welch's interval, and where it is largest
+    # the transmit buffer's throughput gain, paired (common random numbers), and where it is largest
     g = by_q["throughput gain 68 - 16 transmit frames at 140 Mb/s"]
     assert g.ci_low < g.simulated < g.ci_high
     assert sum(r.quantity == g.quantity for r in rows) == 1
-    # at 140 Mb/s the gains come from txgain.toml's 24 replications per size: 2.5 and 1.0 Mb/s,
-    # Welch's interval with sqrt(1/24 + 1/24) and 46 degrees of freedom
-    half = stats.t_quantile(47) * math.sqrt(2 / 24)  # 46 degrees of freedom
+    # at 140 Mb/s the gains come from txgain.toml's 12 replications per size, the same seeds for
+    # every size: the differences are 2.5 + 0.4 x (1, 1, -1, -1, ...), the paired t interval
+    d = 0.4 * np.resize([1.0, 1.0, -1.0, -1.0], GAIN_REPS)
+    half = stats.t_quantile(GAIN_REPS) * d.std(ddof=1) / math.sqrt(GAIN_REPS)
     assert (g.simulated, g.ci_low, g.ci_high) == (pytest.approx(2.5), pytest.approx(2.5 - half), pytest.approx(2.5 + half))
+    assert "paired t on the per-replication differences" in g.note
     g32 = by_q["throughput gain 32 - 16 transmit frames at 140 Mb/s"]
-    assert g32.simulated == pytest.approx(1.0) and not g32.detail and "24 replications" in g32.note
+    assert g32.simulated == pytest.approx(1.0) and not g32.detail and "12 paired replications" in g32.note
     assert "resolved: the interval excludes 0" in g32.note
     # below 80 Mb/s the synthetic 16-frame buffer is never full (gw_tx_full 0, no spread):
     # no difference, not a difference of two noisy sweeps
@@ -450,6 +499,15 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
         == pytest.approx(68 / 16, rel=0.01)
     five = by_q["cell loss probability at 140 Mb/s (highest load of Figure 14), B=1000"]
     assert five.paper_value == 0.05 and five.simulated == pytest.approx(4e-3 * (140 / 80) ** 4)
+    # the band over what an empty segment in error does with its queue: hold (the model) / free
+    free = by_q["cell loss probability at 140 Mb/s (highest load of Figure 14), B=1000, an empty segment in error "
+                "frees its queue"]
+    assert free.paper_value == 0.05 and free.simulated == pytest.approx(0.8 * five.simulated, rel=0.01)
+    assert (five.band_low, five.band_high) == (pytest.approx(free.simulated), pytest.approx(five.simulated))
+    assert five.band_param == "gw.spp_empty_in_error (hold / free)"
+    sat = by_q["throughput at 140 Mb/s offered (saturated), burst factor 1000"]
+    assert sat.band_low <= sat.simulated <= sat.band_high and sat.band_low < sat.band_high
+    assert by_q["throughput at 140 Mb/s offered (saturated), burst factor 250"].band_low is None
     assert by_q["frame loss probability at 120 Mb/s, B=1000, peak/avg 8, 16 frames"].paper_value == 0.1
     # NPE: R = 25/ms serves 25e3 x 8 x 360 bit/s = 72 Mb/s of segment data: the plateau the
     # paper describes; R = 100/ms (288 Mb/s) and the literal 25/us have no knee to compare
@@ -483,12 +541,45 @@ def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
     # cut-off: synthetic loss is 0 below 80 Mb/s
     assert by_q["highest load with cell loss <= 0.0001 (cut-off), burst factor 250"].simulated == 70
     detail = [r for r in rows if r.detail]
-    # 7 forward curves x 4 probes x 5 loads (+ empty/full for the 3 transmit buffer curves),
+    # 8 forward curves (with bf1000 under spp_empty_in_error = free) x 4 probes x 5 loads (+ empty/full
+    # for the 3 transmit buffer curves),
     # throughput gains 32 and 68 - 16 frames x 4 loads (140 Mb/s: headline rows), frame loss reductions
     # where a gain is not resolved but the buffer fills (2 x 100, 120 Mb/s), 2 x (3 + 2) NPE curves x 2 probes x 4 loads,
     # reverse 2 x 3, band 8 variants x 4 probes, transmit buffer grid 4 sizes
-    assert len(detail) == 7 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 2 * 2 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
+    assert len(detail) == 8 * 4 * 5 + 3 * 2 * 5 + 2 * 4 + 2 * 2 + 2 * 5 * 2 * 4 + 2 * 3 + 8 * 4 + 4
     assert all(r.is_prediction for r in detail)
+
+
+def _one_load(key: str, probes: dict, seeds=(11, 12, 13, 14)) -> ExperimentResult:
+    """An experiment at 40 Mb/s offered with given per-replication values of gateway probes
+    (``{(probe, statistic): [value per replication]}``) and the runs' seeds."""
+    exp = next(e for e in Buddhikot92.experiments if e.key == key)
+    keys = {f"src{k}.mean": "5 Mb/s" for k in range(1, 9)}
+    values = pd.DataFrame([{"point": 0, "replication": r, **keys, "component": "gw", "probe": pr, "statistic": stat,
+                            "value": v, "unit": "1"} for (pr, stat), vs in probes.items() for r, v in enumerate(vs)])
+    runs = pd.DataFrame({"point": 0, "replication": range(len(seeds)), "seed": list(seeds), "status": "done"})
+    return ExperimentResult(exp, Buddhikot92().scenario_path(exp), pd.DataFrame(), runs, [], values=values)
+
+
+def test_gain_about_zero_needs_identical_runs_and_says_how_often_the_buffer_filled():
+    small = _one_load("pa8", {("gw_throughput", "value"): [34.0, 34.1, 33.9, 34.2],
+                                  ("gw_tx_occupancy_max", "value"): [15, 16, 12, 14],
+                                  ("mpp_held_requests", "count"): [0, 5, 0, 0]})
+    big = _one_load("tx68", {("gw_throughput", "value"): [34.0, 34.3, 33.9, 34.2]})
+    d = Buddhikot92._paired(big, small, "gw_throughput", "value", 40.0)
+    assert d is not None and d.n == 4 and d.mean == pytest.approx(0.05) and d.low < 0 < d.high
+    why = Buddhikot92._about_zero(small, big, 40.0, d)
+    assert why is not None
+    assert "filled in 1 of 4 replications" in why and "15, 16, 12, 14 frames" in why and "held: 0, 5, 0, 0" in why
+    assert "in 3 of 4 replications the two sizes carried exactly the same load" in why
+    # no replication with identical runs: an unresolved difference, not "about zero"
+    other = _one_load("tx68", {("gw_throughput", "value"): [34.05, 34.3, 33.95, 34.15]})
+    d2 = Buddhikot92._paired(other, small, "gw_throughput", "value", 40.0)
+    assert d2.low < 0 < d2.high and Buddhikot92._about_zero(small, other, 40.0, d2) is None
+    # other seeds: not pairs at all (no paired interval)
+    unpaired = _one_load("tx68", {("gw_throughput", "value"): [34.0, 34.3, 33.9, 34.2]}, seeds=(11, 12, 13, 99))
+    assert Buddhikot92._paired(unpaired, small, "gw_throughput", "value", 40.0) is None
+    assert Buddhikot92._paired(big, small, "gw_throughput", "value", 45.0) is None  # no such load
 
 
 def test_comparison_csv_writer_empty_cells(tmp_path):

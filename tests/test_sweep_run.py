@@ -82,6 +82,15 @@ def test_sweep_store_and_frames(scenario, tmp_path):
     n, mean, std, lo, hi = summarize_values(vals, "count")
     assert (row.n, row["mean"], row["std"], row.ci_low, row.ci_high) == (n, mean, std, lo, hi)
     assert lo < mean < hi
+    # every replication's value is kept (SweepResult.values, read from the store's
+    # probe_values): the native runs' numbers, in replication order, with the point's keys
+    per = res.values
+    assert list(per.columns) == ["point", "replication", "mux.capacity", "src.rate", "src.vc", "component", "probe",
+                                 "statistic", "value", "unit"]
+    sel = per[(per.point == 0) & (per.component == "mux") & (per.probe == "q_rx_cells") & (per.statistic == "count")]
+    assert sel["replication"].tolist() == [0, 1, 2] and sel["value"].tolist() == vals
+    assert sel["mux.capacity"].tolist() == ["4 cells"] * 3
+    assert len(per) == len(res.stats) * 3  # every statistic of every point, once per replication
     # the store: WAL, one row per run, probe rows for each
     assert db_rows(db, "PRAGMA journal_mode")[0][0] == "wal"
     assert db_rows(db, "SELECT count(*), count(DISTINCT run_key) FROM runs")[0] == (12, 12)
@@ -122,6 +131,9 @@ def test_resume_reruns_only_missing(scenario, tmp_path):
     assert first.runs["fingerprint"].tolist() == second.runs["fingerprint"].tolist()
     third = run_sweep(scenario, db, workers=1)
     assert third.executed == 0 and third.skipped == 12
+    # the per-replication values come back from the store unchanged (no schema change:
+    # they are the probe_values rows every run has always written)
+    pd.testing.assert_frame_equal(first.values, third.values, check_exact=True)
 
 
 def test_quick_is_a_separate_set_of_runs(scenario, tmp_path):

@@ -25,6 +25,10 @@ Domains and intervals (docs/experiments.md, "Statistics", says why):
   covers it exactly as often as the t interval does).
 * ``signed`` — anything else: the Student-t interval ``mean ± t·s/√n``.
 
+Two configurations run with the same seeds (common random numbers) are compared by
+the paired t interval of their per-replication differences (:func:`paired_difference`);
+two independent sweep points by Welch's (:func:`difference_interval`).
+
 No interval (``ci_low``/``ci_high`` NaN) is given from fewer than :data:`MIN_N`
 values, nor when every value is the same (no spread to estimate from); ``ci_note``
 says which, e.g. ``"n = 2: too few for an interval"``.
@@ -63,6 +67,7 @@ METHODS = {
     "log-t": "t interval of log values with Cox's correction, back-transformed (Zhou & Gao 1997)",
     "t0": "Student-t interval intersected with [0, inf)",
     "t": "Student-t interval",
+    "paired-t": "Student-t interval of per-replication differences (common random numbers)",
 }
 
 STAT_COLUMNS = ["component", "probe", "statistic", "unit", "domain", "n", "mean", "std", "ci_low", "ci_high",
@@ -297,3 +302,31 @@ def _welch_t(va: float, na: int, vb: float, nb: int, confidence: float) -> float
     den = (va * va / (na - 1) if va else 0.0) + (vb * vb / (nb - 1) if vb else 0.0)
     nu = (va + vb) ** 2 / den
     return float(stdtrit(nu, 0.5 + confidence / 2.0))
+
+
+# --- comparing two configurations run with common random numbers ----------------------
+
+def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """The Student-t interval for ``mean(a) − mean(b)`` from **paired** replications:
+    ``a[i]`` and ``b[i]`` come from the same replication of two configurations run
+    with the same seeds (common random numbers), so their difference ``d_i = a_i − b_i``
+    is one observation and ``d̄ ± t(0.975, n − 1)·s_d/√n`` its interval (the interval
+    of the paired t-test).  Where the two runs are positively correlated — the same
+    traffic into both — ``s_d`` is much smaller than Welch's ``sqrt(s_a² + s_b²)``.
+
+    A pair with a NaN on either side is left out (``n`` counts the pairs used).  No
+    interval from fewer than :data:`MIN_N` pairs, nor when every difference is the
+    same; ``note`` then says which (all differences 0: the two runs agree exactly in
+    every replication).  ValueError when ``a`` and ``b`` differ in length."""
+    if len(a) != len(b):
+        raise ValueError(f"paired values need equal lengths, got {len(a)} and {len(b)}")
+    x = np.asarray([math.nan if v is None else v for v in a], dtype="float64")
+    y = np.asarray([math.nan if v is None else v for v in b], dtype="float64")
+    d = (x - y)[~(np.isnan(x) | np.isnan(y))]
+    iv = interval(d, SIGNED, confidence)
+    if iv.n >= MIN_N and np.all(np.isfinite(d)) and np.ptp(d) == 0.0:
+        # equal differences: no spread, whatever rounding the mean's sum leaves in s_d
+        same = f"all {iv.n} differences 0: the paired runs agree exactly" if d[0] == 0.0 \
+            else f"all {iv.n} differences equal: no spread, no interval"
+        return Interval(iv.n, float(d[0]), 0.0, math.nan, math.nan, "paired-t", same)
+    return Interval(iv.n, iv.mean, iv.std, iv.low, iv.high, "paired-t", iv.note)

@@ -43,7 +43,12 @@ domain, over the 'done' replications of each point; see :mod:`atmsim.stats`).
 ``SweepResult.series`` holds the runs' time series when the scenario asks for some
 (``[probes] series``): columns ``point, replication, <one per swept key>, component,
 probe, time, value, unit, kind``, stored with each run (table ``series_values``) and
-read back on resume.  ``SweepResult.failures`` lists the failed runs (dicts with
+read back on resume.  ``SweepResult.values`` keeps every replication's value of every
+probe statistic (what ``stats`` summarises; the store's ``probe_values``): columns
+``point, replication, <one per swept key>, component, probe, statistic, value, unit``
+— for intervals the per-point summary cannot give, e.g. paired differences of two
+configurations run with the same seeds (:func:`atmsim.stats.paired_difference`).
+``SweepResult.failures`` lists the failed runs (dicts with
 point, replication, seed, error and the point's values).  Bad specs raise ``ScenarioError`` (one line
 ``FILE:LINE: sweep...: what is wrong; what would be valid``); an unusable ``--db``
 raises :class:`atmsim.store.StorePathError`; a failed store write raises
@@ -207,6 +212,9 @@ class SweepResult:
     # The runs' time series ([probes] series), long form: point, replication, the swept
     # keys, component, probe, time, value, unit, kind.
     series: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    # Every replication's value of every probe statistic, long form: point, replication,
+    # the swept keys, component, probe, statistic, value, unit (module doc).
+    values: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
     @property
     def ok(self) -> bool:
@@ -374,7 +382,10 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
         store.close()
     runs, stats, failures = _frames(spec, runs_db, values)
     series = _insert_keys(spec, series_db.drop(columns=["run_key"]).rename(columns={"point_index": "point"}), at=2)
+    per_run = _insert_keys(spec, values.drop(columns=["point"]).rename(columns={"point_index": "point"})[
+        ["point", "replication", "component", "probe", "statistic", "value", "unit"]].reset_index(drop=True), at=2)
     return SweepResult(spec=spec, runs=runs, stats=stats, failures=failures, db=db, quick=quick, series=series,
+                       values=per_run,
                        executed=executed, skipped=skipped, wall_s=time.perf_counter() - t_start,
                        executor=ex.describe() if ex is not None else executor,
                        restarts=getattr(ex, "restarts", 0))

@@ -135,7 +135,7 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
                        scheduler=scheduler, progress=progress, allow_mixed=True,
                        overrides=dict(exp.overrides) or None)
         out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None),
-                                    getattr(sr, "series", None)))
+                                    getattr(sr, "series", None), getattr(sr, "values", None)))
     return out
 
 

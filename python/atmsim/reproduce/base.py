@@ -54,6 +54,9 @@ class ExperimentResult:
     failures: Any = None
     #: The runs' time series (``SweepResult.series``; empty when the scenario asks for none).
     series: Optional[pd.DataFrame] = None
+    #: Every replication's value of every probe statistic (``SweepResult.values``; None
+    #: when built without them): what paired comparisons need.
+    values: Optional[pd.DataFrame] = None
 
     def failure_count(self) -> int:
         f = self.failures

@@ -48,11 +48,9 @@ CUTOFF_LOSS = 1e-4
 HIGH_LOAD = 120.0
 #: Frame loss target of the dimensioning rows (the transmit buffer, across loads and sizes).
 DIM_TARGET = 1e-3
-#: Why Welch's interval is conservative for two forward curves at one load (pa8 against
-#: tx32/tx68): a sweep point's seed depends only on the swept values, here the load.
-CRN = ("the two files run the same seeds at each load (a point's seed depends only on the swept "
-       "load), so their runs are positively correlated and Welch's interval, which takes them as "
-       "independent, is wider than needed")
+#: How the transmit buffer's gains are compared (the two sizes share their seeds).
+HOW_P = ("95% interval: paired t on the per-replication differences (the two sizes run the same seeds: "
+         "common random numbers)")
 #: Cells per segment in the NPE experiments (section 6.3).
 NPE_SEGMENT_CELLS = 8
 
@@ -168,7 +166,8 @@ class Buddhikot92(Reproduction):
         "priority 7, 1 Mb/s of background per station). Table 2's parameters are held constant. "
         "Figures 13-16 vary the burst factor (250/500/1000), 17-18 the peak-to-average ratio "
         "(2/4/8), 19-20 the NPE rate R (8-cell segments, burst factors 4 and 43), 21-23 the transmit "
-        "buffer (16/32/68 frames; at 140 Mb/s rerun with 24 replications per size to resolve the gain); then "
+        "buffer (16/32/68 frames, run with the same seeds so that the gains are paired differences; at 140 "
+        "Mb/s rerun with 12 replications per size); then "
         "the reverse path (section 6.5) and the smallest transmit buffer "
         "meeting 1e-3 frame loss for very bursty traffic (atmsim dimension's rule on a grid). The NPE rate's "
         "unit is read as requests per millisecond (the paper's 'per microsecond' is ruled out by its "
@@ -180,6 +179,9 @@ class Buddhikot92(Reproduction):
         Experiment("bf250", "bf250.toml", "burst factor 250", {"group": "bf", "burst_factor": 250, "pa": 2, "tx": 16}),
         Experiment("bf500", "bf500.toml", "burst factor 500", {"group": "bf", "burst_factor": 500, "pa": 2, "tx": 16}),
         Experiment("bf1000", "bf1000.toml", "burst factor 1000", {"group": "bf", "burst_factor": 1000, "pa": 2, "tx": 16}),
+        Experiment("bf1000_free", "bf1000.toml", "burst factor 1000, spp_empty_in_error = free",
+                   {"group": "free", "burst_factor": 1000, "pa": 2, "tx": 16},
+                   overrides={"gw.spp_empty_in_error": "free"}),
         Experiment("pa4", "pa4.toml", "peak-to-average 4", {"group": "pa", "burst_factor": 1000, "pa": 4, "tx": 16}),
         Experiment("pa8", "pa8.toml", "peak-to-average 8", {"group": "pa", "burst_factor": 1000, "pa": 8, "tx": 16}),
         Experiment("tx32", "tx32.toml", "transmit buffer 32 frames", {"group": "tx", "burst_factor": 1000, "pa": 8, "tx": 32}),
@@ -193,8 +195,9 @@ class Buddhikot92(Reproduction):
         Experiment("reverse", "reverse.toml", "reverse path (FDDI to ATM)", {"group": "reverse", "stations": 3}),
         Experiment("txdim", "txdim.toml", "transmit buffer dimensioning",
                    {"group": "dim", "burst_factor": 1000, "pa": 8, "load": 50.0, "target": 1e-3}),
-        Experiment("txgain", "txgain.toml", "transmit buffer gain at 140 Mb/s",
-                   {"group": "gain", "burst_factor": 1000, "pa": 8, "load": 140.0}),
+        *(Experiment(f"txgain{n}", "txgain.toml", f"transmit buffer gain at 140 Mb/s: {n} frames",
+                     {"group": "gain", "burst_factor": 1000, "pa": 8, "load": 140.0, "tx": n},
+                     overrides={"gw.tx_buffer_frames": str(n)}) for n in (16, 32, 68)),
         Experiment("band_mpp", "band_mpp.toml", "sensitivity: MPP work", {"group": "band"}),
         Experiment("band_npe", "band_npe.toml", "sensitivity: NPE rate unit", {"group": "band"}),
         Experiment("band_ring", "band_ring.toml", "sensitivity: ring latency", {"group": "band"}),
@@ -237,9 +240,20 @@ class Buddhikot92(Reproduction):
             "two readings.",
             "Where the paper gives only an ordering (loss rising with burst factor, peak-to-average ratio, "
             "slower NPE, smaller transmit buffer), the rows give the model's ratio (or difference) at stated "
-            "loads with a 95% interval for the ratio itself (delta method on the log ratio, or Welch's t for a "
-            "difference) and say whether it resolves the difference; the note says what the paper expects; "
-            "where the model disagrees, the row says so.",
+            "loads with a 95% interval for the ratio itself (delta method on the log ratio) and say whether it "
+            "resolves the difference; the note says what the paper expects; where the model disagrees, the row "
+            "says so. The transmit buffer's throughput gains are paired differences: the 16, 32 and 68-frame "
+            "runs share their seeds at each load (common random numbers: the same traffic into each size), so "
+            "the interval is the paired t interval of the per-replication differences. Where it contains 0 and "
+            "some replications' runs are identical (the 16-frame buffer never filled in them), the row says the "
+            "gain is about zero and gives that evidence (largest occupancy and held acknowledgements per "
+            "replication) instead of reporting a difference.",
+            "What a segment in error does with a reassembly queue it wrote nothing into is left open by the text "
+            "(docs/models/gateway.md): the model holds it (gw.spp_empty_in_error = hold, the Frame Status "
+            "table's frame in error forwarded to the MPP); bf1000 is also run with free (the Queue Status "
+            "table's 'idle if it is empty'), and the cell loss and throughput rows of B = 1000 carry that band. "
+            "Under free no segment in error reaches the NPE, so at the NPE knee free is the 'in-error skips "
+            "NPE' curve.",
         ]
 
     # ---------------------------------------------------------------- curves
@@ -321,7 +335,12 @@ class Buddhikot92(Reproduction):
         for key, title, varies, keys, label, (probe, stat, scale, ylabel, suffix, logy), caption in table:
             if key == "fig21":  # Figures 19-20 come between, in the paper's order
                 self._draw_npe(by, draw, ideal, ci, nolog)
-            draw(key, f"{title} ({varies})", curves(keys, label, probe, stat, scale), f"{key}_{suffix}", ylabel,
+            series = curves(keys, label, probe, stat, scale)
+            if key == "fig14" and "bf1000_free" in by:  # the band's other edge (spp_empty_in_error)
+                series.append(self._series(by["bf1000_free"], probe, stat, "B = 1000, empty queue freed", scale))
+                caption += (" 'B = 1000, empty queue freed': gw.spp_empty_in_error = free, the other reading of what "
+                            "a segment in error does with a queue it wrote nothing into (the model holds it).")
+            draw(key, f"{title} ({varies})", series, f"{key}_{suffix}", ylabel,
                  caption, logy=logy, reference=ideal if probe == "gw_throughput" else None)
         # The mechanism behind Figure 21 (not a figure of the paper): how often the transmit
         # buffer is empty (the gateway's MAC has nothing to send) or full (acks held).
@@ -430,10 +449,22 @@ class Buddhikot92(Reproduction):
                     return int(r["n"]), float(r["mean"]), float(r["std"])
             return None
 
-        def row(exp: str, quantity: str, unit: str, v, paper=None, note="") -> None:
+        def row(exp: str, quantity: str, unit: str, v, paper=None, note="", band=None) -> None:
             if v is None:
                 return
-            rows.append(ComparisonRow(exp, quantity, unit, v[0], _f(v[1]), _f(v[2]), paper_value=paper, note=note))
+            rows.append(ComparisonRow(exp, quantity, unit, v[0], _f(v[1]), _f(v[2]), paper_value=paper, note=note,
+                                      **(band or {})))
+
+        def free_band(key: str, probe: str, load: float, v, scale: float = 1.0) -> Optional[dict]:
+            """Band columns spanning the two readings of what an empty segment in error does
+            with its queue: ``v`` (hold, the default) and the same point of bf1000_free."""
+            if key != "bf1000" or v is None:
+                return None
+            w = at("bf1000_free", probe, "value", load)
+            if w is None:
+                return None
+            return {"band_low": min(v[0], w[0] * scale), "band_high": max(v[0], w[0] * scale),
+                    "band_param": "gw.spp_empty_in_error (hold / free)"}
 
         # 45/53 below the knee, and saturation at the FDDI rate (section 6.1)
         for key in ("bf250", "bf500", "bf1000", "pa4", "pa8", "tx32", "tx68"):
@@ -443,18 +474,22 @@ class Buddhikot92(Reproduction):
             lo = float(s.x.min())
             v = at(key, "gw_throughput", "value", lo)
             if v is not None:
+                ratio_v = tuple(x / lo for x in v)
                 row(key, f"carried/offered at {_g(lo)} Mb/s (below the knee), {by[key].experiment.title}", "1",
-                    tuple(x / lo for x in v), PAYLOAD_BITS / CELL_BITS,
-                    "paper 6.1: ~15% between offered and carried load: 45 of 53 octets per cell")
+                    ratio_v, PAYLOAD_BITS / CELL_BITS,
+                    "paper 6.1: ~15% between offered and carried load: 45 of 53 octets per cell",
+                    free_band(key, "gw_throughput", lo, ratio_v, 1.0 / lo))
         for key in ("bf250", "bf500", "bf1000"):
             if key not in by:
                 continue
             s = self._series(by[key], "gw_throughput", "value", "")
             hi = float(s.x.max())
+            v = at(key, "gw_throughput", "value", hi)
             row(key, f"throughput at {_g(hi)} Mb/s offered (saturated), {by[key].experiment.title}", "Mb/s",
-                at(key, "gw_throughput", "value", hi), FDDI_MBPS,
+                v, FDDI_MBPS,
                 "paper 6.1: throughput restricted to the FDDI link speed of 100 Mb/s (the model's ceiling "
-                "also pays the 28 octets of FDDI framing per frame, the token and 3 Mb/s of background)")
+                "also pays the 28 octets of FDDI framing per frame, the token and 3 Mb/s of background)",
+                free_band(key, "gw_throughput", hi, v))
         # "as high as 5 percent" at very high loads (Fig 14)
         if "bf1000" in by:
             s = self._series(by["bf1000"], "spp_cell_loss", "value", "")
@@ -462,13 +497,35 @@ class Buddhikot92(Reproduction):
             over5 = [float(x) for x, m in zip(s.x, s.mean) if m >= 0.05]
             where = (f"the model's cell loss first reaches 5% at {_g(min(over5))} Mb/s of the grid" if over5
                      else "the model's cell loss stays below 5% at every load of the grid")
+            v = at("bf1000", "spp_cell_loss", "value", hi)
             row("bf1000", f"cell loss probability at {_g(hi)} Mb/s (highest load of Figure 14), B=1000", "1",
-                at("bf1000", "spp_cell_loss", "value", hi), 0.05,
+                v, 0.05,
                 "paper 6.1: 'at very high loads, loss probability can be as high as 5 percent' (load not stated; "
                 f"compared at the top of this reproduction's axis). Prediction: {where}. At 140 Mb/s the ring "
                 "carries at most ~96 Mb/s of the ~119 Mb/s of segment data, so ~20% of it is lost whatever the "
                 "gateway does; the cell loss probability counts the part that arrives when its connection has no "
-                "idle reassembly queue, the rest of each segment in error is discarded (docs/reproduce.md)")
+                "idle reassembly queue, the rest of each segment in error is discarded (docs/reproduce.md). The "
+                "band columns span what an empty segment in error does with its queue (hold, the default, / free)",
+                free_band("bf1000", "spp_cell_loss", hi, v))
+            if "bf1000_free" in by:
+                f = self._series(by["bf1000_free"], "spp_cell_loss", "value", "")
+                over5 = [float(x) for x, m in zip(f.x, f.mean) if m >= 0.05]
+                where = (f"it first reaches 5% at {_g(min(over5))} Mb/s of the grid" if over5
+                         else "it stays below 5% at every load of the grid")
+                row("bf1000_free", f"cell loss probability at {_g(hi)} Mb/s (highest load of Figure 14), B=1000, "
+                                   "an empty segment in error frees its queue", "1",
+                    at("bf1000_free", "spp_cell_loss", "value", hi), 0.05,
+                    "paper 6.1: 'as high as 5 percent' (load not stated). The band's other edge: "
+                    "gw.spp_empty_in_error = free (the Queue Status table's 'idle if it is empty'; the default holds "
+                    f"the queue: docs/models/gateway.md); {where}")
+                d = self._paired(by["bf1000"], by["bf1000_free"], "spp_cell_loss", "value", hi)
+                if d is not None:
+                    rows.append(ComparisonRow(
+                        "bf1000_free", f"cell loss probability at {_g(hi)} Mb/s, B=1000: hold - free", "1", d.mean,
+                        _f(d.low), _f(d.high),
+                        note="prediction: how much of the cell loss the default's held empty queues add (the same "
+                             "file and seeds under both readings); 95% interval: paired t on the per-replication "
+                             f"differences; {d.note or _resolved(d.low, d.high, 0.0)}"))
         # Section 7 orders of magnitude.  "Acceptable cell loss in the range of 1e-4" for
         # typical parameters comes without a load: the rows say up to which load the model
         # stays at or below 1e-4 (a prediction), rather than pick a load to compare at.
@@ -524,22 +581,15 @@ class Buddhikot92(Reproduction):
         return rows
 
     def _ratio_rows(self, by, nsd) -> list[ComparisonRow]:
-        """The orderings the paper asserts, as ratios (or differences) of two independent
-        sweep points with a 95% interval for the ratio itself: the delta method on the log
-        ratio with Welch's degrees of freedom (:func:`atmsim.stats.ratio_interval`), for
-        differences Welch's t interval (:func:`atmsim.stats.difference_interval`)."""
+        """The orderings the paper asserts, as ratios of two sweep points with a 95%
+        interval for the ratio itself (the delta method on the log ratio with Welch's
+        degrees of freedom, :func:`atmsim.stats.ratio_interval`), and the transmit
+        buffer's throughput gains as paired differences of runs with the same seeds (the
+        paired t interval, :func:`atmsim.stats.paired_difference`)."""
         rows: list[ComparisonRow] = []
         how_r = "95% interval: delta method on the log ratio, Welch's degrees of freedom"
-        how_d = "95% interval: Welch's t interval for the difference of the two means"
 
-        def resolved(lo: float, hi: float, null: float) -> str:
-            """Whether the interval tells the two points apart (the issue's 'intervals
-            narrower than the differences reported')."""
-            if not (math.isfinite(lo) and math.isfinite(hi)):
-                return "no interval"
-            if lo <= null <= hi:
-                return f"NOT resolved: the interval contains {null:g}"
-            return f"resolved: the interval excludes {null:g}"
+        resolved = _resolved
 
         def ratio(exp: str, quantity: str, num, den, note: str) -> None:
             if num is None or den is None or not den[1] > 0:
@@ -548,12 +598,10 @@ class Buddhikot92(Reproduction):
             rows.append(ComparisonRow(exp, quantity, "1", num[1] / den[1], _f(lo), _f(hi),
                                       note=f"{note}; {how_r}; {resolved(lo, hi, 1.0)}"))
 
-        def gain(exp: str, quantity: str, a, b, note: str, detail: bool = False) -> None:
-            if a is None or b is None:
-                return
-            lo, hi = st_.difference_interval(a, b)
-            rows.append(ComparisonRow(exp, quantity, "Mb/s", a[1] - b[1], _f(lo), _f(hi),
-                                      note=f"{note}; {how_d}; {resolved(lo, hi, 0.0)}", detail=detail))
+        def paired_gain(exp: str, quantity: str, d: st_.Interval, note: str, detail: bool = False) -> None:
+            rows.append(ComparisonRow(exp, quantity, "Mb/s", d.mean, _f(d.low), _f(d.high),
+                                      note=f"{note}; {HOW_P}; {d.note or resolved(d.low, d.high, 0.0)}",
+                                      detail=detail))
 
         for load in (100.0, HIGH_LOAD):
             ratio("bf1000", f"cell loss ratio B=1000 : B=250 at {_g(load)} Mb/s",
@@ -580,68 +628,111 @@ class Buddhikot92(Reproduction):
               nsd("tx68", "gw_latency", "mean", hi), nsd("pa8", "gw_latency", "mean", hi),
               "paper 6.4: larger transmit buffers give greater delay (expects > 1)")
         # Throughput gain of a larger transmit buffer (section 6.4, Figure 21), at every load
-        # (detail rows), at 140 Mb/s, and where it is largest.  At 140 Mb/s the gains come from
-        # txgain.toml (24 replications per size; the curves' 6 do not resolve ~1 Mb/s).  Where
-        # the 16-frame buffer is never full, a larger one cannot change anything: no difference.
+        # (detail rows), at 140 Mb/s, and where it is largest.  The larger buffer and the
+        # 16-frame one run the same seeds (common random numbers: pa8/tx32/tx68 at each load,
+        # a point's seed depending only on the swept load; txgain16/32/68 the same file with
+        # the size as an override), so each replication gives one paired difference and the
+        # interval is the paired t interval (:func:`atmsim.stats.paired_difference`).  Where
+        # the 16-frame buffer is never full, a larger one runs the same sample path: no difference.
         if "pa8" in by:
             loads = [float(x) for x in self._series(by["pa8"], "gw_throughput", "value", "").x]
             for big in ("tx32", "tx68"):
                 if big not in by:
                     continue
                 n = by[big].experiment.labels["tx"]
-                pts = [(x, nsd(big, "gw_throughput", "value", x), nsd("pa8", "gw_throughput", "value", x))
-                       for x in loads]
-                pts = [(x, a, b) for x, a, b in pts if a is not None and b is not None]
-                for x, a, b in pts:
+                pts = [(x, self._paired(by[big], by["pa8"], "gw_throughput", "value", x)) for x in loads]
+                pts = [(x, d) for x, d in pts if d is not None]
+                for x, d in pts:
                     if x == hi:  # its own headline row below
                         continue
                     never = self._never_full(by["pa8"], x)
                     if never is not None:
-                        lo_d, hi_d = st_.difference_interval(a, b)
                         rows.append(ComparisonRow(
                             big, f"throughput gain {n} - 16 transmit frames at {_g(x)} Mb/s", "Mb/s", 0.0,
                             note=f"no difference: the buffer never fills. {never} No acknowledgement is held, "
-                                 f"so a {n}-frame buffer runs the same sample path and the gain is 0 by "
-                                 f"construction. Measured: {a[1] - b[1]:+.2g} Mb/s ({how_d}: [{lo_d:.2g}, "
-                                 f"{hi_d:.2g}]); {CRN}", detail=True))
+                                 f"so a {n}-frame buffer runs the same sample path (same seeds) and the gain is 0 "
+                                 f"by construction. Measured: {d.mean:+.2g} Mb/s "
+                                 f"({d.note or f'{HOW_P}: [{d.low:.2g}, {d.high:.2g}]'})", detail=True))
                         continue
-                    gain(big, f"throughput gain {n} - 16 transmit frames at {_g(x)} Mb/s", a, b,
-                         f"prediction; {CRN}", detail=True)
-                    lo_t, hi_t = st_.difference_interval(a, b)
-                    fa, fb = nsd("pa8", "mpp_frame_loss", "value", x), nsd(big, "mpp_frame_loss", "value", x)
-                    if fa is None or fb is None or not (math.isfinite(lo_t) and lo_t <= 0.0 <= hi_t):
+                    small = self._about_zero(by["pa8"], by[big], x, d)
+                    if small is not None:
+                        rows.append(ComparisonRow(
+                            big, f"throughput gain {n} - 16 transmit frames at {_g(x)} Mb/s", "Mb/s", d.mean,
+                            _f(d.low), _f(d.high),
+                            note=f"about zero, not a difference: {small}; {HOW_P}", detail=True))
                         continue
-                    # The buffer does fill here, but below the ring's rate the carried load follows
-                    # the offered load, whose run-to-run spread (on-off sources, B = 1000) hides a
-                    # gain of a few % of it; the loss it comes from is measured directly.
-                    lo_f, hi_f = st_.difference_interval(fa, fb)
+                    paired_gain(big, f"throughput gain {n} - 16 transmit frames at {_g(x)} Mb/s", d, "prediction",
+                                detail=True)
+                    if d.n >= st_.MIN_N and math.isfinite(d.low) and not d.low <= 0.0 <= d.high:
+                        continue
+                    # Not resolved: the loss the gain comes from, paired the same way.
+                    f = self._paired(by["pa8"], by[big], "mpp_frame_loss", "value", x)
+                    if f is None:
+                        continue
                     data = x * PAYLOAD_BITS / CELL_BITS
                     rows.append(ComparisonRow(
-                        big, f"frame loss reduction 16 - {n} transmit frames at {_g(x)} Mb/s", "1", fa[1] - fb[1],
-                        _f(lo_f), _f(hi_f),
-                        note=f"prediction: the throughput gain at this load is not resolved (the carried load "
-                             f"follows the offered load's run-to-run spread) but the 16-frame buffer does fill "
-                             f"(it is not 'no difference'): the gain shows in the MPP frame loss, 16 minus {n} "
-                             f"frames; x {data:.3g} Mb/s of offered segment data that is about "
-                             f"{(fa[1] - fb[1]) * data:+.2g} Mb/s of throughput (85-cell segments: a lost frame "
-                             f"is a lost segment); {how_d}, conservative here ({CRN}); {resolved(lo_f, hi_f, 0.0)}",
-                        detail=True))
-                at_hi = self._gain_points(by, int(n), hi) or [(a, b) for x, a, b in pts if x == hi]
-                if at_hi:
-                    reps = at_hi[0][0][0]
-                    gain(big, f"throughput gain {n} - 16 transmit frames at {_g(hi)} Mb/s", *at_hi[0],
-                         f"paper 6.4: more buffers improve throughput significantly (expects > 0); {reps} "
-                         "replications per size (txgain.toml). At 140 Mb/s the 16-frame buffer is already empty "
-                         "only a few % of the time (gw_tx_empty): the ring, not the buffer, caps both; the gain is "
-                         "largest nearer the ring's rate (next row)")
+                        big, f"frame loss reduction 16 - {n} transmit frames at {_g(x)} Mb/s", "1", f.mean,
+                        _f(f.low), _f(f.high),
+                        note=f"prediction: the throughput gain at this load is not resolved, but the 16-frame buffer "
+                             f"does fill and no replication's two runs are identical (not 'about zero'): the row "
+                             f"gives the loss the gain comes from, the MPP frame loss 16 minus {n} frames; x "
+                             f"{data:.3g} Mb/s of "
+                             f"offered segment data that is about {f.mean * data:+.2g} Mb/s of throughput (85-cell "
+                             f"segments: a lost frame is a lost segment); {HOW_P}; "
+                             f"{resolved(f.low, f.high, 0.0) if not f.note else f.note}", detail=True))
+                at_hi = self._paired(by.get(f"txgain{n}"), by.get("txgain16"), "gw_throughput", "value", hi) \
+                    or next((d for x, d in pts if x == hi), None)
+                if at_hi is not None:
+                    paired_gain(big, f"throughput gain {n} - 16 transmit frames at {_g(hi)} Mb/s", at_hi,
+                                f"paper 6.4: more buffers improve throughput significantly (expects > 0); "
+                                f"{at_hi.n} paired replications (txgain.toml with the size as an override). At "
+                                "140 Mb/s the 16-frame buffer is already empty only a few % of the time "
+                                "(gw_tx_empty): the ring, not the buffer, caps both; the gain is largest nearer the "
+                                "ring's rate (next row)")
                 if pts:
-                    x, a, b = max(pts, key=lambda p: p[1][1] - p[2][1])
-                    gain(big, f"largest throughput gain {n} - 16 transmit frames over the loads", a, b,
-                         f"paper 6.4: 'a larger number of buffers improves the gateway throughput significantly' "
-                         f"(no number); reached at {_g(x)} Mb/s offered ({CRN}). Mechanism: a larger buffer keeps the "
-                         "gateway's MAC busy through the sources' lulls (less time empty), so less of the ring's "
-                         "capacity goes unused")
+                    x, d = max(pts, key=lambda p: p[1].mean)
+                    paired_gain(big, f"largest throughput gain {n} - 16 transmit frames over the loads", d,
+                                f"paper 6.4: 'a larger number of buffers improves the gateway throughput "
+                                f"significantly' (no number); reached at {_g(x)} Mb/s offered. Mechanism: a larger "
+                                "buffer keeps the gateway's MAC busy through the sources' lulls (less time empty), so "
+                                "less of the ring's capacity goes unused")
         return rows
+
+    @staticmethod
+    def _paired(a: Optional[ExperimentResult], b: Optional[ExperimentResult], probe: str, statistic: str,
+                load: float) -> Optional[st_.Interval]:
+        """The paired difference ``a − b`` of the gateway's ``probe`` ``statistic`` at the
+        offered ``load`` (:func:`atmsim.stats.paired_difference`): replication r of ``a``
+        against replication r of ``b``, which must have run with the same seed (common
+        random numbers).  None when either lacks per-replication values at that load or
+        the two do not share their seeds (then they are not pairs)."""
+        pairs = _pairs(a, b, probe, statistic, load)
+        return None if pairs is None else st_.paired_difference(*pairs)
+
+    @staticmethod
+    def _about_zero(pa8: ExperimentResult, big: ExperimentResult, load: float, d: st_.Interval) -> Optional[str]:
+        """Evidence, as a sentence, that the throughput gain of ``big`` over the 16-frame
+        buffer at ``load`` is about zero rather than an unresolved difference: the paired
+        interval contains 0 and in some replications the two runs carry exactly the same
+        load (the 16-frame buffer never filled, or filled too briefly to change what was
+        sent); None otherwise."""
+        pairs = _pairs(big, pa8, "gw_throughput", "value", load)
+        occ = _replications(pa8, "gw_tx_occupancy_max", "value", load)
+        held = _replications(pa8, "mpp_held_requests", "count", load)
+        if pairs is None or occ is None or held is None or not (math.isfinite(d.low) and d.low <= 0.0 <= d.high):
+            return None
+        same = sum(1 for x, y in zip(*pairs) if x == y)
+        if same == 0:
+            return None
+        reps = sorted(occ)
+        filled = sum(1 for r in reps if occ[r][1] >= 16)
+        carried = float(np.mean(pairs[1]))
+        return (f"the 16-frame buffer filled in {filled} of {len(reps)} replications (largest occupancy per "
+                f"replication: {', '.join(f'{occ[r][1]:g}' for r in reps)} frames; acknowledgements held: "
+                f"{', '.join(f'{held[r][1]:g}' for r in reps if r in held)}), and in {same} of {len(pairs[0])} "
+                f"replications the two sizes carried exactly the same load (same seeds, same sample path); the "
+                f"paired mean {d.mean:+.2g} Mb/s, at most {d.high:+.2g} Mb/s ({d.high / carried:.1%} of the "
+                f"{carried:.3g} Mb/s carried) by its 95% interval [{d.low:.2g}, {d.high:.2g}]")
 
     @staticmethod
     def _never_full(r: ExperimentResult, load: float) -> Optional[str]:
@@ -664,22 +755,6 @@ class Buddhikot92(Reproduction):
         return (f"The {size}-frame transmit buffer is full 0% of the time in all {int(full['n'])} replications "
                 f"(gw_tx_full), its largest occupancy {float(occ['mean']):.1f} frames on average "
                 f"(gw_tx_occupancy_max, 95% CI [{float(occ['ci_low']):.1f}, {float(occ['ci_high']):.1f}]).")
-
-    @staticmethod
-    def _gain_points(by: dict[str, ExperimentResult], size: int, load: float):
-        """``[((n, mean, std) of size, (n, mean, std) of 16 frames)]`` of the throughput at
-        ``load`` from txgain.toml, or [] without it."""
-        r = by.get("txgain")
-        if r is None or not math.isclose(float(r.experiment.labels.get("load", math.nan)), load):
-            return []
-        st = r.stats
-        sel = st[(st["component"] == GW) & (st["probe"] == "gw_throughput") & (st["statistic"] == "value")]
-        got = {}
-        for _, row in sel.iterrows():
-            got[int(float(row["gw.tx_buffer_frames"]))] = (int(row["n"]), float(row["mean"]), float(row["std"]))
-        if size not in got or 16 not in got:
-            return []
-        return [(got[size], got[16])]
 
     def _npe_rows(self, by, at) -> list[ComparisonRow]:
         rows: list[ComparisonRow] = []
@@ -891,7 +966,7 @@ class Buddhikot92(Reproduction):
 
     def _detail_rows(self, by: dict[str, ExperimentResult]) -> list[ComparisonRow]:
         rows: list[ComparisonRow] = []
-        plain = [k for k in ("bf250", "bf500", "bf1000", "pa4", "pa8", "tx32", "tx68") if k in by]
+        plain = [k for k in ("bf250", "bf500", "bf1000", "bf1000_free", "pa4", "pa8", "tx32", "tx68") if k in by]
         probes = [("gw_throughput", "value", "throughput", "Mb/s", 1.0),
                   ("spp_cell_loss", "value", "cell loss probability", "1", 1.0),
                   ("mpp_frame_loss", "value", "frame loss probability", "1", 1.0),
@@ -924,6 +999,53 @@ class Buddhikot92(Reproduction):
                     rows.append(ComparisonRow("reverse", f"{what}, FDDI load {_g(xv)} Mb/s", unit, float(s.mean[i]),
                                               _f(s.ci_low[i]), _f(s.ci_high[i]), detail=True))
         return rows
+
+
+def _replications(r: Optional[ExperimentResult], probe: str, statistic: str,
+                  load: float) -> Optional[dict[int, tuple[int, float]]]:
+    """``{replication: (seed, value)}`` of the gateway's ``probe`` ``statistic`` at the
+    offered ``load`` in ``r``'s per-replication values; None without them."""
+    if r is None or r.values is None or r.values.empty or r.runs is None or r.runs.empty:
+        return None
+    v = r.values
+    sel = v[(v["component"] == GW) & (v["probe"] == probe) & (v["statistic"] == statistic)]
+    if sel.empty:
+        return None
+    x = offered_load_fn(sel, r.path)
+    at = sel[[math.isclose(x(row), load) for _, row in sel.iterrows()]]
+    if at.empty:
+        return None
+    seeds = {(int(p), int(q)): int(s) for p, q, s in zip(r.runs["point"], r.runs["replication"], r.runs["seed"])}
+    out: dict[int, tuple[int, float]] = {}
+    for p, q, value in zip(at["point"], at["replication"], at["value"]):
+        seed = seeds.get((int(p), int(q)))
+        if seed is None or int(q) in out:  # a second point at the same load: not one set of pairs
+            return None
+        out[int(q)] = (seed, float(value))
+    return out
+
+
+def _resolved(lo: float, hi: float, null: float) -> str:
+    """Whether the interval tells the two points apart (the issue's 'intervals narrower
+    than the differences reported')."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "no interval"
+    if lo <= null <= hi:
+        return f"NOT resolved: the interval contains {null:g}"
+    return f"resolved: the interval excludes {null:g}"
+
+
+def _pairs(a: Optional[ExperimentResult], b: Optional[ExperimentResult], probe: str, statistic: str,
+           load: float) -> Optional[tuple[list[float], list[float]]]:
+    """The values of replication r of ``a`` and of ``b`` (the replications both have, in
+    order) at the offered ``load``, when each pair ran with one seed; None otherwise."""
+    ra, rb = _replications(a, probe, statistic, load), _replications(b, probe, statistic, load)
+    if ra is None or rb is None:
+        return None
+    common = sorted(set(ra) & set(rb))
+    if not common or any(ra[r][0] != rb[r][0] for r in common):
+        return None
+    return [ra[r][1] for r in common], [rb[r][1] for r in common]
 
 
 def _div(a: float, b: float) -> Optional[float]:
