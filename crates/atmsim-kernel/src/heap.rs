@@ -15,6 +15,10 @@
 /// Children per node.
 const D: usize = 4;
 
+/// The most entries sharing the root's key that [`KeyHeap::root_tie_first`] looks
+/// through (more: the event queue takes them all out and sorts them instead).
+pub const TIE_CAP: usize = 16;
+
 /// The heap, plus one *staging slot* just past its last entry: the event queue writes
 /// the first event a handler schedules there ([`KeyHeap::stage`]) and then either
 /// replaces the root with it or pushes it. The staged payload is read back only where
@@ -72,6 +76,39 @@ impl<V: Copy + Default> KeyHeap<V> {
         }
         let end = self.len.min(D + 1);
         self.keys[1..end].contains(&self.keys[0])
+    }
+
+    /// Among the entries whose key equals the root's — by the heap property a subtree
+    /// holding the root — moves the payload `first` puts first to the root, swapping
+    /// payloads (the two keys are equal, so the heap stays a heap). Returns false, and
+    /// moves nothing, when more than [`TIE_CAP`] entries share the key.
+    #[inline]
+    pub fn root_tie_first(&mut self, first: impl Fn(&V, &V) -> bool) -> bool {
+        let Some(&k) = self.keys.first() else { return true };
+        let mut stack = [0usize; TIE_CAP];
+        let (mut sp, mut seen, mut best) = (1usize, 0usize, 0usize);
+        while sp > 0 {
+            sp -= 1;
+            let p = stack[sp];
+            seen += 1;
+            if p != best && first(&self.vals[p], &self.vals[best]) {
+                best = p;
+            }
+            let c0 = D * p + 1;
+            for c in c0..(c0 + D).min(self.len) {
+                if self.keys[c] == k {
+                    if seen + sp >= TIE_CAP {
+                        return false;
+                    }
+                    stack[sp] = c;
+                    sp += 1;
+                }
+            }
+        }
+        if best != 0 {
+            self.vals.swap(0, best);
+        }
+        true
     }
 
     /// Writes `(key, val)` into the staging slot (replacing what was staged).

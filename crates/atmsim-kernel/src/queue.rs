@@ -60,8 +60,8 @@ impl Event {
 enum Current {
     #[default]
     None,
-    /// The event being handled is the heap's top, and no other pending event shares
-    /// its instant.
+    /// The event being handled is the heap's top: no other pending event shares its
+    /// instant, or it is the first scheduled of those that do.
     Top,
     /// The event being handled is the front of `ready`.
     Ready,
@@ -72,9 +72,10 @@ enum Current {
 ///
 /// *Speed.* Heap comparisons look at the time only (one `u64` compare, as in a
 /// hand-written loop). Ties are rare and are found cheaply: if no child of the root
-/// has the root's time, no other pending event does (heap property). When some do,
-/// all events of that instant are taken out, sorted by `seq` into `ready`, and handled
-/// from there. And most events schedule exactly one follow-up (a source's next cell, a
+/// has the root's time, no other pending event does (heap property). When a few do
+/// (at most [`crate::heap::TIE_CAP`]), the one with the smallest `seq` is moved to the
+/// root ([`KeyHeap::root_tie_first`]) and handled in place; when more do, all events of
+/// that instant are taken out, sorted by `seq` into `ready`, and handled from there. And most events schedule exactly one follow-up (a source's next cell, a
 /// transmitter's next end of transmission, a hold timer), so the kernel does not pop an
 /// event before handling it: [`EventQueue::begin`] leaves it in place, the handler's
 /// first schedule is *staged* in a slot (the rest in a list), and
@@ -226,6 +227,12 @@ impl EventQueue {
             None => return None,
         };
         if !self.heap.root_key_shared() {
+            return Some((top, Current::Top));
+        }
+        // A few events share the instant: the one scheduled first moves to the root
+        // and is handled in place, like any other.
+        if self.heap.root_tie_first(|a, b| a.seq < b.seq) {
+            let top = Event::from_heap(self.heap.peek()?);
             return Some((top, Current::Top));
         }
         self.collect_ties(top.time);
@@ -484,6 +491,16 @@ mod tests {
         assert!(against_a_sort(n, 30_000, 100_000) > 0, "dense ties");
         assert_eq!(against_a_sort(100, 1 << 20, 10_000), 0, "a small queue never starts the calendar");
         assert!(against_a_sort_from(u64::MAX - (1 << 40), n, 1 << 31, 50_000) > 0, "times near the end of the range");
+    }
+
+    /// Ties handled in place (a few events per instant: the first scheduled moves to
+    /// the root) and taken out and sorted (more than `TIE_CAP` per instant) both keep
+    /// the (time, seq) order, with handlers scheduling more events for their own instant.
+    #[test]
+    fn small_and_large_groups_of_ties_keep_the_order() {
+        against_a_sort(64, 40, 50_000);
+        against_a_sort(3, 2, 20_000);
+        against_a_sort(2_000, 20, 50_000);
     }
 
     #[test]
