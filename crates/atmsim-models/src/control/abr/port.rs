@@ -24,7 +24,7 @@ const EPRCA_SRC: &str = "Roberts, ATM Forum 94-0735R1 (EPRCA), 1994";
 const ERICA_PLUS_SRC: &str = "Jain et al., ATM Forum 95-1346 (ERICA+) and 96-1172 section 6; Vandalore et al., queue control functions, 1998";
 
 /// The algorithms' parameters (everything but the choice of algorithm).
-pub const PARAMS: [ParamSpec; 17] = [
+pub const PARAMS: [ParamSpec; 19] = [
     ParamSpec { name: "av", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.0625"), required: false, help: "EPRCA: averaging factor of MACR (1/16)", source: EPRCA_SRC },
     ParamSpec { name: "dpf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.875"), required: false, help: "EPRCA: down-pressure factor, fair share = DPF·MACR (7/8)", source: EPRCA_SRC },
     ParamSpec { name: "mrf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.25"), required: false, help: "EPRCA: major reduction factor above dqt (1/4)", source: EPRCA_SRC },
@@ -41,6 +41,8 @@ pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "target_delay", ty: ParamType::Time, default: Some("0.5 ms"), required: false, help: "ERICA+: target queueing delay T0 (f = 1 at Tq = T0)", source: "atmsim convention: 0.5 ms (about 177 OC-3c cells); 95-1346 makes T0 a parameter (value not in the seeds)" },
     ParamSpec { name: "queue_a", ty: ParamType::Float { min: 1.0, max: 10.0 }, default: Some("1.15"), required: false, help: "ERICA+: f = a·T0/((a − 1)·Tq + T0) for Tq ≤ T0 (f(0) = a)", source: ERICA_PLUS_SRC },
     ParamSpec { name: "queue_b", ty: ParamType::Float { min: 1.0, max: 10.0 }, default: Some("1.05"), required: false, help: "ERICA+: f = b·T0/((b − 1)·Tq + T0) for Tq > T0", source: ERICA_PLUS_SRC },
+    ParamSpec { name: "per_vc_ccr", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: measure each VC's rate at the port (its cells in the last averaging interval / the interval) instead of reading the CCR of its forward RM cells (a source-limited VC's CCR overstates its rate)", source: "Jain et al., ATM Forum 96-1172, section 3 (per-VC CCR measurement option)" },
+    ParamSpec { name: "single_feedback", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: one ER per VC per averaging interval: the first backward RM cell of the VC in an interval computes it, the later ones get the same value", source: "Jain et al., ATM Forum 96-1172, section 3 (single feedback in an averaging interval)" },
     ParamSpec { name: "qdlf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.5"), required: false, help: "ERICA+: queue drain limit factor, f never below it", source: "Vandalore et al. 1998 (\"typically QDLF = 0.5\")" },
 ];
 
@@ -73,6 +75,8 @@ pub struct PortAbrParams {
     pub averaging_cells: Option<u64>,
     /// ERICA+ queue control (None: plain ERICA).
     pub queue_control: Option<QueueControl>,
+    pub per_vc_ccr: bool,
+    pub single_feedback: bool,
 }
 
 impl PortAbrParams {
@@ -93,6 +97,8 @@ impl PortAbrParams {
             delta: p.need("delta", Params::float)?,
             ccr_on_grid: p.need("ccr_on_grid", Params::bool)?,
             averaging_cells: p.opt("averaging_cells", Params::cells)?,
+            per_vc_ccr: p.need("per_vc_ccr", Params::bool)?,
+            single_feedback: p.need("single_feedback", Params::bool)?,
             queue_control: match p.need("erica_plus", Params::bool)? {
                 false => None,
                 true => Some(QueueControl {
@@ -118,7 +124,7 @@ impl PortAbrParams {
                     None if self.averaging == SimDuration::ZERO => return Err(ParamIssue::new("averaging", "the averaging interval must be longer than 0 s")),
                     None => Averaging::Time(self.averaging),
                 };
-                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control: self.queue_control, ccr_on_grid: self.ccr_on_grid };
+                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control: self.queue_control, ccr_on_grid: self.ccr_on_grid, per_vc_ccr: self.per_vc_ccr, single_feedback: self.single_feedback };
                 e.validate().map(|()| AlgorithmParams::Erica(e))
             }
         }
@@ -287,6 +293,8 @@ mod tests {
             ccr_on_grid: false,
             averaging_cells: None,
             queue_control: None,
+            per_vc_ccr: false,
+            single_feedback: false,
         }
     }
 
