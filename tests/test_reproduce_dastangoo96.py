@@ -20,6 +20,7 @@ from atmsim.reproduce.dastangoo96 import (TABLE2, Dastangoo96, algorithm, conver
 
 def test_names_of_swept_values():
     assert algorithm('["p7 = erica"]') == "erica"
+    assert algorithm('["p7 = erica+"]') == "erica+"
     assert algorithm('["p3 = efci"]') == "efci"
     assert algorithm('["p5 = eprca"]') == "eprca"
     with pytest.raises(ValueError):
@@ -96,8 +97,9 @@ def test_scenario_files_expand_to_the_studies():
 
     repro = get("dastangoo96")
     points = {e.key: load_sweep(str(repro.scenario_path(e))).points for e in repro.experiments}
-    assert len(points["six-sessions"]) == 6 and len(points["staggered"]) == 6
-    assert len(points["baseline70"]) == 36 and len(points["parking-lot-wan"]) == 3
+    # four algorithms (EFCI, EPRCA-ER, ERICA, ERICA+) x LAN/WAN; the baseline x 2 decrease readings x 3 std
+    assert len(points["six-sessions"]) == 8 and len(points["staggered"]) == 8
+    assert len(points["baseline70"]) == 48 and len(points["parking-lot-wan"]) == 4
     import atmsim
 
     sc = atmsim.load(str(repro.scenario_path(repro.experiments[3])))  # six sessions
@@ -115,7 +117,7 @@ def test_quick_reproduction_runs_and_writes_every_row(tmp_path):
     with open(out / "comparison.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     quantities = {r["quantity"] for r in rows}
-    for algo in ("EPRCA-EFCI (paper)", "EPRCA-ER", "ERICA"):
+    for algo in ("EPRCA-EFCI (paper)", "EPRCA-ER", "ERICA", "ERICA+"):
         for net in ("LAN", "WAN"):
             assert f"convergence time, {net}, {algo}" in quantities
             assert f"session D: steady ACR, {net}, {algo}" in quantities

@@ -54,13 +54,18 @@ pub const PROBES: [ProbeSpec; 3] = [
 ];
 
 /// The algorithm names, as a component's parameters spell them.
-pub const NAMES: [(&str, Which); 3] = [("efci", Which::Efci), ("eprca", Which::Eprca), ("erica", Which::Erica)];
+/// `erica+`: ERICA with ERICA+ queue control on this port (its `target_delay`,
+/// `queue_a`, `queue_b`, `qdlf`), whatever `erica_plus` says — so one switch can run
+/// ERICA on one port and ERICA+ on another, and a sweep can put ERICA+ beside the
+/// others on one axis.
+pub const NAMES: [(&str, Which); 4] = [("efci", Which::Efci), ("eprca", Which::Eprca), ("erica", Which::Erica), ("erica+", Which::EricaPlus)];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
     Efci,
     Eprca,
     Erica,
+    EricaPlus,
 }
 
 /// [`PARAMS`] bound: EPRCA's and ERICA's settings (ERICA's line rate is the port's).
@@ -77,11 +82,19 @@ pub struct PortAbrParams {
     pub queue_control: Option<QueueControl>,
     pub per_vc_ccr: bool,
     pub single_feedback: bool,
+    /// The queue control an `erica+` port runs (bound whether or not `erica_plus`).
+    pub plus: QueueControl,
 }
 
 impl PortAbrParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        let plus = QueueControl {
+            target_delay: p.need("target_delay", Params::time)?,
+            a: p.need("queue_a", Params::float)?,
+            b: p.need("queue_b", Params::float)?,
+            qdlf: p.need("qdlf", Params::float)?,
+        };
         Ok(PortAbrParams {
             eprca: EprcaParams {
                 av: p.need("av", Params::float)?,
@@ -101,13 +114,9 @@ impl PortAbrParams {
             single_feedback: p.need("single_feedback", Params::bool)?,
             queue_control: match p.need("erica_plus", Params::bool)? {
                 false => None,
-                true => Some(QueueControl {
-                    target_delay: p.need("target_delay", Params::time)?,
-                    a: p.need("queue_a", Params::float)?,
-                    b: p.need("queue_b", Params::float)?,
-                    qdlf: p.need("qdlf", Params::float)?,
-                }),
+                true => Some(plus),
             },
+            plus,
         })
     }
 
@@ -118,13 +127,14 @@ impl PortAbrParams {
             Which::Efci if !efci_threshold => Err(ParamIssue::new("algorithm", "algorithm = \"efci\" needs efci_threshold (dastangoo96: \"500 cells\")")),
             Which::Efci => Ok(AlgorithmParams::Efci),
             Which::Eprca => self.eprca.validate().map(|()| AlgorithmParams::Eprca(self.eprca)),
-            Which::Erica => {
+            Which::Erica | Which::EricaPlus => {
+                let queue_control = if which == Which::EricaPlus { Some(self.plus) } else { self.queue_control };
                 let averaging = match self.averaging_cells {
                     Some(n) => Averaging::Cells(n),
                     None if self.averaging == SimDuration::ZERO => return Err(ParamIssue::new("averaging", "the averaging interval must be longer than 0 s")),
                     None => Averaging::Time(self.averaging),
                 };
-                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control: self.queue_control, ccr_on_grid: self.ccr_on_grid, per_vc_ccr: self.per_vc_ccr, single_feedback: self.single_feedback };
+                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control, ccr_on_grid: self.ccr_on_grid, per_vc_ccr: self.per_vc_ccr, single_feedback: self.single_feedback };
                 e.validate().map(|()| AlgorithmParams::Erica(e))
             }
         }
@@ -295,7 +305,24 @@ mod tests {
             queue_control: None,
             per_vc_ccr: false,
             single_feedback: false,
+            plus: QueueControl { target_delay: SimDuration(MS), a: 1.15, b: 1.05, qdlf: 0.5 },
         }
+    }
+
+    /// `erica+` runs the queue control on its port whatever `erica_plus` says;
+    /// `erica` runs it only with `erica_plus`.
+    #[test]
+    fn erica_plus_by_name_runs_the_queue_control() {
+        let s = settings();
+        let q = |a: &AlgorithmParams| match a {
+            AlgorithmParams::Erica(e) => e.queue_control,
+            _ => None,
+        };
+        assert_eq!(q(&s.algorithm(Which::Erica, 1000.0, false).unwrap()), None);
+        assert_eq!(q(&s.algorithm(Which::EricaPlus, 1000.0, false).unwrap()), Some(s.plus));
+        let on = PortAbrParams { queue_control: Some(s.plus), ..settings() };
+        assert_eq!(q(&on.algorithm(Which::Erica, 1000.0, false).unwrap()), Some(s.plus));
+        assert_eq!(NAMES.iter().find(|n| n.0 == "erica+").map(|n| n.1), Some(Which::EricaPlus));
     }
 
     fn frm(ccr: f64) -> RmRepr {
