@@ -20,6 +20,7 @@ from atmsim.reproduce.dastangoo96 import (TABLE2, Dastangoo96, algorithm, conver
 
 def test_names_of_swept_values():
     assert algorithm('["p7 = erica"]') == "erica"
+    assert algorithm('["p7 = erica+"]') == "erica+"
     assert algorithm('["p3 = efci"]') == "efci"
     assert algorithm('["p5 = eprca"]') == "eprca"
     with pytest.raises(ValueError):
@@ -96,8 +97,10 @@ def test_scenario_files_expand_to_the_studies():
 
     repro = get("dastangoo96")
     points = {e.key: load_sweep(str(repro.scenario_path(e))).points for e in repro.experiments}
-    assert len(points["six-sessions"]) == 6 and len(points["staggered"]) == 6
-    assert len(points["baseline70"]) == 36 and len(points["parking-lot-wan"]) == 3
+    # four algorithms (EFCI, EPRCA-ER, ERICA, ERICA+) x LAN/WAN; the baseline x 2 decrease readings x 3 std
+    assert len(points["six-sessions"]) == 8 and len(points["staggered"]) == 8
+    assert len(points["six-sessions-per-cell"]) == 8
+    assert len(points["baseline70"]) == 48 and len(points["parking-lot-wan"]) == 4
     import atmsim
 
     sc = atmsim.load(str(repro.scenario_path(repro.experiments[3])))  # six sessions
@@ -115,11 +118,42 @@ def test_quick_reproduction_runs_and_writes_every_row(tmp_path):
     with open(out / "comparison.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     quantities = {r["quantity"] for r in rows}
-    for algo in ("EPRCA-EFCI (paper)", "EPRCA-ER", "ERICA"):
+    for algo in ("EPRCA-EFCI (paper)", "EPRCA-ER", "ERICA", "ERICA+"):
         for net in ("LAN", "WAN"):
+            assert f"70-Mb/s sessions: steady egress rate, {net}, {algo}, decrease per-cell" in quantities
             assert f"convergence time, {net}, {algo}" in quantities
             assert f"session D: steady ACR, {net}, {algo}" in quantities
             assert f"70-Mb/s sessions: edge queue at 1.5 s, {net}, {algo}" in quantities
     erica = [r for r in rows if r["quantity"].startswith("session") and "steady ACR" in r["quantity"]
              and r["quantity"].endswith("ERICA")]
     assert len(erica) == 12
+
+
+def test_six_session_band_rows_carry_the_decrease_reading(tmp_path):
+    """The per-cell band run gives the same quantities as the headline, tagged with the
+    reading; shown for EFCI, folded (detail) for the explicit-rate algorithms."""
+    from atmsim.reproduce.dastangoo96 import six_sessions
+
+    rows = []
+    for algo in ("efci", "erica"):
+        for t in (0.25, 0.75, 1.0, 1.5):
+            for i in range(1, 7):
+                acr = 40.0 if i > 3 else 45.0
+                rows += [(0, f"e{i}", "acr", t, acr), (0, f"e{i}", "src_tx_rate", t, 10.32 if i <= 3 else 38.0),
+                         (0, f"e{i}", "edge_q", t, 1000.0 * i)]
+            rows += [(0, f"src{i}", "src_tx_rate", t, 10.0) for i in (1, 2, 3)]
+            rows.append((0, "sw1/p7", "q_len", t, 600.0))
+        df = _series(rows)
+        rows = []
+        df["sw1.abr"] = f'["p7 = {algo}"]'
+        df["l12.length"] = "4000 km"
+        figures, out = six_sessions(df, tmp_path, "dastangoo96", reading="per-cell")
+        assert figures == []
+        by_q = {r.quantity: r for r in out}
+        label = "EPRCA-EFCI (paper)" if algo == "efci" else "ERICA"
+        r = by_q[f"70-Mb/s sessions: steady egress rate, WAN, {label}, decrease per-cell"]
+        assert r.simulated == pytest.approx(38.0) and r.paper_value == 42.0
+        assert by_q[f"10-Mb/s sessions: steady ACR, WAN, {label}, decrease per-cell"].simulated == pytest.approx(45.0)
+        assert by_q[f"70-Mb/s sessions: edge queue at 1.5 s, WAN, {label}, decrease per-cell"].simulated == \
+            pytest.approx(5000.0)
+        assert r.detail == (algo != "efci")

@@ -48,7 +48,7 @@ class Topology:
 
 def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, duration_s: float = 0.6,
                     warmup_s: float = 0.3, delta: float = 0.1, single: bool = False,
-                    erica_plus: bool = False) -> Topology:
+                    erica_plus: bool = False, single_feedback: bool = False) -> Topology:
     """One random topology (reproducible from ``seed``).
 
     ``single``: one trunk between two switches that every session crosses, all
@@ -58,6 +58,9 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
 
     ``erica_plus``: ERICA with ERICA+ queue control (`erica_plus = true`, default
     target delay; use ``target=1.0``, ERICA+ aims at the full line).
+
+    ``single_feedback``: ERICA gives each VC one ER per averaging interval
+    (`single_feedback = true`, 96-1172; docs/models/abr.md).
     """
     rng = np.random.default_rng(seed)
     n_sw = int(rng.integers(2, 9))
@@ -131,6 +134,8 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
                    f"target_utilisation = {target}\ndelta = {delta}\nccr_on_grid = true\n")
             if erica_plus:
                 abr += "erica_plus = true\n"
+            if single_feedback:
+                abr += "single_feedback = true\n"
             if algorithm == "efci":
                 abr += 'efci_threshold = "500 cells"\n'
         comps.append(f'[components.sw{sw}]\nkind = "switch"\nports = {nports[sw]}\n{abr}vcs = {vcs!r}\n'.replace("'", '"'))

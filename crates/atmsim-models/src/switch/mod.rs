@@ -65,7 +65,7 @@ pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "port_framing", ty: ParamType::StrList, default: None, required: false, help: "SONET framing of particular output ports: \"pN = sonet\" (the port's line must be OC-3c or OC-12c: cell slots on the STS-3c/STS-12c frame, idle cells in empty slots; see the link kind's framing)", source: "ITU-T G.707, ANSI T1.105, I.432.2; evans96 (the gateway's transpose inserts idle cells and the SONET overhead)" },
-    ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\" or \"pN = erica\" (settings: the av … qdlf parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
+    ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\", \"pN = erica\" or \"pN = erica+\" (ERICA with the queue control on that port) (settings: the av … qdlf parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
     ParamSpec { name: "buffering", ty: ParamType::Choice(&["output", "input-output"]), default: Some("output"), required: false, help: "where cells wait: \"output\" (output-buffered: a cell goes straight to its output buffer) or \"input-output\" (a receiving buffer per input, a fabric with speedup and arbitration, and the output buffers)", source: "domingo95 sections 2.2, 5 (receiving and transmitting buffers per port, NMA counters at both)" },
     ParamSpec { name: "input_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("64 cells"), required: false, help: "receiving buffer per input port with buffering = \"input-output\" (not given by the papers: a parameter)", source: "not given by the papers; atmsim convention" },
     ParamSpec { name: "speedup", ty: ParamType::Float { min: 1.0, max: 64.0 }, default: Some("1"), required: false, help: "fabric rate / fastest port line rate with buffering = \"input-output\" (1: outputs never receive faster than they send, all loss at the inputs)", source: "not given by the papers; atmsim convention" },
@@ -132,11 +132,11 @@ fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
     }
 }
 
-/// Parses `pN = efci | eprca | erica`.
+/// Parses `pN = efci | eprca | erica | erica+`.
 fn parse_port_abr(entry: &str, ports: usize) -> Result<(usize, Which), String> {
-    let (port, v) = parse_port_setting(entry, ports, "efci, eprca or erica")?;
+    let (port, v) = parse_port_setting(entry, ports, "efci, eprca, erica or erica+")?;
     let v = v.trim_matches('"');
-    ABR_NAMES.iter().find(|n| n.0 == v).map(|n| (port, n.1)).ok_or_else(|| format!("'{v}' is not an ABR algorithm (efci, eprca or erica)"))
+    ABR_NAMES.iter().find(|n| n.0 == v).map(|n| (port, n.1)).ok_or_else(|| format!("'{v}' is not an ABR algorithm (efci, eprca, erica or erica+)"))
 }
 
 /// Parses the translation table.

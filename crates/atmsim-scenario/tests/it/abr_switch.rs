@@ -151,9 +151,9 @@ fn bad_abr_port_settings_name_the_file_line_and_key() {
     let base = text();
     let anchor = "abr = [\"p3 = erica\"]";
     for (bad_value, want) in [
-        ("abr = [\"p3 = wfq\"]", "not an ABR algorithm (efci, eprca or erica)"),
+        ("abr = [\"p3 = wfq\"]", "not an ABR algorithm (efci, eprca, erica or erica+)"),
         ("abr = [\"p9 = erica\"]", "p9 does not exist"),
-        ("abr = [\"p3 erica\"]", "is not \"pN = efci, eprca or erica\""),
+        ("abr = [\"p3 erica\"]", "is not \"pN = efci, eprca, erica or erica+\""),
         ("abr = [\"p3 = efci\"]", "needs efci_threshold"),
     ] {
         let bad = base.replacen(anchor, bad_value, 1);

@@ -26,6 +26,19 @@
 //! share, with `ccr_on_grid` rounded down to the RM cells' rate format as CCR is),
 //! ER = fair share; the cell's ER becomes min(ER in cell, ER, ABR capacity).
 //!
+//! Two options of 96-1172 section 3 (both off by default):
+//!
+//! - `per_vc_ccr` ("per-VC CCR measurement"): a VC's rate is measured at the port —
+//!   its cells in the last interval / the interval's length — instead of read from the
+//!   CCR of its forward RM cells. A source-limited VC sends less than its ACR, and
+//!   its CCR (= ACR) then overstates its load; through VCShare it lifts
+//!   MaxAllocPrevious, and with it every VC at the port.
+//! - `single_feedback` ("one feedback per averaging interval"): a VC's ER is computed
+//!   at its first backward RM cell of an interval and the same value is given to its
+//!   later ones in that interval. Without it, a VC sending several RM cells per
+//!   interval is divided by the same z once per RM cell (its CCR has followed the
+//!   previous ER): CCR/z, CCR/z², … — the compounding the option removes.
+//!
 //! ERICA+ queue control: with the queueing delay Tq = queue length / link rate and
 //! the target delay T0, f = a·T0/((a − 1)·Tq + T0) for Tq ≤ T0 (above 1: an empty
 //! queue lets the sources fill the link) and f = max(QDLF, b·T0/((b − 1)·Tq + T0))
@@ -90,6 +103,10 @@ pub struct EricaParams {
     /// Judge "CCR below the fair share" with the fair share rounded down to the RM
     /// cells' rate format (the grid CCR is carried on); false: exactly.
     pub ccr_on_grid: bool,
+    /// Measure each VC's rate over the interval instead of reading CCR (96-1172).
+    pub per_vc_ccr: bool,
+    /// One ER per VC per averaging interval (96-1172).
+    pub single_feedback: bool,
 }
 
 impl EricaParams {
@@ -145,6 +162,13 @@ pub struct Erica {
     active: BTreeSet<u32>,
     /// CCR of each VC's last forward RM cell (cells/s); looked up, never iterated.
     ccr: HashMap<u32, f64>,
+    /// `per_vc_ccr`: each VC's cells in the current interval (drained at its end,
+    /// each entry on its own: the order does not matter).
+    vc_cells: HashMap<u32, u64>,
+    /// `per_vc_ccr`: each VC's rate measured over the last interval (cells/s).
+    measured: HashMap<u32, f64>,
+    /// `single_feedback`: the interval (count) each VC was last given an ER in, and it.
+    given: HashMap<u32, (u64, f64)>,
     measure: Option<Measure>,
     max_alloc_prev: f64,
     max_alloc_cur: f64,
@@ -154,7 +178,7 @@ pub struct Erica {
 
 impl Erica {
     pub fn new(p: EricaParams) -> Erica {
-        Erica { p, start: SimTime::ZERO, cells: 0, other: 0, active: BTreeSet::new(), ccr: HashMap::new(), measure: None, max_alloc_prev: 0.0, max_alloc_cur: 0.0, intervals: 0 }
+        Erica { p, start: SimTime::ZERO, cells: 0, other: 0, active: BTreeSet::new(), ccr: HashMap::new(), vc_cells: HashMap::new(), measured: HashMap::new(), given: HashMap::new(), measure: None, max_alloc_prev: 0.0, max_alloc_cur: 0.0, intervals: 0 }
     }
 
     pub fn measure(&self) -> Option<Measure> {
@@ -183,6 +207,9 @@ impl Erica {
         self.measure = Some(Measure { capacity, z, active, fair_share, non_abr });
         self.max_alloc_prev = self.max_alloc_cur;
         self.max_alloc_cur = fair_share;
+        if self.p.per_vc_ccr {
+            self.measured = self.vc_cells.drain().map(|(vc, n)| (vc, per_s(n))).collect();
+        }
         self.start = now;
         self.cells = 0;
         self.other = 0;
@@ -195,6 +222,9 @@ impl Erica {
     pub fn on_cell(&mut self, now: SimTime, vc: u32, queue_len: u64) {
         self.cells += 1;
         self.active.insert(vc);
+        if self.p.per_vc_ccr {
+            *self.vc_cells.entry(vc).or_insert(0) += 1;
+        }
         self.end_interval_if_due(now, queue_len);
     }
 
@@ -215,7 +245,15 @@ impl Erica {
     pub fn on_backward_rm(&mut self, now: SimTime, vc: u32, rm: &mut RmRepr, queue_len: u64) {
         self.end_interval_if_due(now, queue_len);
         let Some(m) = self.measure else { return };
-        let ccr = self.ccr.get(&vc).copied().unwrap_or(0.0);
+        if self.p.single_feedback {
+            if let Some(&(k, er)) = self.given.get(&vc) {
+                if k == self.intervals {
+                    rm.er = rm.er.min(RmRate::from_cells_per_s(er));
+                    return;
+                }
+            }
+        }
+        let ccr = if self.p.per_vc_ccr { self.measured.get(&vc).copied().unwrap_or(0.0) } else { self.ccr.get(&vc).copied().unwrap_or(0.0) };
         let vc_share = if m.z > 0.0 { ccr / m.z } else { f64::INFINITY };
         let mut er = if m.z > 1.0 + self.p.delta { m.fair_share.max(vc_share) } else { m.fair_share.max(vc_share).max(self.max_alloc_prev) };
         self.max_alloc_cur = self.max_alloc_cur.max(er.min(m.capacity));
@@ -226,8 +264,11 @@ impl Erica {
         if er > m.fair_share && ccr < fair_share {
             er = m.fair_share;
         }
-        let er = RmRate::from_cells_per_s(er.min(m.capacity));
-        rm.er = rm.er.min(er);
+        let er = er.min(m.capacity);
+        if self.p.single_feedback {
+            self.given.insert(vc, (self.intervals, er));
+        }
+        rm.er = rm.er.min(RmRate::from_cells_per_s(er));
     }
 }
 
@@ -238,7 +279,7 @@ mod tests {
     const MS: u64 = 1_000_000_000;
 
     fn p() -> EricaParams {
-        EricaParams { link_rate: 1000.0, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(100 * MS)), delta: 0.1, queue_control: None, ccr_on_grid: false }
+        EricaParams { link_rate: 1000.0, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(100 * MS)), delta: 0.1, queue_control: None, ccr_on_grid: false, per_vc_ccr: false, single_feedback: false }
     }
 
     fn brm(er: f64) -> RmRepr {
@@ -278,6 +319,81 @@ mod tests {
             // 128.5 → VCShare 257 = 256·(1 + 2/512), on the grid.
             let want = if on_grid { 257.0 } else { 128.5 };
             assert_eq!(b.er.cells_per_s(), want, "ccr_on_grid = {on_grid}");
+        }
+    }
+
+    /// `per_vc_ccr`: VC 1 claims CCR 600 cells/s but sent 20 cells in the 100 ms
+    /// interval (200 cells/s, source-limited); VC 2 sent 70 (700 cells/s). z = 90/90 =
+    /// 1 (not above 1 + δ); fair share 450. From CCR, VC 1's VCShare is 600 and lifts
+    /// MaxAllocCurrent to 600; measured, its VCShare is 200 (ER = the fair share) and
+    /// MaxAllocCurrent stays at VC 2's 700. A VC with no cell in the interval is
+    /// measured at 0.
+    #[test]
+    fn per_vc_ccr_measures_the_rate_not_the_claim() {
+        for per_vc in [false, true] {
+            let mut e = Erica::new(EricaParams { per_vc_ccr: per_vc, ..p() });
+            e.on_forward_rm(1, &frm(600.0));
+            e.on_forward_rm(2, &frm(700.0));
+            for k in 0..90u64 {
+                let vc = if k % 9 < 2 { 1 } else { 2 };
+                e.on_cell(SimTime(k * 100 * MS / 90 + 1), vc, 0);
+            }
+            e.on_cell(SimTime(100 * MS), 2, 0);
+            let m = e.measure().unwrap();
+            assert!((m.z - 91.0 * 10.0 / 900.0).abs() < 1e-12, "{m:?}");
+            let mut b1 = brm(4096.0);
+            e.on_backward_rm(SimTime(100 * MS), 1, &mut b1, 0);
+            // CCR 600/z or 200/z (z = 1.0111): the latter is below the fair share 450.
+            let want1 = if per_vc { RmRate::from_cells_per_s(450.0) } else { RmRate::from_cells_per_s(600.0 / m.z) };
+            assert_eq!(b1.er, want1, "per_vc_ccr = {per_vc}");
+            let mut b2 = brm(4096.0);
+            e.on_backward_rm(SimTime(100 * MS), 2, &mut b2, 0);
+            // VC 2: 71 cells measured (710/z = 702.2) or CCR 700/z = 692.3.
+            let want2 = if per_vc { 710.0 / m.z } else { 700.0 / m.z };
+            assert_eq!(b2.er, RmRate::from_cells_per_s(want2), "per_vc_ccr = {per_vc}");
+            // Next interval: only VC 2 sends (90 cells, z = 1, fair share 900).
+            for k in 0..89u64 {
+                e.on_cell(SimTime(100 * MS + k * 100 * MS / 89 + 1), 2, 0);
+            }
+            e.on_cell(SimTime(200 * MS), 2, 0);
+            let mut b3 = brm(4096.0);
+            e.on_backward_rm(SimTime(200 * MS), 3, &mut b3, 0);
+            // VC 3 never sent: measured 0 (or no CCR): ER = max(fair share 900,
+            // MaxAllocPrevious) = 900, the capacity, either way.
+            assert_eq!(b3.er, RmRate::from_cells_per_s(900.0));
+        }
+    }
+
+    /// `single_feedback`: in one interval z = 2; VC 1 at CCR 1600 gets 800 at its
+    /// first backward RM cell. Its source follows (forward RM cell with CCR 800) and a
+    /// second backward RM cell in the same interval gets 800 again with the option,
+    /// 800/2 = 400 → the fair share 450 without it (divided by z twice).
+    #[test]
+    fn single_feedback_gives_one_er_per_interval() {
+        for single in [false, true] {
+            let mut e = Erica::new(EricaParams { single_feedback: single, ..p() });
+            e.on_forward_rm(1, &frm(1536.0));
+            load(&mut e, 0, 179, &[1, 2]);
+            e.on_cell(SimTime(100 * MS), 2, 0);
+            assert_eq!(e.measure().unwrap().z, 2.0);
+            let mut b1 = brm(4096.0);
+            e.on_backward_rm(SimTime(100 * MS + 1), 1, &mut b1, 0);
+            assert_eq!(b1.er.cells_per_s(), 768.0);
+            e.on_forward_rm(1, &frm(768.0));
+            let mut b2 = brm(4096.0);
+            e.on_backward_rm(SimTime(100 * MS + 2), 1, &mut b2, 0);
+            let want = if single { RmRate::from_cells_per_s(768.0) } else { RmRate::from_cells_per_s(450.0) };
+            assert_eq!(b2.er, want, "single_feedback = {single}");
+            // A lower ER already in the cell still wins.
+            let mut b3 = brm(100.0);
+            e.on_backward_rm(SimTime(100 * MS + 3), 1, &mut b3, 0);
+            assert_eq!(b3.er.cells_per_s(), 100.0);
+            // The next interval computes afresh: z = 1 → ER = max(450, 768, MaxAllocPrevious).
+            load(&mut e, 100, 89, &[1, 2]);
+            e.on_cell(SimTime(200 * MS), 2, 0);
+            let mut b4 = brm(4096.0);
+            e.on_backward_rm(SimTime(200 * MS), 1, &mut b4, 0);
+            assert!(b4.er.cells_per_s() >= 767.0, "{:?}", b4.er.cells_per_s());
         }
     }
 

@@ -89,7 +89,7 @@ fn run(n: usize, p: AbrParams, mut port: Port, secs: f64) -> Run {
 
 #[test]
 fn erica_shares_a_bottleneck_fairly_between_two_greedy_sources() {
-    let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(1_000_000_000)), delta: 0.1, queue_control: None, ccr_on_grid: false });
+    let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Time(SimDuration(1_000_000_000)), delta: 0.1, queue_control: None, ccr_on_grid: false, per_vc_ccr: false, single_feedback: false });
     let r = run(2, tm40(), Port::Erica(e), 2.0);
     // Max-min: each gets half of the 90% target, 45,000 cells/s.
     for acr in &r.mean_acr {
@@ -99,7 +99,7 @@ fn erica_shares_a_bottleneck_fairly_between_two_greedy_sources() {
 
 #[test]
 fn erica_shares_among_three() {
-    let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Cells(100), delta: 0.1, queue_control: None, ccr_on_grid: false });
+    let e = Erica::new(EricaParams { link_rate: LINK, target_utilisation: 0.9, averaging: Averaging::Cells(100), delta: 0.1, queue_control: None, ccr_on_grid: false, per_vc_ccr: false, single_feedback: false });
     let r = run(3, tm40(), Port::Erica(e), 2.0);
     for acr in &r.mean_acr {
         assert!((acr / 30_000.0 - 1.0).abs() < 0.05, "ACR {acr} cells/s, fair share 30,000");

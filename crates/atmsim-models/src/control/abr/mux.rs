@@ -41,7 +41,7 @@ use crate::payload::Payload;
 use crate::series::KindSeries;
 
 pub const PARAMS: [ParamSpec; 1] = [
-    ParamSpec { name: "algorithm", ty: ParamType::Choice(&["efci", "eprca", "erica"]), default: None, required: true, help: "switch algorithm: EFCI marking (needs efci_threshold), EPRCA explicit rate with intelligent marking, or ERICA", source: "issue 15; dastangoo96 (EFCI), 94-0735R1 (EPRCA), 96-1172 (ERICA)" },
+    ParamSpec { name: "algorithm", ty: ParamType::Choice(&["efci", "eprca", "erica", "erica+"]), default: None, required: true, help: "switch algorithm: EFCI marking (needs efci_threshold), EPRCA explicit rate with intelligent marking, ERICA, or ERICA+ (ERICA with the queue control, as erica with erica_plus = true)", source: "issue 15; dastangoo96 (EFCI), 94-0735R1 (EPRCA), 96-1172 (ERICA)" },
 ];
 
 pub const PROBES: [ProbeSpec; 1] = [

@@ -24,7 +24,7 @@ const EPRCA_SRC: &str = "Roberts, ATM Forum 94-0735R1 (EPRCA), 1994";
 const ERICA_PLUS_SRC: &str = "Jain et al., ATM Forum 95-1346 (ERICA+) and 96-1172 section 6; Vandalore et al., queue control functions, 1998";
 
 /// The algorithms' parameters (everything but the choice of algorithm).
-pub const PARAMS: [ParamSpec; 17] = [
+pub const PARAMS: [ParamSpec; 19] = [
     ParamSpec { name: "av", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.0625"), required: false, help: "EPRCA: averaging factor of MACR (1/16)", source: EPRCA_SRC },
     ParamSpec { name: "dpf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.875"), required: false, help: "EPRCA: down-pressure factor, fair share = DPF·MACR (7/8)", source: EPRCA_SRC },
     ParamSpec { name: "mrf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.25"), required: false, help: "EPRCA: major reduction factor above dqt (1/4)", source: EPRCA_SRC },
@@ -41,6 +41,8 @@ pub const PARAMS: [ParamSpec; 17] = [
     ParamSpec { name: "target_delay", ty: ParamType::Time, default: Some("0.5 ms"), required: false, help: "ERICA+: target queueing delay T0 (f = 1 at Tq = T0)", source: "atmsim convention: 0.5 ms (about 177 OC-3c cells); 95-1346 makes T0 a parameter (value not in the seeds)" },
     ParamSpec { name: "queue_a", ty: ParamType::Float { min: 1.0, max: 10.0 }, default: Some("1.15"), required: false, help: "ERICA+: f = a·T0/((a − 1)·Tq + T0) for Tq ≤ T0 (f(0) = a)", source: ERICA_PLUS_SRC },
     ParamSpec { name: "queue_b", ty: ParamType::Float { min: 1.0, max: 10.0 }, default: Some("1.05"), required: false, help: "ERICA+: f = b·T0/((b − 1)·Tq + T0) for Tq > T0", source: ERICA_PLUS_SRC },
+    ParamSpec { name: "per_vc_ccr", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: measure each VC's rate at the port (its cells in the last averaging interval / the interval) instead of reading the CCR of its forward RM cells (a source-limited VC's CCR overstates its rate)", source: "Jain et al., ATM Forum 96-1172, section 3 (per-VC CCR measurement option)" },
+    ParamSpec { name: "single_feedback", ty: ParamType::Bool, default: Some("false"), required: false, help: "ERICA: one ER per VC per averaging interval: the first backward RM cell of the VC in an interval computes it, the later ones get the same value", source: "Jain et al., ATM Forum 96-1172, section 3 (single feedback in an averaging interval)" },
     ParamSpec { name: "qdlf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.5"), required: false, help: "ERICA+: queue drain limit factor, f never below it", source: "Vandalore et al. 1998 (\"typically QDLF = 0.5\")" },
 ];
 
@@ -52,13 +54,18 @@ pub const PROBES: [ProbeSpec; 3] = [
 ];
 
 /// The algorithm names, as a component's parameters spell them.
-pub const NAMES: [(&str, Which); 3] = [("efci", Which::Efci), ("eprca", Which::Eprca), ("erica", Which::Erica)];
+/// `erica+`: ERICA with ERICA+ queue control on this port (its `target_delay`,
+/// `queue_a`, `queue_b`, `qdlf`), whatever `erica_plus` says — so one switch can run
+/// ERICA on one port and ERICA+ on another, and a sweep can put ERICA+ beside the
+/// others on one axis.
+pub const NAMES: [(&str, Which); 4] = [("efci", Which::Efci), ("eprca", Which::Eprca), ("erica", Which::Erica), ("erica+", Which::EricaPlus)];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
     Efci,
     Eprca,
     Erica,
+    EricaPlus,
 }
 
 /// [`PARAMS`] bound: EPRCA's and ERICA's settings (ERICA's line rate is the port's).
@@ -73,11 +80,21 @@ pub struct PortAbrParams {
     pub averaging_cells: Option<u64>,
     /// ERICA+ queue control (None: plain ERICA).
     pub queue_control: Option<QueueControl>,
+    pub per_vc_ccr: bool,
+    pub single_feedback: bool,
+    /// The queue control an `erica+` port runs (bound whether or not `erica_plus`).
+    pub plus: QueueControl,
 }
 
 impl PortAbrParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        let plus = QueueControl {
+            target_delay: p.need("target_delay", Params::time)?,
+            a: p.need("queue_a", Params::float)?,
+            b: p.need("queue_b", Params::float)?,
+            qdlf: p.need("qdlf", Params::float)?,
+        };
         Ok(PortAbrParams {
             eprca: EprcaParams {
                 av: p.need("av", Params::float)?,
@@ -93,15 +110,13 @@ impl PortAbrParams {
             delta: p.need("delta", Params::float)?,
             ccr_on_grid: p.need("ccr_on_grid", Params::bool)?,
             averaging_cells: p.opt("averaging_cells", Params::cells)?,
+            per_vc_ccr: p.need("per_vc_ccr", Params::bool)?,
+            single_feedback: p.need("single_feedback", Params::bool)?,
             queue_control: match p.need("erica_plus", Params::bool)? {
                 false => None,
-                true => Some(QueueControl {
-                    target_delay: p.need("target_delay", Params::time)?,
-                    a: p.need("queue_a", Params::float)?,
-                    b: p.need("queue_b", Params::float)?,
-                    qdlf: p.need("qdlf", Params::float)?,
-                }),
+                true => Some(plus),
             },
+            plus,
         })
     }
 
@@ -112,13 +127,14 @@ impl PortAbrParams {
             Which::Efci if !efci_threshold => Err(ParamIssue::new("algorithm", "algorithm = \"efci\" needs efci_threshold (dastangoo96: \"500 cells\")")),
             Which::Efci => Ok(AlgorithmParams::Efci),
             Which::Eprca => self.eprca.validate().map(|()| AlgorithmParams::Eprca(self.eprca)),
-            Which::Erica => {
+            Which::Erica | Which::EricaPlus => {
+                let queue_control = if which == Which::EricaPlus { Some(self.plus) } else { self.queue_control };
                 let averaging = match self.averaging_cells {
                     Some(n) => Averaging::Cells(n),
                     None if self.averaging == SimDuration::ZERO => return Err(ParamIssue::new("averaging", "the averaging interval must be longer than 0 s")),
                     None => Averaging::Time(self.averaging),
                 };
-                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control: self.queue_control, ccr_on_grid: self.ccr_on_grid };
+                let e = EricaParams { link_rate, target_utilisation: self.target_utilisation, averaging, delta: self.delta, queue_control, ccr_on_grid: self.ccr_on_grid, per_vc_ccr: self.per_vc_ccr, single_feedback: self.single_feedback };
                 e.validate().map(|()| AlgorithmParams::Erica(e))
             }
         }
@@ -287,7 +303,26 @@ mod tests {
             ccr_on_grid: false,
             averaging_cells: None,
             queue_control: None,
+            per_vc_ccr: false,
+            single_feedback: false,
+            plus: QueueControl { target_delay: SimDuration(MS), a: 1.15, b: 1.05, qdlf: 0.5 },
         }
+    }
+
+    /// `erica+` runs the queue control on its port whatever `erica_plus` says;
+    /// `erica` runs it only with `erica_plus`.
+    #[test]
+    fn erica_plus_by_name_runs_the_queue_control() {
+        let s = settings();
+        let q = |a: &AlgorithmParams| match a {
+            AlgorithmParams::Erica(e) => e.queue_control,
+            _ => None,
+        };
+        assert_eq!(q(&s.algorithm(Which::Erica, 1000.0, false).unwrap()), None);
+        assert_eq!(q(&s.algorithm(Which::EricaPlus, 1000.0, false).unwrap()), Some(s.plus));
+        let on = PortAbrParams { queue_control: Some(s.plus), ..settings() };
+        assert_eq!(q(&on.algorithm(Which::Erica, 1000.0, false).unwrap()), Some(s.plus));
+        assert_eq!(NAMES.iter().find(|n| n.0 == "erica+").map(|n| n.1), Some(Which::EricaPlus));
     }
 
     fn frm(ccr: f64) -> RmRepr {
