@@ -293,7 +293,8 @@ impl HostParams {
             Some(0) => return Err(ParamIssue::new("credit_window", "0 cells: a VC without credit never sends; give 1 cell or more")),
             Some(w) => {
                 let mut vcis = Vec::new();
-                let labels = conns.iter().map(|c| c.out_vc).chain(self.vc.filter(|_| self.app != AppKind::None));
+                // The TCP connections' VCs and the one ping, UDP and echo replies use.
+                let labels = conns.iter().map(|c| c.out_vc).chain(self.vc);
                 for l in labels {
                     let vci = (l >> 16 == 0 && (1..=u32::from(atmsim_wire::credit::MAX_VCI)).contains(&(l & 0xffff))).then_some((l & 0xffff) as u16);
                     let vci = vci.ok_or_else(|| ParamIssue::new("credit_window", format!("the host sends on {}, which a credit entry cannot name; credit-controlled VCs need VPI 0 and a VCI from 1 to 4095", crate::cell::vc_name(l))))?;
@@ -480,7 +481,9 @@ impl Host {
     fn enter_interface(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
         let Some(g) = self.gate.as_mut() else { return self.nic.accept(cell, ctx) };
         if let Err(c) = g.enqueue(cell) {
-            return ctx.fail(format!("host: a cell on {} is not one of the credit-controlled VCs", crate::cell::vc_name(c.vc)));
+            // Not a VC the host was told to send on (an echo reply of a host without
+            // `vc`, on label 0): sent without credit, as the adapter has none for it.
+            return self.nic.accept(c, ctx);
         }
         if let Some(at) = g.wake(ctx.now) {
             ctx.schedule_at(at, TAG_GATE);
