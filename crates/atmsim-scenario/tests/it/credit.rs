@@ -477,3 +477,39 @@ fn bad_built_in_credit_parameters_name_the_file_line_and_key() {
         assert!(e.starts_with(&format!("bad.toml:{line}: ")), "{e}");
     }
 }
+
+/// A host with `credit_window` gates every VC it was told to send on (its TCP
+/// connections' and its `vc`): echo replies on `vc` wait for credit like the data and
+/// arrive; a host without `vc` answers on label 0, which no credit covers, so those
+/// replies go out without credit instead of stopping the run (here the switch has no
+/// route for label 0 and drops them).
+#[test]
+fn a_credit_controlled_host_gates_its_echo_replies_on_its_vc_and_passes_other_labels() {
+    let text = std::fs::read_to_string(format!("{}/../../scenarios/evans96/mismatch_credit_builtin.toml", env!("CARGO_MANIFEST_DIR"))).expect("read");
+    let ping = [
+        ("scenario.duration", "\"0.5 s\""),
+        ("scenario.warmup", "\"0 s\""),
+        ("sparc.app", "\"ping\""),
+        ("sparc.vc", "300"),
+        ("sparc.interval", "\"10 ms\""),
+        ("sparc.start", "\"0.1 s\""),
+        ("sparc.count", "30"),
+    ];
+    for dec_vc in [None, Some("300")] {
+        let mut over: Vec<(String, String)> = ping.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        over.push(("sw.vcs".into(), "[\"p1:100 -> p2:100\", \"p2:200 -> p1:200\", \"p2:300 -> p1:300\", \"p1:300 -> p2:300\"]".into()));
+        if let Some(v) = dec_vc {
+            over.push(("dec.vc".into(), v.into()));
+        }
+        let sc = Scenario::from_text(&text, "mismatch_credit_builtin.toml").expect("load").with_overrides(&over).expect("override");
+        let r = run(&sc, 0);
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+        let (replies, no_route) = (probe(&r, "sparc", "ping_rx", "count"), probe(&r, "sw/p1", "sw_no_route_cells", "count"));
+        // Cells the adapter sent, and those it sent with credit.
+        let (sent, gated) = (probe(&r, "dec/nic", "q_tx_cells", "count"), probe(&r, "dec/nic", "credit_sent_cells", "count"));
+        match dec_vc {
+            None => assert!(replies == 0.0 && no_route > 0.0 && sent > gated, "replies on label 0 left without credit: {replies} back, {no_route} unrouted, {sent} sent, {gated} with credit"),
+            Some(_) => assert!(replies >= 25.0 && no_route == 0.0 && sent == gated, "replies on VC 300 waited for credit and arrived: {replies} back, {sent} sent, {gated} with credit"),
+        }
+    }
+}
