@@ -68,3 +68,21 @@ def test_sonet_framing_needs_a_sonet_line(cli, write_scenario, old, new, key):
         text = text.replace('port_phy = ["p5 = OC-12c"]\n', "", 1)
     path = write_scenario(text, "framing.toml")
     assert_one_line_error(cli("run", str(path)), 2, contains=[key, "OC-12c"])
+
+
+SWITCHED = (ROOT / "scenarios" / "examples" / "credit_switch.toml").read_text()
+MAGIC_BUILTIN = (ROOT / "scenarios" / "evans96" / "mismatch_credit_builtin.toml").read_text()
+
+
+@pytest.mark.parametrize("text, old, new, key, valid", [
+    (SWITCHED, 'credit_out = ["p2 = 256 cells"]', 'credit_out = ["p2 = 0 cells"]', "components.up.credit_out", "1 cell or more"),
+    (SWITCHED, 'credit_in = ["p1"]', 'credit_in = ["p7"]', "components.down.credit_in", "p1"),
+    (MAGIC_BUILTIN, 'credit_window = "256 cells"', 'credit_window = "0 cells"', "components.dec.credit_window", "1 cell or more"),
+])
+def test_built_in_credit_out_of_range(cli, write_scenario, text, old, new, key, valid):
+    # Credit control built into the switch and the host: the same one-line errors.
+    bad = text.replace(old, new, 1)
+    assert new in bad
+    path = write_scenario(bad, "built_in.toml")
+    err = assert_one_line_error(cli("run", str(path)), 2, contains=[key, valid])
+    assert "built_in.toml:" in err

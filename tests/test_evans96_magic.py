@@ -71,3 +71,15 @@ def test_the_figure_is_drawn(magic):
     out, figures, _ = magic
     fig = next(f for f in figures if f.key == "magic_three_ways")
     assert (Path(out) / fig.png).stat().st_size > 1000
+
+
+def test_the_built_in_credit_control_gives_the_component_forms_throughput(magic):
+    # The same case with the credit control inside the host and the switch
+    # (mismatch_credit_builtin.toml): the credit loop sets the rate either way.
+    _, _, rows = magic
+    built = rows["TCP throughput, one stream, credit flow control built into the host adapter and the switch "
+                 "(window = switch buffer = 256 cells)"]
+    parts = rows["TCP throughput, one stream, hop-by-hop credit flow control (window = switch buffer = 256 cells per VC)"]
+    assert built.paper_value is None
+    assert 0.98 * BOUND_256 <= built.simulated <= BOUND_256
+    assert abs(built.simulated - parts.simulated) < 0.01 * parts.simulated, (built, parts)

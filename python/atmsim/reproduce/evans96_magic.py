@@ -34,6 +34,8 @@ from atmsim.stats import CONFIDENCE
 
 KEY = "magic-credit"
 KEY2 = "two-streams-credit"
+#: The one-stream credit case with the control built into the host and the switch.
+KEY_BUILTIN = "magic-credit-builtin"
 UNPACED, PACED = "one-stream", "one-stream-paced"
 #: (experiment, label, paper throughput Mb/s or None, the bottleneck port, its VCs'
 #: components): the six cases side by side.
@@ -69,7 +71,10 @@ BASE = (Experiment(KEY, "mismatch_credit.toml",
                    "one stream, hop-by-hop credit flow control (window = switch buffer = 256 cells)"),
         Experiment(KEY2, "two_streams_credit.toml",
                    "two streams, hop-by-hop credit flow control on the WAN hop (window = switch buffer = 256 "
-                   "cells per VC)"))
+                   "cells per VC)"),
+        Experiment(KEY_BUILTIN, "mismatch_credit_builtin.toml",
+                   "one stream, credit flow control built into the DEC's adapter (credit_window) and the switch "
+                   "(credit_in): no credit components"))
 #: The experiments evans96 runs for this part.
 EXPERIMENTS = BASE + variant_experiments(BASE, VARIANTS)
 
@@ -131,6 +136,13 @@ def analyse(by_key: Mapping[str, ExperimentResult], out_dir: Path, name: str) ->
                                  f"{streams * window_bound_mbps(256):.2f} Mb/s")
         row, _ = band_and_ablation(row, key, read, by_key, VARIANTS)
         rows.append(row)
+    built, parts = _thr(by_key.get(KEY_BUILTIN)), _thr(by_key.get(KEY))
+    if built is not None:
+        same = f"the component form (credit_sender, credit_buffer): {parts[0]:.2f} Mb/s; " if parts else ""
+        rows.append(ComparisonRow(KEY_BUILTIN, "TCP throughput, one stream, credit flow control built into the host "
+                                  "adapter and the switch (window = switch buffer = 256 cells)", "Mb/s", *built,
+                                  note=f"prediction; {same}window / round trip: {window_bound_mbps(256):.2f} Mb/s",
+                                  detail=True))
     for w in SWEEP:
         t = _thr(by_key.get(f"{KEY}~w-{w}"))
         if t is not None:

@@ -53,6 +53,7 @@ use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime, Stream};
 
 use crate::aal::sar::{Pdu, Segmenter, VcReassembly};
 use crate::cell::Cell;
+use crate::control::credit::CreditGate;
 use crate::control::pacer::Pacer;
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -71,7 +72,8 @@ use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::udp::UdpRepr;
 use tcp::Segment;
 
-pub const PARAMS: [ParamSpec; 18] = [
+pub const PARAMS: [ParamSpec; 19] = [
+    ParamSpec { name: "credit_window", ty: ParamType::Size, default: None, required: false, help: "hop-by-hop credit flow control on the adapter: each VC the host sends on starts with this many credits (cells; the downstream node's buffer for it) and sends a cell only while it holds credit; credit cells arriving on 'in' feed the credit (one entry per cell cycle); VCs need VPI 0, VCI 1 ... 4095; default: no credit control", source: "evans96 (credit flow control, the upstream node's linecard); the window is atmsim convention" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate limit of the adapter (cells spaced at this rate); default: none, cells of a PDU leave back to back", source: "domingo95 section 4 (drivers should limit the peak rate)" },
@@ -119,6 +121,8 @@ const TAG_CPU: u32 = 4;
 const TAG_SLOW: u32 = 5;
 const TAG_FAST: u32 = 6;
 const TAG_TCP_START: u32 = 7;
+/// The adapter's credit gate's cell cycle.
+const TAG_GATE: u32 = 8;
 /// Adapter pacers: `TAG_PACER + i`.
 const TAG_PACER: u32 = 1 << 16;
 /// Fine TCP timers of connection `i`: `TAG_CONN + i`.
@@ -166,6 +170,8 @@ pub struct Host {
     pacers: Vec<Pacer>,
     /// The interface.
     nic: Transmitter,
+    /// Credit flow control in front of the interface (None: none).
+    gate: Option<Box<CreditGate>>,
     since: SimTime,
 }
 
@@ -206,6 +212,8 @@ pub struct HostParams {
     pub stop: Option<SimDuration>,
     pub reply: bool,
     pub tcp: TcpParams,
+    /// Credits each VC starts with (None: no credit flow control).
+    pub credit_window: Option<u64>,
 }
 
 /// What the parameters come to once checked against each other.
@@ -216,6 +224,8 @@ struct Resolved {
     udp_gap: Option<SimDuration>,
     tcp_cfg: tcp::Config,
     conns: Vec<Conn>,
+    /// The credit gate's window and VCIs.
+    credit: Option<(u64, Vec<u16>)>,
 }
 
 impl HostParams {
@@ -240,6 +250,7 @@ impl HostParams {
             stop: p.opt("stop", Params::time)?,
             reply: p.need("reply", Params::bool)?,
             tcp: TcpParams::bind(p)?,
+            credit_window: p.opt("credit_window", Params::cells)?,
         })
     }
 
@@ -277,7 +288,24 @@ impl HostParams {
         }
         let tcp_cfg = self.tcp.config(mtu)?;
         let conns = self.tcp.conns(&tcp_cfg)?;
-        Ok(Resolved { rate, mtu, length, udp_gap, tcp_cfg, conns })
+        let credit = match self.credit_window {
+            None => None,
+            Some(0) => return Err(ParamIssue::new("credit_window", "0 cells: a VC without credit never sends; give 1 cell or more")),
+            Some(w) => {
+                let mut vcis = Vec::new();
+                // The TCP connections' VCs and the one ping, UDP and echo replies use.
+                let labels = conns.iter().map(|c| c.out_vc).chain(self.vc);
+                for l in labels {
+                    let vci = (l >> 16 == 0 && (1..=u32::from(atmsim_wire::credit::MAX_VCI)).contains(&(l & 0xffff))).then_some((l & 0xffff) as u16);
+                    let vci = vci.ok_or_else(|| ParamIssue::new("credit_window", format!("the host sends on {}, which a credit entry cannot name; credit-controlled VCs need VPI 0 and a VCI from 1 to 4095", crate::cell::vc_name(l))))?;
+                    if !vcis.contains(&vci) {
+                        vcis.push(vci);
+                    }
+                }
+                Some((w, vcis))
+            }
+        };
+        Ok(Resolved { rate, mtu, length, udp_gap, tcp_cfg, conns, credit })
     }
 }
 
@@ -301,7 +329,7 @@ fn emit_wire(c: &Cell, h: &Payload, ctx: &mut Cx<'_>) {
 
 impl Host {
     pub fn new(params: HostParams, flow: u32, rng: Stream, mut timer_rng: Stream) -> Result<Self, ParamIssue> {
-        let Resolved { rate, mtu, length, udp_gap, tcp_cfg, mut conns } = params.resolve()?;
+        let Resolved { rate, mtu, length, udp_gap, tcp_cfg, mut conns, credit } = params.resolve()?;
         let mut pacers = Vec::new();
         for c in conns.iter_mut() {
             if let Some(r) = c.pace {
@@ -347,6 +375,8 @@ impl Host {
             tcp_start: SimTime::ZERO.plus(params.tcp.tcp_start),
             pacers,
             nic: Transmitter::with(rate, CellBuffer::fifo(None), SimDuration::ZERO, 0, TAG_NIC),
+            // The gate's cell cycle is the interface's (its peak rate when one is set).
+            gate: credit.map(|(w, vcis)| Box::new(CreditGate::new(rate, &vcis, w))),
             since: SimTime::ZERO,
         })
     }
@@ -432,7 +462,7 @@ impl Host {
                 }
                 match p.pacer {
                     Some(k) => self.pacers[k as usize].enqueue(c, TAG_PACER + k as u32, ctx),
-                    None => self.nic.accept(c, ctx),
+                    None => self.enter_interface(c, ctx),
                 }
             }
         }
@@ -442,7 +472,49 @@ impl Host {
     fn pacer_release(&mut self, i: usize, ctx: &mut Cx<'_>) {
         let Some(p) = self.pacers.get_mut(i) else { return };
         if let Some(cell) = p.release(TAG_PACER + i as u32, ctx) {
+            self.enter_interface(cell, ctx);
+        }
+    }
+
+    /// A cell for the interface, through the credit gate if there is one.
+    #[inline]
+    fn enter_interface(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        let Some(g) = self.gate.as_mut() else { return self.nic.accept(cell, ctx) };
+        if let Err(c) = g.enqueue(cell) {
+            // Not a VC the host was told to send on (an echo reply of a host without
+            // `vc`, on label 0): sent without credit, as the adapter has none for it.
+            return self.nic.accept(c, ctx);
+        }
+        if let Some(at) = g.wake(ctx.now) {
+            ctx.schedule_at(at, TAG_GATE);
+        }
+    }
+
+    /// The gate's cell cycle: the cell it may send goes to the interface.
+    fn gate_slot(&mut self, ctx: &mut Cx<'_>) {
+        let Some(g) = self.gate.as_mut() else { return };
+        let (cell, next) = g.on_slot();
+        if let Some(at) = next {
+            ctx.schedule_at(at, TAG_GATE);
+        }
+        if let Some(cell) = cell {
             self.nic.accept(cell, ctx);
+        }
+    }
+
+    /// A credit cell arrived: its entries feed the gate (`--check-wire` round-trips it).
+    #[cold]
+    fn credit_input(&mut self, cell: &Cell, credit: &atmsim_wire::credit::CreditCellRepr, ctx: &mut Cx<'_>) {
+        if ctx.store().check.on {
+            match wirecheck::check_credit_cell(cell, credit) {
+                Ok(()) => ctx.store().check.checked += 1,
+                Err(e) => return ctx.fail(e),
+            }
+        }
+        let Some(g) = self.gate.as_mut() else { return };
+        g.on_credit(cell.flow, credit.entries());
+        if let Some(at) = g.wake(ctx.now) {
+            ctx.schedule_at(at, TAG_GATE);
         }
     }
 
@@ -540,6 +612,9 @@ impl crate::kind::Kind for Host {
         } else {
             (None, Vec::new())
         };
+        if let (Some(Payload::Credit(c)), true) = (&headers, self.gate.is_some()) {
+            return self.credit_input(&cell, c, ctx);
+        }
         let Some(whole) = self.aal.on_cell(&cell, now) else { return };
         let Some(Payload::Ip { ip, l4 }) = headers else {
             self.non_ip += 1;
@@ -565,6 +640,7 @@ impl crate::kind::Kind for Host {
             TAG_SAR => self.sar_tick(ctx),
             TAG_CPU => self.cpu_done(ctx),
             TAG_SLOW | TAG_FAST => self.tcp_tick(tag, ctx),
+            TAG_GATE => self.gate_slot(ctx),
             TAG_TCP_START => {
                 let now = ctx.now;
                 for i in 0..self.conns.len() {
@@ -612,6 +688,9 @@ impl crate::kind::Kind for Host {
         self.ip.reset_stats();
         self.since = now;
         self.cpu.reset_stats();
+        if let Some(g) = self.gate.as_mut() {
+            g.reset_stats();
+        }
         for c in &mut self.conns {
             c.reset_stats();
         }
@@ -636,10 +715,16 @@ impl crate::kind::Kind for Host {
             }
         }
         self.nic.report(now, &format!("{path}/nic"), out);
+        if let Some(g) = &self.gate {
+            g.report(&format!("{path}/nic"), 0, out);
+        }
     }
     fn ledger(&self, l: &mut Ledger) {
         self.sar.ledger(l);
         self.nic.ledger(l);
+        if let Some(g) = &self.gate {
+            g.ledger(l);
+        }
         for p in &self.pacers {
             p.ledger(l);
         }
@@ -659,7 +744,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     inputs: &crate::kind::IN_ONE,
     outputs: &crate::kind::OUT,
     ports: Some(|_| crate::kind::Ports { inputs: vec![crate::kind::PortDecl::new("in", false, false)], outputs: vec![crate::kind::PortDecl::new("out", false, true)] }),
-    probes: &[&crate::host::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES],
+    probes: &[&crate::host::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES, &crate::control::credit::gate::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
     is_source: true,
 };

@@ -257,6 +257,9 @@ pub struct Transmitter {
     /// Time at each buffer level: gives q_len mean and max, q_len_tail and utilisation.
     levels: LevelHistogram,
     wait: Tally,
+    /// Departures kept for the owner (`aux`, flow), when it asked for them: a switch
+    /// port that returns credit as cells leave (None: not kept, the common case).
+    departed: Option<Vec<(u16, u32)>>,
 }
 
 impl Transmitter {
@@ -316,6 +319,23 @@ impl Transmitter {
             since: SimTime::ZERO,
             levels: LevelHistogram::new(SimTime::ZERO, 1 << 20),
             wait: Tally::default(),
+            departed: None,
+        }
+    }
+
+    /// Keeps each departure's (`aux`, flow) for [`Transmitter::take_departures`]:
+    /// the owner learns which cells left, as they leave (a departure may happen inside
+    /// [`Transmitter::accept`] as well as at [`Transmitter::tick`]).
+    pub fn keep_departures(&mut self) {
+        self.departed = Some(Vec::new());
+        // Departures computed on arrival happen without an event to report them at.
+        self.may_compute = false;
+    }
+
+    /// The departures since the last call, oldest first (empty unless kept).
+    pub fn take_departures(&mut self, into: &mut Vec<(u16, u32)>) {
+        if let Some(d) = self.departed.as_mut() {
+            into.append(d);
         }
     }
 
@@ -520,6 +540,9 @@ impl Transmitter {
         self.tx += 1;
         if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 1);
+        }
+        if let Some(d) = self.departed.as_mut() {
+            d.push((cell.aux, cell.flow));
         }
         if let Some(arrived) = self.buffer.next_arrival() {
             let end = match self.framed.as_mut() {

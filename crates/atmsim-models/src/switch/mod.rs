@@ -35,6 +35,7 @@
 //! `sw_in_drop_cells`, `sw_in_loss_ratio` per input port and `port_in_drop_cells` per
 //! input port and VC. Counters restart at warm-up.
 
+pub mod credit;
 pub mod fabric;
 
 use crate::kind::{BuildInfo, Cx};
@@ -195,6 +196,8 @@ pub struct SwitchParams {
     /// Receiving buffers and fabric (None: output-buffered).
     pub input: Option<InputParams>,
     pub shared_capacity: CellLimit,
+    /// Hop-by-hop credit flow control on particular ports ([`credit`]).
+    pub credit: credit::CreditParams,
 }
 
 /// The receiving buffers and fabric of `buffering = "input-output"`.
@@ -229,6 +232,8 @@ struct Plan {
     /// Receiving buffer size (None: unlimited) and fabric rate, with input buffering.
     input: Option<(Option<usize>, Rate, Arbitration, u64)>,
     shared: Option<usize>,
+    /// Credit flow control (None: no port takes part).
+    credit: Option<credit::CreditPlan>,
 }
 
 /// No port: a route whose cells are no ABR port's backward RM cells.
@@ -263,6 +268,7 @@ impl SwitchParams {
                 }),
             },
             shared_capacity: p.need("shared_capacity", Params::cell_limit)?,
+            credit: credit::CreditParams::bind(p)?,
         })
     }
 
@@ -338,6 +344,16 @@ impl SwitchParams {
                 return Err(ParamIssue::new("abr", format!("p{} runs an explicit-rate algorithm but no VC leaving p{0} comes back in on p{0} with its label (the table needs an entry \"p{0}:L -> ...\" for a label L that p{0} sends: backward RM cells carry their forward label)", j + 1)));
             }
         }
+        let credit = match self.credit.any() {
+            false => None,
+            true => {
+                let plan = credit::CreditPlan::new(&self.credit, n, &mut out_labels, &routes, &route_labels)?;
+                if let Some(j) = (0..n).find(|&j| plan.gates[j].is_some() && abr[j].is_some()) {
+                    return Err(ParamIssue::new("credit_out", format!("p{} also runs an ABR algorithm; a port is rate-controlled (abr) or credit-controlled (credit_out), not both", j + 1)));
+                }
+                Some(plan)
+            }
+        };
         let shared = cap("shared_capacity", self.shared_capacity)?;
         let input = match &self.input {
             None => None,
@@ -351,7 +367,7 @@ impl SwitchParams {
                 Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
-        Ok(Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared })
+        Ok(Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit })
     }
 }
 
@@ -360,7 +376,9 @@ pub fn ports(p: &Params) -> Ports {
     // The parameters were bound and validated before ports are asked for.
     let Ok(sp) = SwitchParams::bind(p) else { return Ports::default() };
     let (n, table) = (sp.ports, sp.table().unwrap_or_default());
-    let used: Vec<bool> = (0..n).map(|j| table.iter().any(|e| e.outs.iter().any(|o| o.0 as usize == j))).collect();
+    // A credit_in port sends credit cells back on its output.
+    let credit_in = sp.credit.in_ports(n).unwrap_or_default();
+    let used: Vec<bool> = (0..n).map(|j| credit_in.contains(&j) || table.iter().any(|e| e.outs.iter().any(|o| o.0 as usize == j))).collect();
     Ports {
         inputs: (1..=n).map(|i| PortDecl::new(format!("p{i}"), false, false)).collect(),
         outputs: (1..=n).map(|i| PortDecl::new(format!("p{i}"), false, used[i - 1])).collect(),
@@ -415,6 +433,8 @@ pub struct Switch {
     inputs: Option<Box<Inputs>>,
     /// Shared-memory bound on all output buffers together.
     shared: Option<usize>,
+    /// Credit flow control on some ports (None: none, the common case).
+    credit: Option<Box<credit::SwitchCredit>>,
 }
 
 /// One route as the cell path reads it. A cell's route is found by (input port,
@@ -460,10 +480,10 @@ impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     /// `rng` is used only by `arbitration = "random"`.
     pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
-        let Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared } = params.plan()?;
+        let Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
-        let out = (0..n)
+        let mut out: Vec<Transmitter> = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
                 let mut t = Transmitter::with(rates[j], buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
@@ -484,6 +504,15 @@ impl Switch {
                 route_dropped: vec![0; routes.len()],
                 drops: Drops::new("input_full"),
             })
+        });
+        let credit = credit.map(|plan| {
+            // Ports whose departures return credit report them.
+            for (j, t) in out.iter_mut().enumerate() {
+                if plan.back[j].iter().any(Option::is_some) {
+                    t.keep_departures();
+                }
+            }
+            Box::new(credit::SwitchCredit::new(plan, &rates, vc_capacity, capacity))
         });
         let mut hops = HashTable::with_capacity(routes.len());
         let mut in_routed = vec![false; n];
@@ -510,6 +539,7 @@ impl Switch {
             no_route: vec![0; n],
             no_route_drops: Drops::new("no_route"),
             replicated_by_flow: Vec::new(),
+            credit,
         })
     }
     /// The cell of route `hop` onto each of its branches: into the output buffer, or
@@ -552,6 +582,9 @@ impl Switch {
     /// A cell joins output `o`'s buffer, unless the shared memory is full.
     #[inline(always)]
     fn enter<const ABR: bool>(&mut self, o: usize, c: Cell, ctx: &mut Cx<'_>) {
+        if self.credit.is_some() {
+            return self.enter_credit(o, c, ctx);
+        }
         if let Some(s) = self.shared {
             if self.out.iter().map(Transmitter::queue_len).sum::<usize>() >= s {
                 self.out[o].refuse(c, ctx);
@@ -562,6 +595,125 @@ impl Switch {
             self.abr_join(o, c, ctx);
         } else {
             self.out[o].accept(c, ctx);
+        }
+    }
+
+    /// [`Switch::enter`] when some port runs credit flow control: a cell for a
+    /// credit_out port waits in its gate (or is dropped there as `buffer_full`); the
+    /// others join their buffer, and the departures that happen credit their VCs.
+    #[cold]
+    fn enter_credit(&mut self, o: usize, c: Cell, ctx: &mut Cx<'_>) {
+        if let Some(cr) = self.credit.as_deref_mut() {
+            if let (Some(g), false) = (cr.gates[o].as_mut(), c.vc == cr.vc) {
+                if !g.has_room(c.vc) {
+                    self.out[o].refuse(c, ctx);
+                    return;
+                }
+                if let Err(c) = g.gate.enqueue(c) {
+                    return ctx.fail(format!("switch: {} on credit_out port p{} is not one of its gated VCs", vc_name(c.vc), o + 1));
+                }
+                if let Some(at) = g.gate.wake(ctx.now) {
+                    ctx.schedule_at(at, credit::TAG_GATE + o as u32);
+                }
+                return;
+            }
+        }
+        if let Some(s) = self.shared {
+            if self.out.iter().map(Transmitter::queue_len).sum::<usize>() >= s {
+                self.out[o].refuse(c, ctx);
+                return;
+            }
+        }
+        if self.abr_on {
+            self.abr_join(o, c, ctx);
+        } else {
+            self.out[o].accept(c, ctx);
+        }
+        self.settle(o, ctx);
+    }
+
+    /// The departures output `o` reported: each credits its VC at its credit_in port;
+    /// the credit cells due go back.
+    fn settle(&mut self, o: usize, ctx: &mut Cx<'_>) {
+        let Some(cr) = self.credit.as_deref_mut() else { return };
+        let mut departed = std::mem::take(&mut cr.departed);
+        self.out[o].take_departures(&mut departed);
+        if departed.is_empty() {
+            cr.departed = departed;
+            return;
+        }
+        let now = ctx.now;
+        let mut sends = Vec::new();
+        for (aux, flow) in departed.drain(..) {
+            sends.extend(cr.on_departure(now, o, aux, flow));
+        }
+        cr.departed = departed;
+        self.send_credit(sends, ctx);
+    }
+
+    /// Sends credit cells on their ports (they never wait for credit) and re-arms the
+    /// packing timer.
+    fn send_credit(&mut self, sends: Vec<(usize, Cell, atmsim_wire::credit::CreditCellRepr)>, ctx: &mut Cx<'_>) {
+        for (i, mut cell, repr) in sends {
+            cell.payload = ctx.store().insert(Payload::Credit(repr));
+            self.out[i].accept(cell, ctx);
+            self.settle(i, ctx);
+        }
+        if let Some(cr) = self.credit.as_deref_mut() {
+            if let Some(d) = cr.deadline() {
+                if cr.flush.due() != Some(d) {
+                    cr.flush.arm(d, credit::TAG_FLUSH, ctx);
+                }
+            }
+        }
+    }
+
+    /// A credit cell arriving on input `i`, a credit_out port: its entries feed the
+    /// port's gate. False if `cell` is no credit cell (it is switched as usual).
+    #[cold]
+    fn take_credit(&mut self, i: usize, cell: &Cell, ctx: &mut Cx<'_>) -> bool {
+        let Some(g) = self.credit.as_deref_mut().and_then(|cr| cr.gates[i].as_mut()) else { return false };
+        let Some(repr) = credit::credit_of(cell, ctx.store()) else { return false };
+        ctx.store().take(cell.payload);
+        if ctx.store().check.on {
+            match crate::wirecheck::check_credit_cell(cell, &repr) {
+                Ok(()) => ctx.store().check.checked += 1,
+                Err(e) => {
+                    ctx.fail(e);
+                    return true;
+                }
+            }
+        }
+        g.gate.on_credit(cell.flow, repr.entries());
+        if let Some(at) = g.gate.wake(ctx.now) {
+            ctx.schedule_at(at, credit::TAG_GATE + i as u32);
+        }
+        true
+    }
+
+    /// A credit timer: a gate's cell cycle, or the packers' deadline.
+    #[cold]
+    fn credit_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        let Some(cr) = self.credit.as_deref_mut() else { return };
+        if tag == credit::TAG_FLUSH {
+            if cr.flush.fire(now) {
+                let sends = cr.on_flush(now);
+                self.send_credit(sends, ctx);
+            }
+            return;
+        }
+        let j = (tag - credit::TAG_GATE) as usize;
+        let Some(g) = cr.gates.get_mut(j).and_then(Option::as_mut) else {
+            return ctx.fail(format!("switch credit timer {tag} for no gated port"));
+        };
+        let (cell, next) = g.gate.on_slot();
+        if let Some(at) = next {
+            ctx.schedule_at(at, tag);
+        }
+        if let Some(cell) = cell {
+            self.out[j].accept(cell, ctx);
+            self.settle(j, ctx);
         }
     }
 
@@ -662,6 +814,9 @@ impl crate::kind::Kind for Switch {
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let i = port as usize;
         self.in_rx[i] += 1;
+        if self.credit.is_some() && self.take_credit(i, &cell, ctx) {
+            return;
+        }
         let key = hop_key(i, cell.vc);
         let Some(hop) = self.hops.find_mut(hop_hash(key), |h| h.key == key) else {
             self.no_route[i] += 1;
@@ -700,11 +855,16 @@ impl crate::kind::Kind for Switch {
             }
         } else if tag == TAG_FABRIC {
             self.fabric_slot(ctx);
+        } else if tag >= credit::TAG_GATE {
+            self.credit_timer(tag, ctx);
         } else {
             let j = ((tag - 1) / 2) as usize;
             match self.out.get_mut(j) {
                 Some(t) => t.tick(tag, ctx),
                 None => ctx.fail(format!("switch timer {tag} for no port")),
+            }
+            if self.credit.is_some() {
+                self.settle(j, ctx);
             }
         }
     }
@@ -721,6 +881,9 @@ impl crate::kind::Kind for Switch {
     fn reset_stats(&mut self, now: SimTime) {
         self.out.iter_mut().for_each(|t| t.reset_stats(now));
         self.abr.iter_mut().flatten().for_each(PortAbr::reset_stats);
+        if let Some(cr) = self.credit.as_deref_mut() {
+            cr.reset_stats();
+        }
         self.hops.iter_mut().for_each(|h| h.rx = 0);
         self.in_rx.iter_mut().for_each(|x| *x = 0);
         self.no_route.iter_mut().for_each(|x| *x = 0);
@@ -730,8 +893,11 @@ impl crate::kind::Kind for Switch {
         }
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
+        if let Some(cr) = self.credit.as_deref() {
+            cr.report(path, out);
+        }
         for (j, t) in self.out.iter().enumerate() {
-            let used = self.routes.iter().any(|r| r.iter().any(|b| b.0 as usize == j));
+            let used = self.routes.iter().any(|r| r.iter().any(|b| b.0 as usize == j)) || self.credit.as_deref().is_some_and(|cr| cr.is_return_port(j));
             if used {
                 t.report(now, &format!("{path}/p{}", j + 1), out);
                 if let Some(a) = &self.abr[j] {
@@ -763,6 +929,9 @@ impl crate::kind::Kind for Switch {
     fn ledger(&self, l: &mut Ledger) {
         self.out.iter().for_each(|t| t.ledger(l));
         self.no_route_drops.ledger(l);
+        if let Some(cr) = self.credit.as_deref() {
+            cr.ledger(l);
+        }
         for (f, &n) in self.replicated_by_flow.iter().enumerate() {
             l.add_replicated(f as u32, n);
         }
@@ -781,11 +950,11 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "switch",
     help: "N-port ATM switch, output-buffered or (buffering = \"input-output\") with receiving buffers, fabric speedup and arbitration; optional shared-memory bound; VPI/VCI translation, point-to-multipoint, per-port FIFO or per-VC round-robin queues, per-port per-VC counters, ABR switch algorithms (EFCI, EPRCA, ERICA) per output port",
     source: "domingo95 section 2 (SynOptics LattisCell); lazarou96 Table 1",
-    params: &[&crate::switch::PARAMS, &crate::control::abr::port::PARAMS],
+    params: &[&crate::switch::PARAMS, &crate::control::abr::port::PARAMS, &crate::switch::credit::PARAMS],
     inputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     outputs: &[crate::kind::PortSpec::cells("p<N>", false)],
     ports: Some(crate::switch::ports),
-    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES, &crate::link::transmitter::FRAMING_PROBES],
+    probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES, &crate::link::transmitter::FRAMING_PROBES, &crate::switch::credit::PROBES, &crate::control::credit::gate::PROBES],
     series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
     is_source: false,
 };

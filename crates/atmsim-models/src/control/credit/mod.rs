@@ -26,10 +26,12 @@
 //! one hop only.
 
 pub mod buffer_kind;
+pub mod gate;
 pub mod linecard;
 pub mod packer;
 pub mod sender_kind;
 
+pub use gate::CreditGate;
 pub use linecard::CreditLinecard;
 pub use packer::CreditPacker;
 

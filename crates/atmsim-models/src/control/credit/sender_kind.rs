@@ -24,11 +24,11 @@
 //!   `credits` port receives such a cell with `rx` unconnected stops.
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
-use atmsim_kernel::{Ledger, PortId, Rate, SimTime};
+use atmsim_kernel::{Ledger, PortId, SimTime};
 
-use super::linecard::CreditLinecard;
+use super::gate::CreditGate;
 use super::{CARRIER, CARRIERS};
-use crate::cell::{book_in_flight, parse_vc_label, vc_name, Cell, Drops, Msg};
+use crate::cell::{parse_vc_label, vc_name, Cell, Drops, Msg};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -44,13 +44,9 @@ pub const PARAMS: [ParamSpec; 5] = [
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("32 cells"), required: false, help: "credits each VC starts with: the buffer spaces the downstream node holds for it (1 cell or more)", source: "atmsim convention (evans96 gives no window)" },
 ];
 
-pub const PROBES: [ProbeSpec; 6] = [
+/// With the gate's [`super::gate::PROBES`].
+pub const PROBES: [ProbeSpec; 1] = [
     ProbeSpec { name: "credit_piggybacked", unit: "entries", kind: ProbeKind::Counter, help: "piggyback = true: credit entries taken from the headers of cells passing on 'rx' (count)" },
-    ProbeSpec { name: "credit_sent_cells", unit: "cells", kind: ProbeKind::Counter, help: "data cells sent with credit (count)" },
-    ProbeSpec { name: "credit_blocked_slots", unit: "slots", kind: ProbeKind::Counter, help: "cell cycles in which cells waited and no VC held credit (count)" },
-    ProbeSpec { name: "credit_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "credit cells received (count)" },
-    ProbeSpec { name: "credit_entries", unit: "entries", kind: ProbeKind::Counter, help: "credit entries handed to the linecard (count)" },
-    ProbeSpec { name: "credit_fifo_max", unit: "entries", kind: ProbeKind::Gauge, help: "largest number of entries waiting in the FIFO (value)" },
 ];
 
 pub const INPUTS: [PortSpec; 2] = [PortSpec::cells("in", true), PortSpec::cells("credits", true)];
@@ -124,30 +120,24 @@ pub fn credit_vci(label: &str) -> Result<u16, String> {
 
 #[derive(Clone, Debug)]
 pub struct CreditSender {
-    rate: Rate,
     in_header: bool,
     piggyback: bool,
-    /// Entries taken from headers of passing cells (piggyback).
+    /// Entries taken from headers of passing cells (piggyback), and at the warm-up.
     piggybacked: u64,
-    card: CreditLinecard<Cell>,
-    /// The next slot's index while the clock runs.
-    next_slot: Option<u64>,
+    piggybacked_base: u64,
+    gate: CreditGate,
     unknown: Drops,
-    credit_by_flow: Vec<u64>,
-    base: (u64, u64, u64, u64, u64),
 }
 
 impl CreditSender {
     pub fn new(p: CreditSenderParams) -> Result<CreditSender, ParamIssue> {
         p.validate()?;
-        Ok(CreditSender { rate: p.line.rate(None)?, in_header: p.in_header, piggyback: p.piggyback, piggybacked: 0, card: CreditLinecard::new(&p.vcis()?, p.window), next_slot: None, unknown: Drops::new("credit_unknown_vc"), credit_by_flow: Vec::new(), base: (0, 0, 0, 0, 0) })
+        Ok(CreditSender { in_header: p.in_header, piggyback: p.piggyback, piggybacked: 0, piggybacked_base: 0, gate: CreditGate::new(p.line.rate(None)?, &p.vcis()?, p.window), unknown: Drops::new("credit_unknown_vc") })
     }
 
     fn wake(&mut self, ctx: &mut Cx<'_>) {
-        if self.next_slot.is_none() && self.card.busy() {
-            let k = self.rate.slot_after(ctx.now);
-            self.next_slot = Some(k);
-            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k)), 0);
+        if let Some(at) = self.gate.wake(ctx.now) {
+            ctx.schedule_at(at, 0);
         }
     }
 }
@@ -158,8 +148,7 @@ impl Kind for CreditSender {
     }
     fn on_cell(&mut self, port: PortId, mut cell: Cell, ctx: &mut Cx<'_>) {
         if port == 0 {
-            let vci = if cell.vc >> 16 == 0 { (cell.vc & 0xffff) as u16 } else { 0 };
-            if let Err(c) = self.card.enqueue(vci, cell) {
+            if let Err(c) = self.gate.enqueue(cell) {
                 self.unknown.drop(&c, ctx);
                 return;
             }
@@ -180,7 +169,7 @@ impl Kind for CreditSender {
                         }
                         cell.aux = 0;
                         self.piggybacked += 1;
-                        self.card.on_credit_cell(std::iter::once(credit));
+                        self.gate.on_entry(credit);
                         ctx.send(1, Msg::Cell(cell));
                         self.wake(ctx);
                         return;
@@ -200,52 +189,35 @@ impl Kind for CreditSender {
                     Err(e) => return ctx.fail(e),
                 }
             }
-            let f = cell.flow as usize;
-            if self.credit_by_flow.len() <= f {
-                self.credit_by_flow.resize(f + 1, 0);
-            }
-            self.credit_by_flow[f] += 1;
-            self.card.on_credit_cell(credit.entries());
+            self.gate.on_credit(cell.flow, credit.entries());
         }
         self.wake(ctx);
     }
     fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
-        let Some(k) = self.next_slot else { return };
-        if let Some((_, cell)) = self.card.slot() {
+        let (cell, next) = self.gate.on_slot();
+        if let Some(cell) = cell {
             ctx.send(0, Msg::Cell(cell));
         }
-        if self.card.busy() {
-            self.next_slot = Some(k + 1);
-            ctx.schedule_at(SimTime(0).plus(self.rate.cell_train_offset(k + 1)), 0);
-        } else {
-            self.next_slot = None;
+        if let Some(at) = next {
+            ctx.schedule_at(at, 0);
         }
     }
     fn reset_stats(&mut self, _now: SimTime) {
-        let s = &self.card.stats;
-        self.base = (s.sent, s.blocked_cycles, s.credit_cells, s.entries, self.piggybacked);
-        self.card.stats.fifo_max = self.card.fifo_len();
+        self.gate.reset_stats();
+        self.piggybacked_base = self.piggybacked;
     }
     fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
-        let s = &self.card.stats;
-        out.push(path, "credit_sent_cells", "count", (s.sent - self.base.0) as f64, "cells");
-        out.push(path, "credit_blocked_slots", "count", (s.blocked_cycles - self.base.1) as f64, "slots");
         // Piggybacked entries reach the FIFO like a credit cell's but come in no cell of
         // their own.
-        let piggybacked = self.piggybacked - self.base.4;
-        out.push(path, "credit_rx_cells", "count", (s.credit_cells - self.base.2 - piggybacked) as f64, "cells");
-        out.push(path, "credit_entries", "count", (s.entries - self.base.3) as f64, "entries");
-        out.push(path, "credit_fifo_max", "value", s.fifo_max as f64, "entries");
+        let piggybacked = self.piggybacked - self.piggybacked_base;
+        self.gate.report(path, piggybacked, out);
         if self.piggyback {
             out.push(path, "credit_piggybacked", "count", piggybacked as f64, "entries");
         }
     }
     fn ledger(&self, l: &mut Ledger) {
-        self.card.cells().for_each(|c| book_in_flight(l, c));
+        self.gate.ledger(l);
         self.unknown.ledger(l);
-        for (f, &n) in self.credit_by_flow.iter().enumerate() {
-            l.add_delivered(f as u32, n);
-        }
     }
 }
 
@@ -258,7 +230,7 @@ pub const KIND: KindInfo = KindInfo {
     inputs: &INPUTS,
     outputs: &OUTPUTS,
     ports: Some(ports),
-    probes: &[&PROBES],
+    probes: &[&PROBES, &super::gate::PROBES],
     series: &[],
     is_source: false,
 };
