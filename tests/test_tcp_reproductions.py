@@ -161,3 +161,13 @@ def test_replications_note_names_the_runs_and_the_interval():
     assert replications_note(st, "rcv/tcp/vc1", "tcp_throughput", "value") == (
         "mean of 20 runs, 95% t interval of log values with Cox's correction, back-transformed (Zhou & Gao 1997)")
     assert replications_note(st, "other", "tcp_throughput", "value") == ""
+
+
+def test_band_label_names_the_dominant_parameter_only_when_the_band_has_width():
+    from atmsim.reproduce.base import ComparisonRow
+    from atmsim.reproduce.tcpbands import _band_label
+
+    wide = ComparisonRow("e", "q", "Mb/s", 1.0, band_low=0.5, band_high=80.0, band_param="switch buffer per VC")
+    flat = ComparisonRow("e", "q", "Mb/s", 79.3, band_low=79.3, band_high=79.3, band_param="host profiles")
+    assert _band_label(wide) == "\nband: switch buffer per VC"
+    assert _band_label(flat) == "\nband: no open parameter moves it"

@@ -38,6 +38,10 @@ class Variant:
     ablation: bool = False
     #: True: the variant is a reading the paper leaves open, so it widens the band.
     in_band: bool = True
+    #: False (default): the file's fixed ``replications``, not its stopping rule (see
+    #: :func:`variant_experiments`); True: the rule too, where the base's rule only stops
+    #: early at points where every value is alike (domingo95 exp3's loss-free point).
+    precision: bool = False
 
 
 #: Switch buffers per VC (cells) over which the unpaced TCP rows' band runs. lazarou96
@@ -61,11 +65,12 @@ def variant_experiments(base: Sequence[Experiment], variants: Sequence[Variant])
     out = []
     for v in variants:
         b = by_key[v.base]
-        # a variant is a sensitivity: the file's fixed replications, not its precision rule
-        # (a variant far from the default, e.g. 288 cells per VC, would run to the cap)
+        # a variant is a sensitivity: by default the file's fixed replications, not its
+        # precision rule (a variant far from the default, e.g. 288 cells per VC, would run
+        # to the cap)
         out.append(Experiment(f"{v.base}{SEP}{v.name}", b.file, f"{b.title} [{v.name}]",
                               labels={"variant_of": v.base, "variant": v.name}, overrides=dict(v.overrides),
-                              precision=False))
+                              precision=v.precision))
     return tuple(out)
 
 
@@ -140,8 +145,7 @@ def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key:
         if r.paper_value is not None:
             ax.plot([r.paper_value], [y], "x", color="tab:red", markersize=9, markeredgewidth=2)
     ax.set_yticks(ys)
-    ax.set_yticklabels([_short(r.quantity) + (f"\nband: {_short(r.band_param)}" if r.band_param else "")
-                        for r in banded], fontsize=7)
+    ax.set_yticklabels([_short(r.quantity) + _band_label(r) for r in banded], fontsize=7)
     ax.set_xscale("log")
     ax.set_xlabel(f"TCP throughput ({banded[0].unit})")
     ax.set_title(title, fontsize=9)
@@ -158,6 +162,13 @@ def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key:
                "open (bar; under each row the parameter that moves it most) and the paper's measurement where it "
                "gives one (cross).")
     return Figure(key, title, rel_path(png, out_dir), rel_path(svg, out_dir), caption)
+
+
+def _band_label(r: ComparisonRow) -> str:
+    """The second line of a row's label: the parameter that moves it most."""
+    if r.band_high is not None and r.band_low is not None and r.band_high <= r.band_low:
+        return "\nband: no open parameter moves it"
+    return f"\nband: {_short(r.band_param)}" if r.band_param else ""
 
 
 def _short(q: str, width: int = 56) -> str:
