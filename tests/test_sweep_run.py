@@ -215,6 +215,19 @@ target = { component = "mux", probe = "q_rx_cells", statistic = "count", rel_hal
     pd.testing.assert_frame_equal(res.stats, again.stats, check_exact=True)
 
 
+def test_precision_false_runs_the_fixed_replications(write_scenario, tmp_path):
+    """A sensitivity variant of a file with a stopping rule (issue 18's band variants):
+    ``precision=False`` runs the file's ``replications`` and no more, and they are the
+    same runs (keys, values) as the first round of the rule's sweep."""
+    path = str(write_scenario(PRECISION))
+    fixed = run_sweep(path, str(tmp_path / "f.sqlite"), workers=1, precision=False)
+    assert fixed.runs.groupby("point").size().to_dict() == {0: 2, 1: 2}
+    ruled = run_sweep(path, str(tmp_path / "r.sqlite"), workers=1)
+    assert ruled.runs.groupby("point").size().max() > 2  # the rule adds rounds here
+    first = ruled.runs[ruled.runs.replication < 2].reset_index(drop=True)
+    assert list(first["fingerprint"]) == list(fixed.runs["fingerprint"])
+
+
 def test_export_formats(cli, scenario, tmp_path):
     db = str(tmp_path / "r.sqlite")
     res = run_sweep(scenario, db, workers=2)

@@ -117,3 +117,57 @@ def test_taxi_carries_98_mbps_of_cells_and_the_100_mbps_reading_is_an_ablation(l
         ablation = [r for k, r in table.items() if k.startswith("ablation, TAXI cell rate") and k.endswith(q)]
         assert len(ablation) == 1, q
         assert float(ablation[0]["simulated"]) > 0
+
+
+def test_vc_buffer_variants_set_every_named_switch():
+    from atmsim.reproduce.tcpbands import vc_buffer_variants
+
+    got = vc_buffer_variants("two", ["sw_a", "sw_b"], "buffer", cells=(192, 320))
+    assert [(v.base, v.name, v.param, dict(v.overrides), v.ablation, v.in_band) for v in got] == [
+        ("two", "vc-192", "buffer", {"sw_a.vc_capacity": "192 cells", "sw_b.vc_capacity": "192 cells"}, False, True),
+        ("two", "vc-320", "buffer", {"sw_a.vc_capacity": "320 cells", "sw_b.vc_capacity": "320 cells"}, False, True),
+    ]
+
+
+def test_unpaced_rows_band_over_the_vc_buffer_steps_and_the_named_profiles():
+    """Issue 18: the unpaced rows' band samples the per-VC buffer around Table 1's 256 cells
+    (the model's throughput is a step function of it) and the hosts' named stacks."""
+    from atmsim.reproduce import evans96, lazarou96
+
+    for variants, bases in ((lazarou96.TCP_VARIANTS, ("mismatch",)), (evans96.TCP_VARIANTS, ("one-stream", "two-streams"))):
+        for base in bases:
+            names = {v.name for v in variants if v.base == base and v.in_band}
+            assert {"vc-128", "vc-192", "vc-224", "vc-288", "vc-320", "vc-512", "named-profiles"} <= names, base
+
+
+def test_unpaced_rows_say_how_many_runs_and_which_interval(lazarou, evans):
+    rows = [lazarou["Table 3: TCP throughput over the 155 -> 100 Mb/s mismatch, no pacing"],
+            evans["TCP throughput, one stream, no traffic control"],
+            evans["TCP throughput, two streams from two hosts, no traffic control (combined)"]]
+    for r in rows:
+        lo, hi, x = float(r["band_low"]), float(r["band_high"]), float(r["simulated"])
+        # 128 cells per VC collapse the stream, 512 let it run loss-free
+        assert lo < x < hi and lo < 0.5 * x and hi > 20 * x, r
+        assert float(r["ci_low"]) < x < float(r["ci_high"]), r
+
+
+def test_replications_note_names_the_runs_and_the_interval():
+    import pandas as pd
+
+    from atmsim.reproduce.tcpbands import replications_note
+
+    st = pd.DataFrame([{"component": "rcv/tcp/vc1", "probe": "tcp_throughput", "statistic": "value", "n": 20,
+                        "interval": "log-t"}])
+    assert replications_note(st, "rcv/tcp/vc1", "tcp_throughput", "value") == (
+        "mean of 20 runs, 95% t interval of log values with Cox's correction, back-transformed (Zhou & Gao 1997)")
+    assert replications_note(st, "other", "tcp_throughput", "value") == ""
+
+
+def test_band_label_names_the_dominant_parameter_only_when_the_band_has_width():
+    from atmsim.reproduce.base import ComparisonRow
+    from atmsim.reproduce.tcpbands import _band_label
+
+    wide = ComparisonRow("e", "q", "Mb/s", 1.0, band_low=0.5, band_high=80.0, band_param="switch buffer per VC")
+    flat = ComparisonRow("e", "q", "Mb/s", 79.3, band_low=79.3, band_high=79.3, band_param="host profiles")
+    assert _band_label(wide) == "\nband: switch buffer per VC"
+    assert _band_label(flat) == "\nband: no open parameter moves it"

@@ -32,7 +32,8 @@ Python API (also used by ``atmsim reproduce``)::
     res = run_sweep(scenario_path: str, db: str, *, quick: bool = False,
                     executor: str = "local", workers: int | None = None,
                     scheduler: str | None = None, progress: bool = False,
-                    overrides: dict[str, str] | None = None) -> SweepResult
+                    overrides: dict[str, str] | None = None,
+                    precision: bool = True) -> SweepResult   # False: fixed replications
 
 ``SweepResult.runs`` is a DataFrame, one row per run: ``point, replication, seed,
 status, wall_s, events, fingerprint, error`` and one column per swept key (the
@@ -293,10 +294,13 @@ def _fail_points() -> set[int]:
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
               workers: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = False,
-              overrides: Optional[dict[str, str]] = None, allow_mixed: bool = False) -> SweepResult:
+              overrides: Optional[dict[str, str]] = None, allow_mixed: bool = False,
+              precision: bool = True) -> SweepResult:
     """Run (or finish) a scenario's sweep into the store ``db``; see the module doc.
     Refuses (StoreMixError) to resume over runs of another atmsim version or of
-    another text of the scenario file unless ``allow_mixed``."""
+    another text of the scenario file unless ``allow_mixed``. ``precision=False``
+    runs the file's fixed ``replications`` and ignores its ``target``/``precision``
+    stopping rule (a sensitivity variant of a file whose own point needs the rule)."""
     from atmsim.executors import check_executor_args, make_executor
 
     t_start = time.perf_counter()
@@ -350,7 +354,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                 todo = deferred
                 if todo:
                     time.sleep(CLAIM_POLL_S)
-            if not spec.targets or quick:
+            if not spec.targets or quick or not precision:
                 break
             more = _more_replications(spec, store, planned, key_of)
             if not more:

@@ -133,7 +133,7 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
         # report names the version that made them (docs/experiments.md, "Resume semantics")
         sr = run_sweep(str(path), str(db), quick=quick, executor=executor, workers=workers,
                        scheduler=scheduler, progress=progress, allow_mixed=True,
-                       overrides=dict(exp.overrides) or None)
+                       overrides=dict(exp.overrides) or None, precision=exp.precision)
         out.append(ExperimentResult(exp, path, sr.stats, sr.runs, getattr(sr, "failures", None),
                                     getattr(sr, "series", None), getattr(sr, "values", None)))
     return out

@@ -41,6 +41,9 @@ class Experiment:
     #: Parameter overrides (``--set`` style, ``{"dec.pace_unit": "cell"}``): a variant of
     #: the file, for bands and ablations.
     overrides: Mapping[str, str] = field(default_factory=dict)
+    #: False: run the file's fixed ``replications`` even where it asks for
+    #: relative-precision stopping (band and ablation variants: sensitivities).
+    precision: bool = True
 
 
 @dataclass

@@ -123,11 +123,13 @@ def _band_table(results: Sequence[ExperimentResult]) -> dict[tuple[str, float], 
 
 # Experiment 3's TCP variants (issue 18): see exp3_bands at the end of the file.
 #: The open parameters and switched-off features of the TCP rows.
+#: exp3.toml runs rounds of 3 up to 6 replications while a statistic is not within 5%:
+#: the variants keep the rule, so they run 6 at the lossy points as the base does.
 EXP3_VARIANTS = [
     Variant("exp3", "table1", "host profile (SunOS 4.1.x)", {"ws1.profile": "table1", "ws2.profile": "table1"},
-            ablation=True),
+            ablation=True, precision=True),
     Variant("exp3", "mss-9140", "segment size (8192-octet ttcp packets, or the MTU's 9140-octet MSS)",
-            {"ws1.mss": "9140 B", "ws2.mss": "9140 B"}),
+            {"ws1.mss": "9140 B", "ws2.mss": "9140 B"}, precision=True),
 ]
 
 
@@ -347,7 +349,7 @@ class Domingo95(Reproduction):
             rows.append(ComparisonRow("exp3", f"cell loss ratio at port 4 transmit buffer, {bg:g} Mb/s background", "1",
                                       float(clr.mean[i]), _f(clr.ci_low[i]), _f(clr.ci_high[i]), paper_value=pv,
                                       note=("section 5 condition (the paper does not say at which background): sets "
-                                            "the number of passes, 3; 2 passes give no loss") if pv else "prediction"))
+                                            "the number of passes, 2; 3 passes give about 1.4e-3") if pv else "prediction"))
         for probe, what in (("tcp_timeouts", "retransmission timeouts"), ("tcp_fast_retransmits", "fast retransmits")):
             c = series_from_stats(st, component="ws1/tcp/vc92", probe=probe, statistic="count", x=x, label=what)
             for i, bg in enumerate(c.x):

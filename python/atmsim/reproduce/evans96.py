@@ -25,10 +25,13 @@ import pandas as pd
 from atmsim.reproduce import evans96_cells, evans96_magic
 from atmsim.plot import save_png_svg
 from atmsim.reproduce.base import ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite, point, rel_path
-from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
+from atmsim.reproduce.tcpbands import (Variant, band_and_ablation, band_figure, replications_note,
+                                       variant_experiments, vc_buffer_variants)
 
 DEC_RANGE = "DEC 3000 per-segment time (lazarou96 Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (256 cells in lazarou96's model; evans96 gives none)"
+#: The stacks: DEC 3000s under OSF/1, a SPARCstation 10 under SunOS 4.1.x (docs/models/host.md).
+TCP_PROFILE = "TCP profile (table1; or the DECs' osf1 and the SPARC 10's sunos41)"
 #: The TAXI port's cell rate: 98.15 Mb/s (lazarou96 Table 2); the ablation: 100 Mb/s.
 TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, lazarou96 Table 2)"
 TAXI_100 = '["p2 = 100 Mb/s"]'
@@ -39,11 +42,11 @@ def tcp_variants() -> list[Variant]:
     unpaced rows vary the switch buffer (what moves them), the paced ones the DEC's
     per-segment time and the pacing-rate unit."""
     two = ("dec1", "dec2")
-    out: list[Variant] = [
-        Variant("one-stream", "vc-128", VC_BUFFER, {"sw.vc_capacity": "128 cells"}),
-        Variant("one-stream", "vc-512", VC_BUFFER, {"sw.vc_capacity": "512 cells"}),
-        Variant("two-streams", "vc-128", VC_BUFFER, {"sw_edc.vc_capacity": "128 cells"}),
-        Variant("two-streams", "vc-512", VC_BUFFER, {"sw_edc.vc_capacity": "512 cells"}),
+    out: list[Variant] = vc_buffer_variants("one-stream", ["sw"], VC_BUFFER) + [
+        Variant("one-stream", "named-profiles", TCP_PROFILE, {"dec.profile": "osf1", "sparc.profile": "sunos41"}),
+    ] + vc_buffer_variants("two-streams", ["sw_edc"], VC_BUFFER) + [
+        Variant("two-streams", "named-profiles", TCP_PROFILE,
+                {"dec1.profile": "osf1", "dec2.profile": "osf1", "sparc.profile": "sunos41"}),
         Variant("one-stream", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("two-streams", "taxi-100", TAXI_CELLS, {"sw_edc.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("one-stream-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"},
@@ -130,7 +133,8 @@ class Evans96(Reproduction):
             v = point(by_key[key].stats, comp, "tcp_throughput", stat, scale=1e-6)
             if v:
                 row = ComparisonRow(key, f"TCP throughput, {quantity}", "Mb/s", *v, paper_value=paper,
-                                    note="evans96, measured")
+                                    note="evans96, measured; "
+                                         + replications_note(by_key[key].stats, comp, "tcp_throughput", stat))
                 read = lambda res, c=comp, s=stat: (point(res.stats, c, "tcp_throughput", s, scale=1e-6) or (None,))[0]  # noqa: E731
                 row, ablations = band_and_ablation(row, key, read, by_key, TCP_VARIANTS)
                 rows.append(row)

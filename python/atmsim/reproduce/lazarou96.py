@@ -18,7 +18,8 @@ import pandas as pd
 from atmsim.plot import plot_series, series_from_stats
 from atmsim.reproduce.base import (ComparisonRow, Experiment, ExperimentResult, Figure, Reproduction, finite,
                                    point, rel_path)
-from atmsim.reproduce.tcpbands import Variant, band_and_ablation, band_figure, variant_experiments
+from atmsim.reproduce.tcpbands import (Variant, band_and_ablation, band_figure, replications_note,
+                                       variant_experiments, vc_buffer_variants)
 
 #: Round trip of the MAGIC path of Figures 4-6, s.
 MAGIC_RTT_S = 8.8e-3
@@ -59,15 +60,17 @@ VC_BUFFER = "switch buffer per VC (Table 1's 256 cells is the model's; the real 
 #: the ablation gives the port 100 Mb/s of cells (docs/models/lazarou96.md, section 7).
 TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, Table 2)"
 TAXI_100 = '["p2 = 100 Mb/s"]'
+#: The unpaced rows' stacks: the sender a DEC 3000 under OSF/1, the receiver a SPARCstation
+#: 10 under SunOS 4.1.x (evans96; lazarou96 says "another host"), against Table 1's model.
+TCP_PROFILE = "TCP profile (table1; or the DEC's osf1 and the SPARC 10's sunos41)"
 PROFILES_OFF = {"tioc.profile": "table1", "arl.profile": "table1", "edc.profile": "table1"}
 
 
 def tcp_variants() -> list[Variant]:
     """The bands and ablations of lazarou96's TCP rows (kept to the variants that move a
     row, so that the full reproduction stays within a few minutes)."""
-    out: list[Variant] = [
-        Variant("mismatch", "vc-128", VC_BUFFER, {"sw.vc_capacity": "128 cells"}),
-        Variant("mismatch", "vc-512", VC_BUFFER, {"sw.vc_capacity": "512 cells"}),
+    out: list[Variant] = vc_buffer_variants("mismatch", ["sw"], VC_BUFFER) + [
+        Variant("mismatch", "named-profiles", TCP_PROFILE, {"dec.profile": "osf1", "sparc.profile": "sunos41"}),
         Variant("mismatch", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("mismatch-paced", "dec-200us", DEC_RANGE, {"dec.tcp_overhead": "200 us"}),
         Variant("mismatch-paced", "dec-300us", DEC_RANGE, {"dec.tcp_overhead": "300 us"}),
@@ -127,8 +130,11 @@ class Lazarou96(Reproduction):
         return [
             "Throughput is what ttcp -r reports: data octets delivered in order to the receiving application, "
             "x 8 / time, after a warm-up (connections start established, as in the paper's model, which left "
-            "out open and close). Mean and Student-t 95% interval over replications, which differ in the hosts' "
-            "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness.",
+            "out open and close). Mean and 95% interval over replications, which differ in the hosts' "
+            "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness. "
+            "Throughputs get the t interval of the log values with Cox's correction (atmsim.stats); the unpaced "
+            "row runs in rounds of 10 until that interval lies within 10% of its mean (at most 80 runs), since "
+            "one run's throughput spans 0.84-2.52 Mb/s; its note gives the number of runs.",
             "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
             "docs/models/lazarou96.md, 'Pacing rate'): the paper's own FIFO model of a 70 Mb/s pacer gives "
             "71.93 Mb/s of TCP data, which no server of 70 Mb/s of whole cells can (62.9 at most); 70 Mb/s of "
@@ -245,7 +251,8 @@ class Lazarou96(Reproduction):
             found[key] = v[0]
             out.append(ComparisonRow(key, f"Table 3: TCP throughput over the 155 -> 100 Mb/s mismatch, {labels[key]}",
                                      "Mb/s", *v, paper_value=measured,
-                                     note=f"paper: measured {measured}, its BONeS simulation {bones}"))
+                                     note=f"paper: measured {measured}, its BONeS simulation {bones}; "
+                                          + replications_note(st, "sparc/tcp/vc100", "tcp_throughput", "value")))
             for probe, what in (("tcp_timeouts", "retransmission timeouts"), ("tcp_fast_retransmits", "fast retransmits")):
                 c = point(st, "dec/tcp/vc100", probe, "count")
                 if c:

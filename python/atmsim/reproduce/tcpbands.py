@@ -38,6 +38,25 @@ class Variant:
     ablation: bool = False
     #: True: the variant is a reading the paper leaves open, so it widens the band.
     in_band: bool = True
+    #: False (default): the file's fixed ``replications``, not its stopping rule (see
+    #: :func:`variant_experiments`); True: the rule too, where the base's rule only stops
+    #: early at points where every value is alike (domingo95 exp3's loss-free point).
+    precision: bool = False
+
+
+#: Switch buffers per VC (cells) over which the unpaced TCP rows' band runs. lazarou96
+#: Table 1's 256 cells are its BONeS model's; neither paper gives the real switches'. The
+#: model's throughput is a step function of this buffer (docs/models/lazarou96.md,
+#: section 8: 192 cells 0.2 Mb/s, 224-256 1.06, 288-320 about 20, 384 and more about 83),
+#: so the band samples it around the default as well as at its ends.
+VC_BUFFER_CELLS = (128, 192, 224, 288, 320, 512)
+
+
+def vc_buffer_variants(base: str, switches: Sequence[str], param: str,
+                       cells: Sequence[int] = VC_BUFFER_CELLS) -> list[Variant]:
+    """Band variants of ``base`` with every switch in ``switches`` given ``n`` cells per
+    VC, for each ``n`` in ``cells`` (named ``vc-<n>``)."""
+    return [Variant(base, f"vc-{n}", param, {f"{s}.vc_capacity": f"{n} cells" for s in switches}) for n in cells]
 
 
 def variant_experiments(base: Sequence[Experiment], variants: Sequence[Variant]) -> tuple[Experiment, ...]:
@@ -46,8 +65,12 @@ def variant_experiments(base: Sequence[Experiment], variants: Sequence[Variant])
     out = []
     for v in variants:
         b = by_key[v.base]
+        # a variant is a sensitivity: by default the file's fixed replications, not its
+        # precision rule (a variant far from the default, e.g. 288 cells per VC, would run
+        # to the cap)
         out.append(Experiment(f"{v.base}{SEP}{v.name}", b.file, f"{b.title} [{v.name}]",
-                              labels={"variant_of": v.base, "variant": v.name}, overrides=dict(v.overrides)))
+                              labels={"variant_of": v.base, "variant": v.name}, overrides=dict(v.overrides),
+                              precision=v.precision))
     return tuple(out)
 
 
@@ -86,6 +109,21 @@ def band_and_ablation(row: ComparisonRow, base_key: str, read: Reader, by_key: M
     return replace(row, band_low=lo, band_high=hi, band_param=dominant), ablations
 
 
+def replications_note(stats, component: str, probe: str, statistic: str) -> str:
+    """How a row's mean and interval were made: "mean of N runs, 95% <interval>" (the
+    interval :mod:`atmsim.stats` chose for the statistic's domain); "" when absent."""
+    from atmsim.stats import METHODS
+
+    if stats is None or stats.empty or "interval" not in stats.columns:
+        return ""
+    sel = stats[(stats["component"] == component) & (stats["probe"] == probe) & (stats["statistic"] == statistic)]
+    if sel.empty:
+        return ""
+    r = sel.iloc[0]
+    method = METHODS.get(str(r["interval"]), str(r["interval"]))
+    return f"mean of {int(r['n'])} runs, 95% {method}"
+
+
 def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key: str, title: str) -> Optional[Figure]:
     """Each banded row's point prediction (dot), band (bar) and paper value (cross), on
     a log scale (the rows span 0.3 to 140 Mb/s)."""
@@ -97,7 +135,7 @@ def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key:
 
     figdir.mkdir(parents=True, exist_ok=True)
     n = len(banded)
-    fig = MplFigure(figsize=(10.0, 0.45 * n + 2.2))
+    fig = MplFigure(figsize=(10.0, 0.6 * n + 2.2))
     ax = fig.add_subplot()
     ys = list(range(n))[::-1]
     for y, r in zip(ys, banded):
@@ -107,7 +145,7 @@ def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key:
         if r.paper_value is not None:
             ax.plot([r.paper_value], [y], "x", color="tab:red", markersize=9, markeredgewidth=2)
     ax.set_yticks(ys)
-    ax.set_yticklabels([_short(r.quantity) for r in banded], fontsize=7)
+    ax.set_yticklabels([_short(r.quantity) + _band_label(r) for r in banded], fontsize=7)
     ax.set_xscale("log")
     ax.set_xlabel(f"TCP throughput ({banded[0].unit})")
     ax.set_title(title, fontsize=9)
@@ -121,9 +159,16 @@ def band_figure(rows: Sequence[ComparisonRow], figdir: Path, out_dir: Path, key:
     fig.savefig(png, dpi=110, bbox_inches="tight")
     fig.savefig(svg, bbox_inches="tight")
     caption = ("Point prediction at the documented defaults (dot), its band over the parameters the paper leaves "
-               "open (bar; the dominant one is named in the table) and the paper's measurement where it gives one "
-               "(cross).")
+               "open (bar; under each row the parameter that moves it most) and the paper's measurement where it "
+               "gives one (cross).")
     return Figure(key, title, rel_path(png, out_dir), rel_path(svg, out_dir), caption)
+
+
+def _band_label(r: ComparisonRow) -> str:
+    """The second line of a row's label: the parameter that moves it most."""
+    if r.band_high is not None and r.band_low is not None and r.band_high <= r.band_low:
+        return "\nband: no open parameter moves it"
+    return f"\nband: {_short(r.band_param)}" if r.band_param else ""
 
 
 def _short(q: str, width: int = 56) -> str:
