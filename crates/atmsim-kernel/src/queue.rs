@@ -75,7 +75,8 @@ enum Current {
 /// has the root's time, no other pending event does (heap property). When a few do
 /// (at most [`crate::heap::TIE_CAP`]), the one with the smallest `seq` is moved to the
 /// root ([`KeyHeap::root_tie_first`]) and handled in place; when more do, all events of
-/// that instant are taken out, sorted by `seq` into `ready`, and handled from there. And most events schedule exactly one follow-up (a source's next cell, a
+/// that instant are taken out, sorted by `seq` into `ready`, and handled from there.
+/// And most events schedule exactly one follow-up (a source's next cell, a
 /// transmitter's next end of transmission, a hold timer), so the kernel does not pop an
 /// event before handling it: [`EventQueue::begin`] leaves it in place, the handler's
 /// first schedule is *staged* in a slot (the rest in a list), and
