@@ -173,6 +173,9 @@ struct Core<M, S> {
     port_base: Vec<u32>,
     routes: Vec<Route>,
     passive: Vec<bool>,
+    /// Whether components may hand messages to ordinary (not passive) components ahead
+    /// of time ([`Ctx::may_deliver_ahead`]).
+    ahead: bool,
     /// Per passive component, its timed deliveries not yet handed over, in (instant,
     /// sending order); empty for the others.
     later: Vec<std::collections::VecDeque<Later<M>>>,
@@ -284,6 +287,16 @@ impl<M, S> Ctx<'_, M, S> {
         let r = self.core.route(self.id, port);
         self.core.passive.get(r.comp as usize).copied().unwrap_or(false)
     }
+    /// Whether this component may hand what it sends on output port `port` over ahead
+    /// of time ([`Ctx::send_at`]) instead of sending it when it is due: always to a
+    /// passive component; to an ordinary one when the run allows it
+    /// ([`Simulation::deliver_ahead`]), at the price of the order of simultaneous
+    /// events there (a delivery sent ahead takes its place among the events of its
+    /// instant by when it was sent: see docs/architecture.md, the ordering rules).
+    pub fn may_deliver_ahead(&self, port: PortId) -> bool {
+        let r = self.core.route(self.id, port);
+        r.comp != CompId::MAX && (self.core.ahead || self.core.passive.get(r.comp as usize).copied().unwrap_or(false))
+    }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
         self.core.dirty = true;
@@ -330,6 +343,8 @@ pub struct Simulation<C: Component> {
     core: Core<C::Msg, C::Store>,
     /// Let passive components take timed deliveries without an event each.
     fast_path: bool,
+    /// Let components hand messages to ordinary components ahead of time.
+    deliver_ahead: bool,
     fingerprint: u64,
     /// Per passive component, the fingerprint of the timed deliveries handed to it
     /// (folded into `fingerprint` at the end of the run).
@@ -370,6 +385,7 @@ impl<C: Component> Simulation<C> {
                 port_base,
                 routes: flat,
                 passive: vec![false; n],
+                ahead: false,
                 later: (0..n).map(|_| VecDeque::new()).collect(),
                 due: Vec::new(),
                 dirty: false,
@@ -377,6 +393,7 @@ impl<C: Component> Simulation<C> {
                 free: Vec::new(),
             },
             fast_path: true,
+            deliver_ahead: true,
             later_fp: vec![0; n],
             fingerprint: 0xcbf2_9ce4_8422_2325,
             content: false,
@@ -397,6 +414,16 @@ impl<C: Component> Simulation<C> {
     /// take their exact one).
     pub fn fast_path(&mut self, on: bool) {
         self.fast_path = on;
+    }
+
+    /// Whether components may also hand messages to ordinary components ahead of time
+    /// ([`Ctx::may_deliver_ahead`]; on by default, and only with the fast path on).
+    /// Each such delivery is one event, ordered among the events of its instant by when
+    /// it was sent, so the order of simultaneous events there may differ from the
+    /// exact path's; off, only passive components are handed messages ahead (every
+    /// statistic then equals the exact path's).
+    pub fn deliver_ahead(&mut self, on: bool) {
+        self.deliver_ahead = on;
     }
 
     /// The run's store, to configure it before the run (e.g. a checking mode).
@@ -601,6 +628,7 @@ impl<C: Component> Simulation<C> {
         for i in 0..self.comps.len() {
             self.core.passive[i] = self.fast_path && self.comps[i].passive();
         }
+        self.core.ahead = self.fast_path && self.deliver_ahead;
         for i in 0..self.comps.len() {
             let mut ctx = Ctx { now: SimTime::ZERO, id: i as CompId, core: &mut self.core };
             self.comps[i].start(&mut ctx);
@@ -887,12 +915,17 @@ mod tests {
     enum Part {
         R(Recorder),
         E(Emitter),
+        /// Asks at start whether it may deliver ahead on its port 0 and keeps the answer.
+        Q(std::rc::Rc<std::cell::Cell<Option<bool>>>),
     }
 
     impl Component for Part {
         type Msg = u32;
         type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
+            if let Part::Q(q) = self {
+                q.set(Some(ctx.may_deliver_ahead(0)));
+            }
             if let Part::E(e) = self {
                 e.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
                 if !e.later.is_empty() {
@@ -930,12 +963,13 @@ mod tests {
             match self {
                 Part::R(r) => r.got.borrow().iter().for_each(|&(_, m)| l.add_delivered(m, 1)),
                 Part::E(e) => e.plan.iter().chain(&e.later).for_each(|&(_, m)| l.add_generated(m, 1)),
+                Part::Q(_) => {}
             }
         }
         fn sample(&self, _index: u64, _now: SimTime) -> f64 {
             match self {
                 Part::R(r) => r.count as f64,
-                Part::E(_) => f64::NAN,
+                Part::E(_) | Part::Q(_) => f64::NAN,
             }
         }
         fn passive(&self) -> bool {
@@ -1015,5 +1049,30 @@ mod tests {
             }
             other => panic!("expected a model error, got {other:?}"),
         }
+    }
+
+    /// Whether a component may deliver ahead: always to a passive one (with the fast
+    /// path on); to an ordinary one only with the fast path and delivering ahead on;
+    /// never on an unwired port.
+    #[test]
+    fn delivering_ahead_is_allowed_as_the_run_says() {
+        let ask = |passive: bool, fast: bool, ahead: bool, wired: bool| {
+            let answer: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
+            let rec = Part::R(Recorder { passive, rogue: false, got: Default::default(), count: 0 });
+            let q = Part::Q(answer.clone());
+            let to = wired.then_some(Route { comp: 0, port: 0 });
+            let mut sim = Simulation::new(vec![rec, q], vec!["r".into(), "q".into()], vec![vec![], vec![to]]);
+            sim.fast_path(fast);
+            sim.deliver_ahead(ahead);
+            sim.run(SimTime(10), SimTime::ZERO, &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+            answer.get().unwrap_or_else(|| panic!("start did not run"))
+        };
+        assert!(ask(true, true, false, true));
+        assert!(ask(true, true, true, true));
+        assert!(!ask(true, false, true, true));
+        assert!(ask(false, true, true, true));
+        assert!(!ask(false, true, false, true));
+        assert!(!ask(false, false, true, true));
+        assert!(!ask(false, true, true, false));
     }
 }

@@ -1,17 +1,25 @@
 //! Prints every statistic of one replication of each scenario given, one line each
 //! (`scenario component probe statistic value unit`, values exact as f64 bit patterns
-//! and decimal): for comparing two builds' results (re-bless evidence).
+//! and decimal): for comparing two builds' results (re-bless evidence). `STATS_RUNS=N`
+//! dumps replications 0 … N−1; `STATS_FAST_PATH=true|sinks|false` overrides the
+//! scenarios' `[scenario] fast_path` (to compare the paths).
 use atmsim_scenario::Scenario;
 
 fn main() {
     for path in std::env::args().skip(1) {
-        let sc = match Scenario::load(&path) {
+        let mut sc = match Scenario::load(&path) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{path}: {e}");
                 std::process::exit(2);
             }
         };
+        match std::env::var("STATS_FAST_PATH").as_deref() {
+            Ok("true") => (sc.fast_path, sc.deliver_ahead) = (true, true),
+            Ok("sinks") => (sc.fast_path, sc.deliver_ahead) = (true, false),
+            Ok("false") => (sc.fast_path, sc.deliver_ahead) = (false, false),
+            _ => {}
+        }
         let runs: u64 = std::env::var("STATS_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
         for run in 0..runs {
         match sc.run(sc.seed, run, &mut |_, _| true) {

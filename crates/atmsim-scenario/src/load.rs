@@ -107,8 +107,13 @@ pub struct Scenario {
     pub fingerprint_content: bool,
     /// Timed deliveries to passive components without an event each, and FIFOs that
     /// compute departures on arrival (`[scenario] fast_path`, on by default; off gives
-    /// the event-per-departure path, which every statistic equals).
+    /// the event-per-departure path).
     pub fast_path: bool,
+    /// FIFOs and links compute departures on arrival whatever they feed, not only when
+    /// it is a passive component (`[scenario] fast_path = true`, the default;
+    /// `fast_path = "sinks"` turns this part off, so that every statistic equals the
+    /// event-per-departure path's; see docs/architecture.md, the ordering rules).
+    pub deliver_ahead: bool,
     pub components: Vec<ComponentDecl>,
     pub wires: Vec<Wire>,
     /// `[probes] keep`: glob patterns on `COMPONENT.PROBE`; empty keeps every row.
@@ -386,6 +391,7 @@ impl Scenario {
         let mut check_wire = false;
         let mut fingerprint_content = false;
         let mut fast_path = true;
+        let mut deliver_ahead = true;
         for e in &raw.scenario {
             let key = format!("scenario.{}", e.key);
             let time = |e: &RawEntry| -> Result<SimDuration, ScenarioError> {
@@ -415,8 +421,9 @@ impl Scenario {
                 ("fingerprint_content", Raw::Bool(b)) => fingerprint_content = *b,
                 ("fingerprint_content", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
                 ("check_wire", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
-                ("fast_path", Raw::Bool(b)) => fast_path = *b,
-                ("fast_path", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true or false", e.raw))),
+                ("fast_path", Raw::Bool(b)) => (fast_path, deliver_ahead) = (*b, *b),
+                ("fast_path", Raw::Str(s)) if s == "sinks" => (fast_path, deliver_ahead) = (true, false),
+                ("fast_path", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected true, false or \"sinks\"", e.raw))),
                 ("name" | "description", _) => return Err(param_err(f, e.line, &key, "expected a string")),
                 (other, _) => {
                     let hint = did_you_mean(other, SCENARIO_KEYS);
@@ -565,7 +572,7 @@ impl Scenario {
             }
         }
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, components, wires, keep, series, interval })
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -628,6 +635,8 @@ impl Scenario {
         }
         if !self.fast_path {
             s.push_str("fast_path = false\n");
+        } else if !self.deliver_ahead {
+            s.push_str("fast_path = \"sinks\"\n");
         }
         for c in &self.components {
             s.push_str(&format!("\n[components.{}]\nkind = \"{}\"\n", c.name, c.kind.kind));

@@ -81,6 +81,7 @@ impl Scenario {
         sim.store_mut().check.on = self.check_wire;
         sim.fingerprint_content(self.fingerprint_content);
         sim.fast_path(self.fast_path);
+        sim.deliver_ahead(self.deliver_ahead);
         let probes = self.series.iter().map(|r| SeriesProbe { comp: r.component as u32, index: r.index, kind: r.decl.kind, scale: r.decl.scale }).collect();
         sim.sample_every(self.interval, probes);
         Ok(sim)

@@ -26,14 +26,15 @@
 //! the busy period and its cell clock (a back-to-back train keeps the exact line rate).
 //!
 //! *Departures computed on arrival (the fast path).* A standalone `fifo` or `link`
-//! whose output goes to a passive component (a `sink`), with no buffer policy, computes
-//! each cell's end of transmission when the cell arrives (Lindley's recursion on the
-//! cell clock) and hands the cell over at once as a timed delivery for that instant
-//! plus propagation: no event per departure. It keeps (arrival, end) per queued cell
-//! and books departures, waits and buffer levels in time order when the next cell
-//! arrives or the kernel asks it to settle (warm-up, samples, end), so every statistic
-//! equals the event-per-departure path's. It is chosen when the run starts
-//! (`Ctx::passive_downstream`); `[scenario] fast_path = false` turns it off.
+//! with no buffer policy computes each cell's end of transmission when the cell
+//! arrives (Lindley's recursion on the cell clock) and hands the cell over at once as
+//! a timed delivery for that instant plus propagation: no event per departure (to a
+//! passive component such as a `sink`, no event at all; to a switch or host, one). It
+//! keeps (arrival, end) per queued cell and books departures, waits and buffer levels
+//! in time order when the next cell arrives or the kernel asks it to settle (warm-up,
+//! samples, end), so everything it reports equals the event-per-departure path's. It is
+//! chosen when the run starts (`Ctx::may_deliver_ahead`); `[scenario] fast_path =
+//! "sinks"` limits it to passive downstream components, `false` turns it off.
 //!
 //! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
 //! line is then slotted from time zero on the STS-3c/STS-12c frame ([`super::sonet`]):
@@ -371,7 +372,7 @@ impl Transmitter {
     /// nothing needs their instants (see the module doc).
     fn choose_path(&mut self, ctx: &Cx<'_>) {
         let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
-        if self.may_compute && fifo && self.policy.is_none() && self.framed.is_none() && ctx.passive_downstream(self.out_port) {
+        if self.may_compute && fifo && self.policy.is_none() && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) {
             self.computed = Some(VecDeque::new());
         }
     }

@@ -155,25 +155,57 @@ fn statistics(r: &atmsim_scenario::RunResult) -> Vec<String> {
     out
 }
 
-/// The fast path (timed deliveries to passive components, FIFOs computing departures
-/// on arrival) is equivalent to the event-per-departure path: on every shipped
-/// scenario, every probe statistic, flow book and series value is the same bit for bit
-/// with it on and off; only the events differ (fewer with it on).
+/// Shipped scenarios where delivering ahead into ordinary components
+/// (`Simulation::deliver_ahead`, docs/architecture.md ordering rule 5) changes the
+/// order of simultaneous events and so moves a statistic: a cell and another event at
+/// one instant at a switch or host are taken in another order. Each is checked by
+/// `delivering_ahead_keeps_every_statistic_within_its_interval`; the list is exact (a
+/// scenario that starts or stops differing fails the test below until it is examined).
+const TIE_ORDER_MOVES: [&str; 2] = ["scenarios/dastangoo96/six_sessions.toml", "scenarios/examples/tcp_duplex.toml"];
+
+/// The fast path is equivalent to the event-per-departure path. Passive components'
+/// part (timed deliveries to sinks, FIFOs before them computing departures on arrival:
+/// `fast_path = "sinks"`) is exact on every shipped scenario — every probe statistic,
+/// flow book and series value the same bit for bit, only the events differ. The whole
+/// fast path (the default: FIFOs and links also deliver ahead into switches and hosts)
+/// is exact too except on [`TIE_ORDER_MOVES`], where the order of simultaneous events
+/// legitimately changed.
 #[test]
 fn fast_path_changes_no_statistic_on_any_shipped_scenario() {
     let got = run_all(&shipped(), |rel| {
         let mut sc = load(rel);
         let fast = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} fast: {e}"));
+        let sinks = if TIE_ORDER_MOVES.contains(&rel) {
+            sc.deliver_ahead = false;
+            let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} sinks: {e}"));
+            Some((statistics(&r), r.events))
+        } else {
+            None
+        };
         sc.fast_path = false;
+        sc.deliver_ahead = false;
         let exact = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} exact: {e}"));
-        (statistics(&fast), statistics(&exact), fast.events, exact.events)
+        (statistics(&fast), statistics(&exact), fast.events, exact.events, sinks)
     });
     let mut faster = Vec::new();
     let mut bad = Vec::new();
-    for (rel, (fast, exact, fe, ee)) in &got {
+    let mut moved = Vec::new();
+    for (rel, (fast, exact, fe, ee, sinks)) in &got {
+        let first_difference = |a: &Vec<String>| {
+            a.iter().zip(exact).find(|(a, b)| a != b).map(|(a, b)| format!("fast {a} / exact {b}")).unwrap_or_else(|| format!("{} against {} rows", a.len(), exact.len()))
+        };
         if fast != exact {
-            let first = fast.iter().zip(exact).find(|(a, b)| a != b).map(|(a, b)| format!("fast {a} / exact {b}")).unwrap_or_else(|| format!("{} against {} rows", fast.len(), exact.len()));
-            bad.push(format!("{rel}: {first}"));
+            if TIE_ORDER_MOVES.contains(&rel.as_str()) {
+                moved.push(rel.as_str());
+            } else {
+                bad.push(format!("{rel}: {}", first_difference(fast)));
+            }
+        }
+        if let Some((s, se)) = sinks {
+            if s != exact {
+                bad.push(format!("{rel} (fast_path = \"sinks\"): {}", first_difference(s)));
+            }
+            assert!(se <= ee, "{rel}: the sinks-only fast path handled more events ({se}) than the exact one ({ee})");
         }
         assert!(fe <= ee, "{rel}: the fast path handled more events ({fe}) than the exact one ({ee})");
         if fe < ee {
@@ -181,8 +213,68 @@ fn fast_path_changes_no_statistic_on_any_shipped_scenario() {
         }
     }
     assert!(bad.is_empty(), "the fast path changed statistics:\n  {}", bad.join("\n  "));
-    // Scenarios with a fifo feeding a sink take it (and so are checked above).
-    for rel in ["scenarios/validation/md1.toml", "scenarios/validation/md1k.toml", "scenarios/validation/ndd1.toml", "scenarios/examples/poisson_oc3.toml", "scenarios/examples/onoff8_fifo.toml", "scenarios/examples/cbr_wan.toml"] {
+    assert_eq!(moved, TIE_ORDER_MOVES.to_vec(), "TIE_ORDER_MOVES is stale: these scenarios' statistics moved");
+    // Scenarios with a fifo feeding a sink take it (and so are checked above), and
+    // scenarios whose links feed switches and hosts.
+    for rel in ["scenarios/validation/md1.toml", "scenarios/validation/md1k.toml", "scenarios/validation/ndd1.toml", "scenarios/examples/poisson_oc3.toml", "scenarios/examples/onoff8_fifo.toml", "scenarios/examples/cbr_wan.toml", "scenarios/domingo95/exp2.toml", "scenarios/dastangoo96/parking_lot_wan.toml"] {
         assert!(faster.contains(&rel), "{rel} did not take the fast path (took it: {faster:?})");
     }
+}
+
+/// Student's t quantile t(0.975, 19): the 95% two-sided interval of a mean of 20
+/// replications (any t table, e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2).
+const T_975_19: f64 = 2.093;
+
+/// The re-bless evidence of issue 14 item 4 for [`TIE_ORDER_MOVES`]: over 20
+/// replications (seeds `seed`, runs 0..20) with and without delivering ahead, every
+/// numeric statistic's mean with it lies within the 95% t-interval of its mean without
+/// it (a statistic constant over the replications must be equal). Counts are compared
+/// like the rest: a different order of simultaneous events may move a cell's wait, not
+/// the statistics' expected values.
+#[test]
+fn delivering_ahead_keeps_every_statistic_within_its_interval() {
+    type Means = BTreeMap<String, Vec<f64>>;
+    let runs = 20u64;
+    let got = run_all(&TIE_ORDER_MOVES.iter().map(|s| s.to_string()).collect::<Vec<_>>(), |rel| {
+        let mut sc = load(rel);
+        sc.fingerprint_content = false;
+        let mut by_mode: Vec<Means> = Vec::new();
+        for ahead in [true, false] {
+            sc.deliver_ahead = ahead;
+            let mut m = Means::new();
+            for run in 0..runs {
+                let r = sc.run(sc.seed, run, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} run {run}: {e}"));
+                for p in r.probes.iter().filter(|p| p.value.is_finite()) {
+                    m.entry(format!("{} {} {}", p.component, p.probe, p.statistic)).or_default().push(p.value);
+                }
+            }
+            by_mode.push(m);
+        }
+        by_mode
+    });
+    let mut bad = Vec::new();
+    let mut compared = 0;
+    for (rel, modes) in &got {
+        let (ahead, exact) = (&modes[0], &modes[1]);
+        assert_eq!(ahead.keys().collect::<Vec<_>>(), exact.keys().collect::<Vec<_>>(), "{rel}: different statistics");
+        for (key, e) in exact {
+            let a = &ahead[key];
+            if a.len() != e.len() {
+                bad.push(format!("{rel} {key}: finite in {} runs against {}", a.len(), e.len()));
+                continue;
+            }
+            let n = e.len() as f64;
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / n;
+            let (ma, me) = (mean(a), mean(e));
+            let var = e.iter().map(|x| (x - me).powi(2)).sum::<f64>() / (n - 1.0);
+            let half = T_975_19 * (var / n).sqrt();
+            compared += 1;
+            let ok = if half == 0.0 { ma == me } else { (ma - me).abs() <= half };
+            if !ok {
+                bad.push(format!("{rel} {key}: {ma} with, {me} ± {half} without"));
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} statistics compared");
+    assert!(bad.is_empty(), "delivering ahead moved statistics out of their 95% intervals:\n  {}", bad.join("\n  "));
 }

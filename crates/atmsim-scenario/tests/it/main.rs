@@ -1137,6 +1137,10 @@ mod tie_rule {
     use super::*;
 
     fn scenario(downstream: &str, fast: bool) -> Scenario {
+        scenario_with(downstream, &fast.to_string()).expect("scenario")
+    }
+
+    fn scenario_with(downstream: &str, fast: &str) -> Result<Scenario, atmsim_scenario::ScenarioError> {
         let text = format!(
             r#"connections = ["src -> mux", "mux -> {downstream}"{extra}]
 
@@ -1161,7 +1165,7 @@ kind = "sink"
             extra = if downstream == "next" { r#", "next -> sink""# } else { "" },
             next = if downstream == "next" { "\n[components.next]\nkind = \"fifo\"\nrate = \"424 Mb/s\"\n" } else { "" }
         );
-        Scenario::from_text(&text, "tie.toml").expect("scenario")
+        Scenario::from_text(&text, "tie.toml")
     }
 
     #[test]
@@ -1175,5 +1179,24 @@ kind = "sink"
                 assert_eq!(probe(&r, "mux", "q_len", "max"), 1.0, "{what}");
             }
         }
+    }
+
+    /// `fast_path` takes true, false or "sinks"; "sinks" keeps the fast path for the
+    /// fifo feeding a sink only: a fifo feeding another fifo then handles an event per
+    /// departure (more events than with `true`), with the same statistics (no ties
+    /// elsewhere here); anything else is one line naming the key and what is valid.
+    #[test]
+    fn fast_path_takes_true_false_or_sinks() {
+        let with = |v: &str| scenario_with("next", v);
+        let all = run(&scenario("next", true), 0);
+        let sinks = run(&with("\"sinks\"").expect("sinks"), 0);
+        let exact = run(&scenario("next", false), 0);
+        assert!(all.events < sinks.events && sinks.events < exact.events, "{} {} {}", all.events, sinks.events, exact.events);
+        for c in ["mux", "next"] {
+            assert_eq!(probe(&all, c, "q_wait", "mean"), probe(&exact, c, "q_wait", "mean"), "{c}");
+            assert_eq!(probe(&sinks, c, "q_wait", "mean"), probe(&exact, c, "q_wait", "mean"), "{c}");
+        }
+        let err = with("\"fast\"").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("fast_path") && err.contains("\"sinks\"") && !err.contains('\n'), "{err}");
     }
 }
