@@ -13,7 +13,8 @@
 //! *Timed deliveries.* [`Ctx::send_at`] hands a message over for delivery at a later
 //! instant (a FIFO server that computes each departure on arrival, see
 //! docs/architecture.md, "Timed deliveries"). To an ordinary component it is one event
-//! carrying the message. A *passive* component ([`Component::passive`]: one that only
+//! carrying the message; what one output port sends in time order waits on that
+//! port's lane, and only the lane's first is in the event queue. A *passive* component ([`Component::passive`]: one that only
 //! records what it receives — never schedules, never sends) takes its timed deliveries
 //! without an event each: they wait in a list sorted by (instant, order of sending) and
 //! are handed over, each with `now` set to its own instant, in batches once enough wait,
@@ -156,6 +157,10 @@ struct Later<M> {
 /// holding the message). Component ids never reach it.
 const TIMED: CompId = 1 << 31;
 
+/// The flag on a timed-delivery event's tag marking a lane's head (the rest of the tag
+/// is the route's index); without it the tag is a slab slot.
+const LANE: u32 = 1 << 31;
+
 /// A passive component's timed deliveries are handed over once this many wait (or
 /// whenever something may observe it): one hand-over loop per batch, not per delivery.
 const LATER_BATCH: usize = 128;
@@ -184,7 +189,11 @@ struct Core<M, S> {
     /// Whether the handler running now left work for the kernel (mail, a fault, a
     /// passive delivery due): one test after each event instead of three.
     dirty: bool,
-    /// Messages of pending timed-delivery events (input port, message), by slot.
+    /// Per route (output port), the timed deliveries to an ordinary component sent on
+    /// it in time order, not yet due: only the first is an event in the queue (a lane).
+    lanes: Vec<VecDeque<(SimTime, M)>>,
+    /// Messages of pending timed-delivery events (input port, message), by slot: those
+    /// sent earlier than the last one waiting on their lane.
     slab: Vec<Option<(PortId, M)>>,
     free: Vec<u32>,
 }
@@ -268,6 +277,24 @@ impl<M, S> Ctx<'_, M, S> {
                 core.dirty = true;
             }
         } else {
+            // A lane: deliveries from one port in time order wait in a FIFO, and only
+            // its first is an event (one heap entry per busy port, not per message in
+            // flight). Its next becomes an event when it is delivered.
+            let idx = core.port_base[self.id as usize] + port as u32;
+            if let Some(lane) = core.lanes.get_mut(idx as usize) {
+                match lane.back() {
+                    None => {
+                        lane.push_back((t, msg));
+                        core.queue.schedule(t, route.comp | TIMED, LANE | idx);
+                        return;
+                    }
+                    Some(b) if b.0 <= t => {
+                        lane.push_back((t, msg));
+                        return;
+                    }
+                    Some(_) => {}
+                }
+            }
             let slot = match core.free.pop() {
                 Some(s) => {
                     core.slab[s as usize] = Some((route.port, msg));
@@ -374,6 +401,7 @@ impl<C: Component> Simulation<C> {
             port_base.push(flat.len() as u32);
         }
         let n = comps.len();
+        let lanes = (0..flat.len()).map(|_| VecDeque::new()).collect();
         Simulation {
             comps,
             paths,
@@ -387,6 +415,7 @@ impl<C: Component> Simulation<C> {
                 passive: vec![false; n],
                 ahead: false,
                 later: (0..n).map(|_| VecDeque::new()).collect(),
+                lanes,
                 due: Vec::new(),
                 dirty: false,
                 slab: Vec::new(),
@@ -583,15 +612,36 @@ impl<C: Component> Simulation<C> {
         Ok(())
     }
 
-    /// Delivers the message of a timed-delivery event (slot `slot`) to `comp`.
+    /// Delivers the message of a timed-delivery event (tag `slot`: a slab slot, or a
+    /// lane's first) to `comp`; a lane's next becomes an event first.
     #[inline(always)]
     fn deliver_timed<const CONTENT: bool>(&mut self, now: SimTime, comp: CompId, slot: u32) {
-        let Some((port, msg)) = self.core.slab.get_mut(slot as usize).and_then(Option::take) else {
-            self.core.fault = Some(format!("timed delivery {slot} has no message"));
-            self.core.dirty = true;
-            return;
+        let (port, msg) = if slot & LANE != 0 {
+            let idx = (slot & !LANE) as usize;
+            let port = self.core.routes.get(idx).map_or(PortId::MAX, |r| r.port);
+            let Some(lane) = self.core.lanes.get_mut(idx) else {
+                self.core.fault = Some(format!("timed delivery on lane {idx}, which does not exist"));
+                self.core.dirty = true;
+                return;
+            };
+            let Some((_, msg)) = lane.pop_front() else {
+                self.core.fault = Some(format!("timed delivery on lane {idx}, which is empty"));
+                self.core.dirty = true;
+                return;
+            };
+            if let Some(&(next, _)) = lane.front() {
+                self.core.queue.schedule(next, comp | TIMED, slot);
+            }
+            (port, msg)
+        } else {
+            let Some(got) = self.core.slab.get_mut(slot as usize).and_then(Option::take) else {
+                self.core.fault = Some(format!("timed delivery {slot} has no message"));
+                self.core.dirty = true;
+                return;
+            };
+            self.core.free.push(slot);
+            got
         };
-        self.core.free.push(slot);
         self.fingerprint = mix(mix(self.fingerprint, now.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
         if CONTENT {
             self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
@@ -705,6 +755,9 @@ impl<C: Component> Simulation<C> {
             C::book(&e.msg, &mut ledger);
         }
         for (_, msg) in self.core.slab.iter().flatten() {
+            C::book(msg, &mut ledger);
+        }
+        for (_, msg) in self.core.lanes.iter().flatten() {
             C::book(msg, &mut ledger);
         }
         self.core.store.ledger(&mut ledger);
@@ -1074,5 +1127,25 @@ mod tests {
         assert!(!ask(false, true, false, true));
         assert!(!ask(false, false, true, true));
         assert!(!ask(false, true, true, false));
+    }
+
+    /// Deliveries to an ordinary component sent from one port in time order wait on
+    /// that port's lane, and only its first is an event: a lane's next message takes its
+    /// place among the events of its instant when the one before it is delivered
+    /// (ordering rule 5). Here a's 2 (at 10, sent before b's 4) comes after b's 4,
+    /// which was scheduled at start, after a's 1; an earlier instant sent after later
+    /// ones (a's 5 from the timer at 5) goes around the lane and still comes in time.
+    #[test]
+    fn a_lane_orders_its_next_delivery_when_the_one_before_is_delivered() {
+        let log: Log = Default::default();
+        let rec = Part::R(Recorder { passive: false, rogue: false, got: log.clone(), count: 0 });
+        let a = Part::E(Emitter { plan: vec![(10, 1), (10, 2), (20, 3), (100, 6)], later: vec![(7, 5)] });
+        let b = Part::E(Emitter { plan: vec![(10, 4)], later: vec![] });
+        let to = Some(Route { comp: 0, port: 0 });
+        let sim = Simulation::new(vec![rec, a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+        let out = sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(*log.borrow(), vec![(7, 5), (10, 1), (10, 4), (10, 2), (20, 3)]);
+        // Message 6 is still on its lane at the end: booked in flight.
+        assert_eq!(out.ledger.in_flight.get(6), Some(&1));
     }
 }
