@@ -38,7 +38,7 @@ pub struct EprcaParams {
     pub mrf: f64,
     /// Explicit reduction factor: while congested a VC above DPF·MACR is told
     /// ERF·MACR (TM 4.0 appendix I's EPRCA example: 15/16); None: it is told DPF·MACR,
-    /// the fair share (the surveys' reading: "ER reduced to the fair share").
+    /// the fair share (the OSU survey's reading, as summarised: "ER reduced to the fair share").
     pub erf: Option<f64>,
     /// Congestion threshold (cells).
     pub qt: u64,
