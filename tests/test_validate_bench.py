@@ -14,8 +14,9 @@ def test_validate_quick_passes():
     groups = {c["group"].split(" ")[0] for c in obj["cases"]}
     assert len(obj["cases"]) >= 10, obj["cases"]
     assert {"M/D/1", "M/D/1/K", "on-off"} <= groups
-    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min", "ERICA+ max-min", "ERICA 5%"))]
-    assert len(reported) == 35, reported
+    reported = [c for c in obj["cases"] if c["group"].startswith(("EPRCA-ER max-min", "EFCI max-min", "ERICA+ max-min", "ERICA 5%",
+                                                                  "EPRCA-ER TM 4.0"))]
+    assert len(reported) == 45, reported
     for c in reported:
         assert c["replications"] == 1 and c["simulated"] >= 0, c
         if c["group"].startswith("EPRCA-ER"):

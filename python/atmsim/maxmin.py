@@ -28,6 +28,11 @@ OC3C_MBPS = 149.76
 ICR_MBPS = 1.0  # (or the session's MCR, when higher: ICR ≥ MCR)
 #: One in Nrm = 32 in-rate cells is a forward RM cell (TM 4.0 default): data get 31/32.
 DATA_FRACTION = 31.0 / 32.0
+#: The EPRCA sources' increase as a TM 4.0 RIF: the 1995 EPRCA draft adds AIR per cell
+#: time, AIR·Nrm = 0.01892 × 32 Mb/s per backward RM cell, which at PCR = 155 Mb/s is
+#: RIF = 1/256 (dastangoo96 Table 1; the `eprca95` set, docs/models/abr.md). TM 4.0's
+#: default RIF = 1/16 adds 9.36 Mb/s at OC-3c per RM cell, more than most shares here.
+EPRCA_RIF = 1.0 / 256.0
 
 
 @dataclass
@@ -48,7 +53,8 @@ class Topology:
 
 def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, duration_s: float = 0.6,
                     warmup_s: float = 0.3, delta: float = 0.1, single: bool = False,
-                    erica_plus: bool = False, single_feedback: bool = False) -> Topology:
+                    erica_plus: bool = False, single_feedback: bool = False,
+                    rif: float | None = None) -> Topology:
     """One random topology (reproducible from ``seed``).
 
     ``single``: one trunk between two switches that every session crosses, all
@@ -61,6 +67,10 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
 
     ``single_feedback``: ERICA gives each VC one ER per averaging interval
     (`single_feedback = true`, 96-1172; docs/models/abr.md).
+
+    ``rif``: the sources' rate increase factor (TM 4.0 defaults otherwise, RIF = 1/16);
+    the EPRCA rows of ``atmsim validate`` use :data:`EPRCA_RIF`, the increase of the
+    EPRCA draft's sources. The draws do not depend on it.
     """
     rng = np.random.default_rng(seed)
     n_sw = int(rng.integers(2, 9))
@@ -110,6 +120,8 @@ def random_topology(seed: int, algorithm: str = "erica", target: float = 0.9, du
             extra += f'mcr = "{mcr[i]} Mb/s"\n'
         if demand_data[i] is not None:
             extra += f'demand = "{demand_data[i]} Mb/s"\n'
+        if rif is not None:
+            extra += f"rif = {rif}\n"
         comps.append(f'[components.s{v}]\nkind = "abr_source"\nparams = "tm40"\npcr = "{OC3C_MBPS} Mb/s"\nicr = "{max(ICR_MBPS, mcr[i])} Mb/s"\nvc = {v}\n{extra}'
                      f'\n[components.d{v}]\nkind = "abr_dest"\n')
     for k in range(n_sw - 1):

@@ -131,6 +131,7 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
         (mux, "target_delay = \"0 s\"\nerica_plus = true\n", "components.mux.target_delay", "longer than 0 s"),
         (mux, "queue_a = 0.5\n", "components.mux.queue_a", "1..10"),
         (mux, "averaging_cells = \"0 cells\"\n", "components.mux.averaging_cells", "at least 1 cell"),
+        (mux, "erf = 1.5\n", "components.mux.erf", "0..1"),
     ] {
         let bad = base.replacen(anchor, &format!("{anchor}{add}"), 1);
         let line = line_of(&bad, add);
@@ -141,6 +142,10 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
     let bad = base.replacen(mux, "algorithm = \"eprca\"\ndqt = \"100 cells\"\n", 1);
     let e = err(&bad);
     assert!(e.starts_with(&format!("bad.toml:{}: components.mux.dqt: ", line_of(&bad, "dqt ="))) && e.contains("at least qt"), "{e}");
+    // EPRCA's explicit reduction factor must be a reduction.
+    let bad = base.replacen(mux, "algorithm = \"eprca\"\nerf = 0.0\n", 1);
+    let e = err(&bad);
+    assert!(e.starts_with(&format!("bad.toml:{}: components.mux.erf: ", line_of(&bad, "erf ="))) && e.contains("(0, 1]"), "{e}");
     // EFCI needs its threshold.
     let e = err(&base.replacen(mux, "algorithm = \"efci\"\n", 1));
     assert!(e.contains("components.mux.algorithm") && e.contains("efci_threshold"), "{e}");
@@ -166,6 +171,22 @@ fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
     }
     assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
     assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// The same with the explicit reduction factor (`erf` = 15/16, TM 4.0 appendix I's
+/// reading): the fast VC is told ERF·MACR instead of DPF·MACR; both sessions still get
+/// the fair share within 10%, and the port lowers ER.
+#[test]
+fn eprca_with_erf_gives_both_sessions_their_fair_share_within_10_percent() {
+    let r = run(&scenario(&[("mux.algorithm", "\"eprca\""), ("mux.erf", "0.9375")]), 0);
+    let share = OC3C_CELLS_PER_S / 2.0 * MB;
+    for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
+        let mean = probe(&r, s, "abr_acr", "mean");
+        assert!(within(mean, share, 0.10), "{s}: mean ACR {mean} Mb/s, fair share {share}");
+        let data = probe(&r, d, "sink_throughput", "value");
+        assert!(within(data, share * 31.0 / 32.0, 0.10), "{d}: data {data} Mb/s");
+    }
+    assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
 }
 
 /// The multiplexer's ERICA, like a switch port's (one code path, `PortAbr::on_join`),

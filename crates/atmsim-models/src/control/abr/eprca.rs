@@ -14,8 +14,10 @@
 //!   sources do not pull the average up during congestion: the "intelligent" part).
 //!   MACR starts at the first CCR seen.
 //! - Congested (queue above QT): a backward RM cell whose CCR is above the fair share
-//!   DPF·MACR gets ER = min(ER, DPF·MACR); only those VCs are told (intelligent
-//!   marking), and with `mark_ci` they also get CI = 1 (for sources that ignore ER).
+//!   DPF·MACR gets ER = min(ER, DPF·MACR) — or min(ER, ERF·MACR) with the explicit
+//!   reduction factor `erf` set (the TM 4.0 appendix I reading: the VCs above DPF·MACR
+//!   are told ERF·MACR, ERF = 15/16); only those VCs are told (intelligent marking), and
+//!   with `mark_ci` they also get CI = 1 (for sources that ignore ER).
 //! - Very congested (queue above DQT): every backward RM cell gets ER = min(ER,
 //!   MRF·MACR) and CI = 1.
 //!
@@ -34,6 +36,10 @@ pub struct EprcaParams {
     pub dpf: f64,
     /// Major reduction factor when very congested (94-0735R1: 1/4).
     pub mrf: f64,
+    /// Explicit reduction factor: while congested a VC above DPF·MACR is told
+    /// ERF·MACR (TM 4.0 appendix I's EPRCA example: 15/16); None: it is told DPF·MACR,
+    /// the fair share (the OSU survey's reading, as summarised: "ER reduced to the fair share").
+    pub erf: Option<f64>,
     /// Congestion threshold (cells).
     pub qt: u64,
     /// Heavy congestion threshold (cells).
@@ -47,7 +53,7 @@ pub struct EprcaParams {
 
 impl EprcaParams {
     pub fn validate(&self) -> Result<(), ParamIssue> {
-        for (k, v) in [("av", self.av), ("dpf", self.dpf), ("mrf", self.mrf)] {
+        for (k, v) in [("av", self.av), ("dpf", self.dpf), ("mrf", self.mrf), ("erf", self.erf.unwrap_or(1.0))] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(ParamIssue::new(k, format!("{k} must be in (0, 1]; got {v}")));
             }
@@ -103,7 +109,7 @@ impl Eprca {
         let (er, ci) = if queue_len > self.p.dqt {
             (Some(self.p.mrf * macr), true)
         } else if queue_len > self.p.qt && rm.ccr.cells_per_s() > self.p.dpf * macr {
-            (Some(self.p.dpf * macr), self.p.mark_ci)
+            (Some(self.p.erf.unwrap_or(self.p.dpf) * macr), self.p.mark_ci)
         } else {
             (None, false)
         };
@@ -130,7 +136,7 @@ mod tests {
     use super::*;
 
     fn p() -> EprcaParams {
-        EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 1.0 / 4.0, qt: 100, dqt: 400, mark_ci: false, macr_all: false }
+        EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 1.0 / 4.0, erf: None, qt: 100, dqt: 400, mark_ci: false, macr_all: false }
     }
 
     fn rm(ccr: f64, er: f64) -> RmRepr {
@@ -198,6 +204,30 @@ mod tests {
         assert_eq!(e.stats, EprcaStats { er_lowered: 1, ci_set: 0 });
     }
 
+    /// `erf`: a congested port tells the VCs above DPF·MACR ERF·MACR, and leaves the
+    /// VCs at or below DPF·MACR alone, as without it.
+    #[test]
+    fn erf_tells_the_fast_vcs_erf_macr() {
+        let mut e = Eprca::new(EprcaParams { erf: Some(15.0 / 16.0), ..p() });
+        e.on_forward_rm(&rm(1024.0, 4096.0), 0);
+        // DPF·MACR = 896 cells/s decides who is told; ERF·MACR = 960 is what they are told.
+        let mut fast = rm(900.0, 4096.0);
+        e.on_backward_rm(&mut fast, 101);
+        assert_eq!(fast.er.cells_per_s(), 960.0);
+        let mut at_share = rm(896.0, 4096.0);
+        e.on_backward_rm(&mut at_share, 101);
+        assert_eq!(at_share.er.cells_per_s(), 4096.0);
+        // Not congested: nobody is told.
+        let mut quiet = rm(2048.0, 4096.0);
+        e.on_backward_rm(&mut quiet, 100);
+        assert_eq!(quiet.er.cells_per_s(), 4096.0);
+        // Very congested: MRF·MACR for all, ERF plays no part.
+        let mut slow = rm(100.0, 4096.0);
+        e.on_backward_rm(&mut slow, 401);
+        assert_eq!(slow.er.cells_per_s(), 256.0);
+        assert_eq!(e.stats, EprcaStats { er_lowered: 2, ci_set: 1 });
+    }
+
     #[test]
     fn mark_ci_tells_the_fast_vcs_with_ci_too() {
         let mut e = Eprca::new(EprcaParams { mark_ci: true, ..p() });
@@ -224,6 +254,7 @@ mod tests {
     fn validate_names_the_bad_key() {
         assert_eq!(EprcaParams { dqt: 50, ..p() }.validate().unwrap_err().key, "dqt");
         assert_eq!(EprcaParams { av: 0.0, ..p() }.validate().unwrap_err().key, "av");
+        assert_eq!(EprcaParams { erf: Some(1.5), ..p() }.validate().unwrap_err().key, "erf");
         assert_eq!(p().validate(), Ok(()));
     }
 }

@@ -24,10 +24,11 @@ const EPRCA_SRC: &str = "Roberts, ATM Forum 94-0735R1 (EPRCA), 1994";
 const ERICA_PLUS_SRC: &str = "Jain et al., ATM Forum 95-1346 (ERICA+) and 96-1172 section 6; Vandalore et al., queue control functions, 1998";
 
 /// The algorithms' parameters (everything but the choice of algorithm).
-pub const PARAMS: [ParamSpec; 19] = [
+pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "av", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.0625"), required: false, help: "EPRCA: averaging factor of MACR (1/16)", source: EPRCA_SRC },
     ParamSpec { name: "dpf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.875"), required: false, help: "EPRCA: down-pressure factor, fair share = DPF·MACR (7/8)", source: EPRCA_SRC },
     ParamSpec { name: "mrf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: Some("0.25"), required: false, help: "EPRCA: major reduction factor above dqt (1/4)", source: EPRCA_SRC },
+    ParamSpec { name: "erf", ty: ParamType::Float { min: 0.0, max: 1.0 }, default: None, required: false, help: "EPRCA: explicit reduction factor, while congested the VCs above DPF·MACR are told ERF·MACR (given; absent: they are told DPF·MACR, the fair share)", source: "ATM Forum TM 4.0 appendix I's EPRCA example as cited (ERF = 15/16; its text not read here): docs/models/abr.md, \"EPRCA: the check\"" },
     ParamSpec { name: "qt", ty: ParamType::Size, default: Some("500 cells"), required: false, help: "EPRCA: congestion threshold (queue above it: congested)", source: "atmsim convention: dastangoo96's switch threshold (500 cells); 94-0735R1 leaves it to the implementation" },
     ParamSpec { name: "dqt", ty: ParamType::Size, default: Some("2000 cells"), required: false, help: "EPRCA: heavy congestion threshold (at least qt)", source: "atmsim convention (4·qt); 94-0735R1 leaves it to the implementation" },
     ParamSpec { name: "mark_ci", ty: ParamType::Bool, default: Some("false"), required: false, help: "EPRCA: also set CI on the VCs told to slow down while congested", source: "atmsim convention (ER only, as 94-0735R1's ER switches)" },
@@ -100,6 +101,7 @@ impl PortAbrParams {
                 av: p.need("av", Params::float)?,
                 dpf: p.need("dpf", Params::float)?,
                 mrf: p.need("mrf", Params::float)?,
+                erf: p.opt("erf", Params::float)?,
                 qt: p.need("qt", Params::cells)?,
                 dqt: p.need("dqt", Params::cells)?,
                 mark_ci: p.need("mark_ci", Params::bool)?,
@@ -296,7 +298,7 @@ mod tests {
 
     fn settings() -> PortAbrParams {
         PortAbrParams {
-            eprca: EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 0.25, qt: 500, dqt: 2000, mark_ci: false, macr_all: false },
+            eprca: EprcaParams { av: 1.0 / 16.0, dpf: 7.0 / 8.0, mrf: 0.25, erf: None, qt: 500, dqt: 2000, mark_ci: false, macr_all: false },
             target_utilisation: 0.9,
             averaging: SimDuration(100 * MS),
             delta: 0.1,
