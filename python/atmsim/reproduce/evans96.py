@@ -31,7 +31,7 @@ from atmsim.reproduce.tcpbands import (Variant, band_and_ablation, band_figure, 
 DEC_RANGE = "DEC 3000 per-segment time (lazarou96 Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (256 cells in lazarou96's model; evans96 gives none)"
 #: The stacks: DEC 3000s under OSF/1, a SPARCstation 10 under SunOS 4.1.x (docs/models/host.md).
-TCP_PROFILE = "TCP profile (table1; or the DECs' osf1 and the SPARC 10's sunos41)"
+TCP_PROFILE = "TCP profile (the DECs' osf1 and the SPARC 10's sunos41; or lazarou96 Table 1's Reno for all)"
 #: The TAXI port's cell rate: 98.15 Mb/s (lazarou96 Table 2); the ablation: 100 Mb/s.
 TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, lazarou96 Table 2)"
 TAXI_100 = '["p2 = 100 Mb/s"]'
@@ -43,10 +43,11 @@ def tcp_variants() -> list[Variant]:
     per-segment time and the pacing-rate unit."""
     two = ("dec1", "dec2")
     out: list[Variant] = vc_buffer_variants("one-stream", ["sw"], VC_BUFFER) + [
-        Variant("one-stream", "named-profiles", TCP_PROFILE, {"dec.profile": "osf1", "sparc.profile": "sunos41"}),
+        Variant("one-stream", "table1-profiles", TCP_PROFILE, {"dec.profile": "table1", "sparc.profile": "table1"},
+                ablation=True),
     ] + vc_buffer_variants("two-streams", ["sw_edc"], VC_BUFFER) + [
-        Variant("two-streams", "named-profiles", TCP_PROFILE,
-                {"dec1.profile": "osf1", "dec2.profile": "osf1", "sparc.profile": "sunos41"}),
+        Variant("two-streams", "table1-profiles", TCP_PROFILE,
+                {"dec1.profile": "table1", "dec2.profile": "table1", "sparc.profile": "table1"}, ablation=True),
         Variant("one-stream", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("two-streams", "taxi-100", TAXI_CELLS, {"sw_edc.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("one-stream-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"},
