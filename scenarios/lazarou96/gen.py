@@ -107,7 +107,8 @@ quick_replications = 1
 
 # ---- 4.4: rate mismatch (Figures 7-8, Table 3) and the section 5 ablation ------------
 #: Relative-precision stopping for the unpaced rows (docs/experiments.md, "Statistics"):
-#: one run's throughput spans 0.84-2.52 Mb/s (a loss-and-timer-locked process), so the
+#: one run's throughput varies (0.89-1.02 Mb/s over 40 runs; 0.84-2.52 with Table 1's Reno
+#: receiver: a loss-and-timer-locked process), so the
 #: mean is run in rounds of 10 until its 95% interval lies within 10% of it (well inside
 #: the 15% and 25% of the published checks), at most 80 runs.
 UNPACED_PRECISION = """precision = 0.1                 # relative 95% half-width of the mean throughput, in rounds of 10 runs

@@ -91,7 +91,9 @@ class Evans96(Reproduction):
         "the 8.8 ms MAGIC path, whose switch port toward the TAXI host (256 cells per VC) is a 155 -> 100 Mb/s "
         "constriction; 128 KB windows, 64 KB ttcp writes. One stream and two streams from two hosts, each "
         "without traffic control and with the senders' VCs paced at 70 Mb/s in the adapter. Hosts, switches "
-        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. The cell-level "
+        "and TCP are lazarou96's model (its Table 1) with the hosts' named stacks (the DECs osf1, Reno; the "
+        "SPARC 10 sunos41, SunOS 4.1.3's code, which ACKs out-of-order segments only on the 200 ms fast tick; "
+        "Table 1's Reno for all is the ablation), with nothing fitted to these results. The cell-level "
         "measurement (Figs 5-7), the OC-12c gateway (Figs 8-11) and Table 2: evans96_cells.py; the MAGIC case "
         "under hop-by-hop credit control beside the unpaced and paced ones: evans96_magic.py."
     )
@@ -115,8 +117,9 @@ class Evans96(Reproduction):
             "Read in whole 53-octet cells it would carry 62.9, below the measured 68.2; the paper's '5 Mb/s or "
             "67 packets/s' fits the payload reading (67.8 packets/s of 192-cell PDUs, against 61.4 in cells).",
             "With two paced streams the TAXI port receives 2 x 77.3 Mb/s of cells: the per-VC queues overflow "
-            "and the BSD timers set the pace again; the paper attributes its lower two-stream figure to the "
-            "receiving host processing two streams, which the model's per-segment CPU time also charges.",
+            "and the BSD timers set the pace again (behind the SunOS receiver without fast retransmits); the "
+            "paper attributes its lower two-stream figure to the receiving host processing two streams, which "
+            "the model's per-segment CPU time also charges but which does not limit it at these rates.",
             "Adaptive shaping (Figs 16-17): delay is each cell's wait in the shaper (arrival to the start of its "
             "slot), over the whole 10,000-packet Bellcore excerpt. The paper gives neither the adaptation "
             "coefficients nor the speed at which the trace was played: the headline rows play it as recorded "

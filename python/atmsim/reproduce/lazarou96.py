@@ -136,7 +136,11 @@ class Lazarou96(Reproduction):
             "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness. "
             "Throughputs get the t interval of the log values with Cox's correction (atmsim.stats); the unpaced "
             "row runs in rounds of 10 until that interval lies within 10% of its mean (at most 80 runs), since "
-            "one run's throughput spans 0.84-2.52 Mb/s; its note gives the number of runs.",
+            "one run's throughput varies (0.89-1.02 Mb/s over 40 runs with the hosts' named stacks, 0.84-2.52 "
+            "with Table 1's Reno receiver); its note gives the number of runs. The hosts run their named stacks "
+            "(the DEC 3000 osf1, the SPARC 10 at EDC sunos41, as in Table 5): SunOS 4.1.3 ACKs out-of-order "
+            "segments only on the 200 ms fast tick, so the DEC sees no fast retransmit (docs/models/lazarou96.md, "
+            "section 10); the ablation 'TCP profile off' gives both Table 1's Reno.",
             "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
             "docs/models/lazarou96.md, 'Pacing rate'): the paper's own FIFO model of a 70 Mb/s pacer gives "
             "71.93 Mb/s of TCP data, which no server of 70 Mb/s of whole cells can (62.9 at most); 70 Mb/s of "
