@@ -137,7 +137,7 @@ def test_unpaced_rows_band_over_the_vc_buffer_steps_and_the_named_profiles():
     for variants, bases in ((lazarou96.TCP_VARIANTS, ("mismatch",)), (evans96.TCP_VARIANTS, ("one-stream", "two-streams"))):
         for base in bases:
             names = {v.name for v in variants if v.base == base and v.in_band}
-            assert {"vc-128", "vc-192", "vc-224", "vc-288", "vc-320", "vc-512", "named-profiles"} <= names, base
+            assert {"vc-128", "vc-192", "vc-224", "vc-288", "vc-320", "vc-512", "table1-profiles"} <= names, base
 
 
 def test_unpaced_rows_say_how_many_runs_and_which_interval(lazarou, evans):

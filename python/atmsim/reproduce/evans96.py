@@ -31,7 +31,7 @@ from atmsim.reproduce.tcpbands import (Variant, band_and_ablation, band_figure, 
 DEC_RANGE = "DEC 3000 per-segment time (lazarou96 Table 1: 200-300 us)"
 VC_BUFFER = "switch buffer per VC (256 cells in lazarou96's model; evans96 gives none)"
 #: The stacks: DEC 3000s under OSF/1, a SPARCstation 10 under SunOS 4.1.x (docs/models/host.md).
-TCP_PROFILE = "TCP profile (table1; or the DECs' osf1 and the SPARC 10's sunos41)"
+TCP_PROFILE = "TCP profile (the DECs' osf1 and the SPARC 10's sunos41; or lazarou96 Table 1's Reno for all)"
 #: The TAXI port's cell rate: 98.15 Mb/s (lazarou96 Table 2); the ablation: 100 Mb/s.
 TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, lazarou96 Table 2)"
 TAXI_100 = '["p2 = 100 Mb/s"]'
@@ -43,10 +43,11 @@ def tcp_variants() -> list[Variant]:
     per-segment time and the pacing-rate unit."""
     two = ("dec1", "dec2")
     out: list[Variant] = vc_buffer_variants("one-stream", ["sw"], VC_BUFFER) + [
-        Variant("one-stream", "named-profiles", TCP_PROFILE, {"dec.profile": "osf1", "sparc.profile": "sunos41"}),
+        Variant("one-stream", "table1-profiles", TCP_PROFILE, {"dec.profile": "table1", "sparc.profile": "table1"},
+                ablation=True),
     ] + vc_buffer_variants("two-streams", ["sw_edc"], VC_BUFFER) + [
-        Variant("two-streams", "named-profiles", TCP_PROFILE,
-                {"dec1.profile": "osf1", "dec2.profile": "osf1", "sparc.profile": "sunos41"}),
+        Variant("two-streams", "table1-profiles", TCP_PROFILE,
+                {"dec1.profile": "table1", "dec2.profile": "table1", "sparc.profile": "table1"}, ablation=True),
         Variant("one-stream", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("two-streams", "taxi-100", TAXI_CELLS, {"sw_edc.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("one-stream-paced", "pace-cells", "pacing-rate unit (payload)", {"dec.pace_unit": "cell"},
@@ -90,7 +91,9 @@ class Evans96(Reproduction):
         "the 8.8 ms MAGIC path, whose switch port toward the TAXI host (256 cells per VC) is a 155 -> 100 Mb/s "
         "constriction; 128 KB windows, 64 KB ttcp writes. One stream and two streams from two hosts, each "
         "without traffic control and with the senders' VCs paced at 70 Mb/s in the adapter. Hosts, switches "
-        "and TCP are lazarou96's model (its Table 1), with nothing fitted to these results. The cell-level "
+        "and TCP are lazarou96's model (its Table 1) with the hosts' named stacks (the DECs osf1, Reno; the "
+        "SPARC 10 sunos41, SunOS 4.1.3's code, which ACKs out-of-order segments only on the 200 ms fast tick; "
+        "Table 1's Reno for all is the ablation), with nothing fitted to these results. The cell-level "
         "measurement (Figs 5-7), the OC-12c gateway (Figs 8-11) and Table 2: evans96_cells.py; the MAGIC case "
         "under hop-by-hop credit control beside the unpaced and paced ones: evans96_magic.py."
     )
@@ -114,8 +117,9 @@ class Evans96(Reproduction):
             "Read in whole 53-octet cells it would carry 62.9, below the measured 68.2; the paper's '5 Mb/s or "
             "67 packets/s' fits the payload reading (67.8 packets/s of 192-cell PDUs, against 61.4 in cells).",
             "With two paced streams the TAXI port receives 2 x 77.3 Mb/s of cells: the per-VC queues overflow "
-            "and the BSD timers set the pace again; the paper attributes its lower two-stream figure to the "
-            "receiving host processing two streams, which the model's per-segment CPU time also charges.",
+            "and the BSD timers set the pace again (behind the SunOS receiver without fast retransmits); the "
+            "paper attributes its lower two-stream figure to the receiving host processing two streams, which "
+            "the model's per-segment CPU time also charges but which does not limit it at these rates.",
             "Adaptive shaping (Figs 16-17): delay is each cell's wait in the shaper (arrival to the start of its "
             "slot), over the whole 10,000-packet Bellcore excerpt. The paper gives neither the adaptation "
             "coefficients nor the speed at which the trace was played: the headline rows play it as recorded "

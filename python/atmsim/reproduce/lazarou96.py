@@ -61,8 +61,9 @@ VC_BUFFER = "switch buffer per VC (Table 1's 256 cells is the model's; the real 
 TAXI_CELLS = "TAXI cell rate (98.15 Mb/s, Table 2)"
 TAXI_100 = '["p2 = 100 Mb/s"]'
 #: The unpaced rows' stacks: the sender a DEC 3000 under OSF/1, the receiver a SPARCstation
-#: 10 under SunOS 4.1.x (evans96; lazarou96 says "another host"), against Table 1's model.
-TCP_PROFILE = "TCP profile (table1; or the DEC's osf1 and the SPARC 10's sunos41)"
+#: 10 under SunOS 4.1.x (evans96; lazarou96 says "another host"; the default since
+#: docs/models/lazarou96.md section 10), against Table 1's model (Reno on both).
+TCP_PROFILE = "TCP profile (the DEC's osf1 and the SPARC 10's sunos41; or Table 1's Reno for both)"
 PROFILES_OFF = {"tioc.profile": "table1", "arl.profile": "table1", "edc.profile": "table1"}
 
 
@@ -70,7 +71,8 @@ def tcp_variants() -> list[Variant]:
     """The bands and ablations of lazarou96's TCP rows (kept to the variants that move a
     row, so that the full reproduction stays within a few minutes)."""
     out: list[Variant] = vc_buffer_variants("mismatch", ["sw"], VC_BUFFER) + [
-        Variant("mismatch", "named-profiles", TCP_PROFILE, {"dec.profile": "osf1", "sparc.profile": "sunos41"}),
+        Variant("mismatch", "table1-profiles", TCP_PROFILE, {"dec.profile": "table1", "sparc.profile": "table1"},
+                ablation=True),
         Variant("mismatch", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
         Variant("mismatch-paced", "dec-200us", DEC_RANGE, {"dec.tcp_overhead": "200 us"}),
         Variant("mismatch-paced", "dec-300us", DEC_RANGE, {"dec.tcp_overhead": "300 us"}),
@@ -134,7 +136,11 @@ class Lazarou96(Reproduction):
             "timer phases (BSD timers tick from boot) and nothing else: the model has no other randomness. "
             "Throughputs get the t interval of the log values with Cox's correction (atmsim.stats); the unpaced "
             "row runs in rounds of 10 until that interval lies within 10% of its mean (at most 80 runs), since "
-            "one run's throughput spans 0.84-2.52 Mb/s; its note gives the number of runs.",
+            "one run's throughput varies (0.89-1.02 Mb/s over 40 runs with the hosts' named stacks, 0.84-2.52 "
+            "with Table 1's Reno receiver); its note gives the number of runs. The hosts run their named stacks "
+            "(the DEC 3000 osf1, the SPARC 10 at EDC sunos41, as in Table 5): SunOS 4.1.3 ACKs out-of-order "
+            "segments only on the 200 ms fast tick, so the DEC sees no fast retransmit (docs/models/lazarou96.md, "
+            "section 10); the ablation 'TCP profile off' gives both Table 1's Reno.",
             "A pacing rate counts the 48-octet cell payload (pace_unit = \"payload\", the default; "
             "docs/models/lazarou96.md, 'Pacing rate'): the paper's own FIFO model of a 70 Mb/s pacer gives "
             "71.93 Mb/s of TCP data, which no server of 70 Mb/s of whole cells can (62.9 at most); 70 Mb/s of "

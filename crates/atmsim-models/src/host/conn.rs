@@ -64,29 +64,37 @@ pub struct Profile {
     /// The receiver's window update: a pure window-update ACK goes when the window
     /// opens by this percentage of the receive buffer (or by two segments).
     pub win_update_pct: u32,
+    /// 4.3BSD-Tahoe's TCP code as SunOS 4.1.3 ships it (its `tcp_input.c`,
+    /// `tcp_output.c`, `tcp_timer.c`, "from UCB 7.15.1.2 3/16/88" and kin): the RTO
+    /// estimate `((srtt >> 2) + rttvar) >> 1`, congestion avoidance without Reno's extra
+    /// `mss/8`, and a receiver that ACKs out-of-order segments only by the delayed-ACK
+    /// timer. false: 4.3BSD-Reno's.
+    pub tahoe: bool,
 }
 
 /// The profiles (`profile`): `table1` is lazarou96 Table 1's host as the model had it
 /// (per-segment overhead only, 4.3BSD-Reno); the others add their stack's lineage and
 /// data-touching passes.
 pub const PROFILES: [(&str, Profile); 4] = [
-    ("table1", Profile { fast_recovery: true, passes: 0, win_update_pct: 50 }),
+    ("table1", Profile { fast_recovery: true, passes: 0, win_update_pct: 50, tahoe: false }),
     // OSF/1 (DEC 3000 AXP): networking from 4.3BSD-Reno; the OTTO moves data by DMA
     // and computes the AAL5 CRC: copy + TCP checksum.
-    ("osf1", Profile { fast_recovery: true, passes: 2, win_update_pct: 50 }),
+    ("osf1", Profile { fast_recovery: true, passes: 2, win_update_pct: 50, tahoe: false }),
     // SunOS 4.1.x: 4.3BSD-Tahoe lineage (slow start, congestion avoidance, fast
-    // retransmit; no fast recovery), Tahoe's 35% window-update rule; SBus adapters
-    // with programmed I/O: copy, checksum and the move to or from the adapter.
-    ("sunos41", Profile { fast_recovery: false, passes: 3, win_update_pct: 35 }),
+    // retransmit; no fast recovery), Tahoe's 35% window-update rule, RTO estimate and
+    // delayed ACK of out-of-order segments (checked against SunOS 4.1.3's netinet
+    // sources); SBus adapters with programmed I/O: copy, checksum and the move to or
+    // from the adapter.
+    ("sunos41", Profile { fast_recovery: false, passes: 3, win_update_pct: 35, tahoe: true }),
     // IRIX 5.x (SGI Indigo 2, Onyx): 4.3BSD-Reno lineage; DMA adapters: copy + checksum.
-    ("irix", Profile { fast_recovery: true, passes: 2, win_update_pct: 50 }),
+    ("irix", Profile { fast_recovery: true, passes: 2, win_update_pct: 50, tahoe: false }),
 ];
 pub const PROFILE_NAMES: [&str; 4] = ["table1", "osf1", "sunos41", "irix"];
 
 pub const PARAMS: [ParamSpec; 25] = [
     ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [sndbuf SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
-    ParamSpec { name: "profile", ty: ParamType::Choice(&PROFILE_NAMES), default: Some("table1"), required: false, help: "the host's TCP/IP stack: table1 (lazarou96 Table 1: per-segment overhead only, 4.3BSD-Reno), osf1 (DEC OSF/1: Reno, 2 passes over the data), sunos41 (SunOS 4.1.x: Tahoe lineage, no fast recovery, 35% window update, 3 passes), irix (IRIX 5: Reno, 2 passes)", source: "docs/models/host.md (Host profiles)" },
+    ParamSpec { name: "profile", ty: ParamType::Choice(&PROFILE_NAMES), default: Some("table1"), required: false, help: "the host's TCP/IP stack: table1 (lazarou96 Table 1: per-segment overhead only, 4.3BSD-Reno), osf1 (DEC OSF/1: Reno, 2 passes over the data), sunos41 (SunOS 4.1.x: Tahoe lineage, no fast recovery, 35% window update, Tahoe RTO, out-of-order segments ACKed by the delayed-ACK timer only, 3 passes), irix (IRIX 5: Reno, 2 passes)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_per_octet", ty: ParamType::Time, default: None, required: false, help: "CPU time per octet of segment data sent or received (default: the profile's passes × the machine's time per pass beyond Table 1's: sparc5 50 ns, the others 0)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("64 KiB"), required: false, help: "socket send and receive buffers (the TCP window) of every connection without its own", source: "ttcp -b; lazarou96 uses 32 KB to 256 KB" },
@@ -102,7 +110,7 @@ pub const PARAMS: [ParamSpec; 25] = [
     ParamSpec { name: "fast_retransmit", ty: ParamType::Bool, default: Some("true"), required: false, help: "retransmit on the third duplicate ACK", source: "4.3BSD-Reno" },
     ParamSpec { name: "fast_recovery", ty: ParamType::Bool, default: None, required: false, help: "Reno fast recovery (false: Tahoe, slow start after a fast retransmit); default: the profile's (true but for sunos41)", source: "4.3BSD-Reno" },
     ParamSpec { name: "dupack_threshold", ty: ParamType::Int { min: 1, max: 100 }, default: Some("3"), required: false, help: "duplicate ACKs that trigger fast retransmit (tcprexmtthresh)", source: "4.3BSD-Reno" },
-    ParamSpec { name: "ca_increment", ty: ParamType::Choice(&["reno", "rfc2581"]), default: Some("reno"), required: false, help: "congestion-avoidance increment per ACK: reno = mss²/cwnd + mss/8 (4.3BSD-Reno), rfc2581 = mss²/cwnd", source: "4.3BSD-Reno tcp_input; RFC 2581" },
+    ParamSpec { name: "ca_increment", ty: ParamType::Choice(&["reno", "rfc2581"]), default: None, required: false, help: "congestion-avoidance increment per ACK: reno = mss²/cwnd + mss/8 (4.3BSD-Reno), rfc2581 = mss²/cwnd (also 4.3BSD-Tahoe's); default: the profile's (reno but for sunos41)", source: "4.3BSD-Reno tcp_input; SunOS 4.1.3 tcp_input; RFC 2581" },
     ParamSpec { name: "slow_start", ty: ParamType::Bool, default: Some("true"), required: false, help: "slow start from one MSS at the start and after timeouts (false: the whole window at once, pre-1988 TCP)", source: "4.3BSD-Reno (Jacobson 1988)" },
     ParamSpec { name: "karn", ty: ParamType::Bool, default: Some("true"), required: false, help: "Karn's rule: no RTT sample across a retransmission", source: "4.3BSD-Reno (Karn & Partridge 1987)" },
     ParamSpec { name: "handshake", ty: ParamType::Bool, default: Some("false"), required: false, help: "open connections with a three-way handshake (off: they start established)", source: "lazarou96 section 5 (open/close left out)" },
@@ -458,8 +466,8 @@ pub struct TcpParams {
     /// None: the profile's.
     pub fast_recovery: Option<bool>,
     pub dupack_threshold: u32,
-    /// `ca_increment = "reno"`.
-    pub ca_bsd_extra: bool,
+    /// `ca_increment = "reno"`; None: the profile's (Reno's extra but for Tahoe).
+    pub ca_bsd_extra: Option<bool>,
     pub slow_start: bool,
     pub karn: bool,
     pub handshake: bool,
@@ -493,7 +501,8 @@ impl TcpParams {
             fast_retransmit: p.need("fast_retransmit", Params::bool)?,
             fast_recovery: p.opt("fast_recovery", Params::bool)?,
             dupack_threshold: p.need("dupack_threshold", Params::int)? as u32,
-            ca_bsd_extra: p.need_choice("ca_increment", &[("reno", true), ("rfc2581", false)])?,
+            // A Choice: the loader has checked the word is "reno" or "rfc2581".
+            ca_bsd_extra: p.opt("ca_increment", Params::word)?.map(|w| w == "reno"),
             slow_start: p.need("slow_start", Params::bool)?,
             karn: p.need("karn", Params::bool)?,
             handshake: p.need("handshake", Params::bool)?,
@@ -538,7 +547,9 @@ impl TcpParams {
             win_update_pct: self.profile.win_update_pct,
             dupack_threshold: self.dupack_threshold,
             handshake: self.handshake,
-            ca_bsd_extra: self.ca_bsd_extra,
+            ca_bsd_extra: self.ca_bsd_extra.unwrap_or(!self.profile.tahoe),
+            rto_tahoe: self.profile.tahoe,
+            ack_out_of_order: !self.profile.tahoe,
             slow_start: self.slow_start,
             karn: self.karn,
         };
@@ -785,11 +796,16 @@ mod tests {
         // Default: Table 1 only (no per-octet cost, Reno).
         let t = tcp_params(&[]);
         assert_eq!((t.per_octet(), t.config(9180).unwrap().fast_recovery, t.config(9180).unwrap().win_update_pct), (SimDuration(0), true, 50));
+        let c = t.config(9180).unwrap();
+        assert_eq!((c.rto_tahoe, c.ca_bsd_extra, c.ack_out_of_order), (false, true, true));
         // SunOS 4.1 on a SPARC 5: 3 passes × 50 ns; Tahoe: no fast recovery, 35% rule.
         let t = tcp_params(&[("profile", word("sunos41")), ("machine", word("sparc5"))]);
         assert_eq!(t.per_octet(), SimDuration(150_000));
         let c = t.config(9180).unwrap();
         assert_eq!((c.fast_recovery, c.win_update_pct), (false, 35));
+        // SunOS 4.1.3's Tahoe code: its RTO estimate, no extra mss/8, out-of-order
+        // segments ACKed by the delayed-ACK timer only.
+        assert_eq!((c.rto_tahoe, c.ca_bsd_extra, c.ack_out_of_order), (true, false, false));
         // A SPARC 5 then sends a 9,140-octet segment in 700 + 1,371 µs: 35.3 Mb/s, under
         // the 36 Mb/s a DS-3 carries (lazarou96 4.5 and Table 2).
         let secs = (t.overhead().0 + 9140 * t.per_octet().0) as f64 * 1e-12;

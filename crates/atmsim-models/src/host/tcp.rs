@@ -177,6 +177,23 @@ pub struct Config {
     /// Congestion avoidance adds BSD's extra `mss/8` per ACK (4.3BSD-Reno, 4.4BSD-Lite:
     /// "to help larger windows open quickly enough"); false: `mss²/cwnd` only (RFC 2581).
     pub ca_bsd_extra: bool,
+    /// The RTO estimate from `t_srtt` and `t_rttvar`: false, 4.3BSD-Reno's
+    /// `TCP_REXMTVAL = (srtt >> 3) + rttvar` (and `rttvar += srtt >> 3` when a long
+    /// backoff clobbers srtt); true, 4.3BSD-Tahoe's as SunOS 4.1.3 keeps it,
+    /// `((srtt >> 2) + rttvar) >> 1` (and `rttvar += srtt >> 2`): SunOS 4.1.3
+    /// `tcp_input.c` and `tcp_timer.c` ("from UCB 7.15.1.2 3/16/88", "7.11.1.2").
+    /// With 8.8 ms samples counted in 500 ms ticks the estimator settles at srtt 7,
+    /// rttvar 3: Reno 3 ticks, Tahoe 2.
+    pub rto_tahoe: bool,
+    /// The receiver ACKs an out-of-order segment at once (4.3BSD-Reno's `TCP_REASS`:
+    /// "ack immediately when segments are out of order (so fast retransmit can work)").
+    /// false: SunOS 4.1.3 (4.3BSD-Tahoe's `TCP_REASS`), which only sets the delayed-ACK
+    /// flag for every data segment, in order or not; an out-of-order segment moves
+    /// neither `rcv_nxt` nor the socket buffer, so `tcp_output`'s window-update rule
+    /// sends nothing and the duplicate ACK waits for the 200 ms fast timer (one per
+    /// tick at most). A segment that fills a hole is read at once and ACKed by the
+    /// window-update rule as usual.
+    pub ack_out_of_order: bool,
     /// Slow start (cwnd from one MSS at the start and after a timeout); false: cwnd is
     /// the whole window from the start and after timeouts (TCP before Jacobson 1988).
     pub slow_start: bool,
@@ -207,6 +224,8 @@ impl Config {
             win_update_pct: 50,
             handshake: false,
             ca_bsd_extra: true,
+            rto_tahoe: false,
+            ack_out_of_order: true,
             slow_start: true,
             karn: true,
         }
@@ -322,7 +341,11 @@ impl Sender {
 
     /// The RTO in ticks from the estimator (`TCP_REXMTVAL`).
     fn rexmtval(&self) -> i64 {
-        (self.srtt >> 3) + self.rttvar
+        if self.cfg.rto_tahoe {
+            ((self.srtt >> 2) + self.rttvar) >> 1
+        } else {
+            (self.srtt >> 3) + self.rttvar
+        }
     }
 
     fn range_ticks(&self, v: i64) -> u32 {
@@ -609,7 +632,7 @@ impl Sender {
         let b = BACKOFF[self.rxtshift as usize];
         self.rxtcur = self.range_ticks(self.rexmtval() * b as i64);
         if self.rxtshift > MAX_RXTSHIFT / 4 {
-            self.rttvar += self.srtt >> 3;
+            self.rttvar += if self.cfg.rto_tahoe { self.srtt >> 2 } else { self.srtt >> 3 };
             self.srtt = 0;
         }
         self.set_rexmt(now);
@@ -776,10 +799,11 @@ impl Receiver {
             }
             return;
         }
-        // tcp_reass: queue, merge what became contiguous, ACK now.
+        // tcp_reass: queue, merge what became contiguous, ACK now (Reno).
         if start > self.rcv_nxt {
             self.stats.out_of_order += 1;
         }
+        let before = self.rcv_nxt;
         let e = self.ooo.entry(start.max(self.rcv_nxt)).or_insert(end);
         if *e < end {
             *e = end;
@@ -793,7 +817,22 @@ impl Receiver {
                 self.rcv_nxt = e;
             }
         }
-        self.send_ack(out);
+        if self.cfg.ack_out_of_order {
+            self.send_ack(out);
+            return;
+        }
+        // Tahoe (SunOS 4.1.3): the delayed-ACK flag only; what reached the reader is
+        // ACKed by the window-update rule, a hole waits for the fast timer.
+        self.delack = true;
+        if self.delack_at.is_none() && self.cfg.timers == Timers::Fine {
+            self.delack_at = Some(now.plus(self.cfg.delack_time));
+        }
+        if self.rcv_nxt > before {
+            let adv = (self.rcv_nxt + win).saturating_sub(self.rcv_adv);
+            if adv >= 2 * self.cfg.mss as u64 || 100 * adv >= self.cfg.win_update_pct as u64 * self.cfg.rcvbuf {
+                self.send_ack(out);
+            }
+        }
     }
 
     /// The acknowledgement number and window the next segment this end sends carries
@@ -1130,6 +1169,94 @@ mod tests {
         s.input(&Segment::ack(2001, 100_000), t(5600), &mut out);
         assert_eq!(s.stats.rtt_samples, 1);
         assert_eq!(s.rxtcur, 12);
+    }
+
+    fn tahoe(window: u64) -> Config {
+        Config { fast_recovery: false, win_update_pct: 35, ca_bsd_extra: false, rto_tahoe: true, ack_out_of_order: false, ..cfg(window) }
+    }
+
+    /// SunOS 4.1.3's receiver (4.3BSD-Tahoe `TCP_REASS`): every data segment only sets
+    /// the delayed-ACK flag. The same losses as in
+    /// `fast_retransmit_and_fast_recovery_event_by_event` give no immediate duplicate
+    /// ACKs: one ACK per fast tick, and the segment that fills the hole is ACKed at
+    /// once by the window-update rule (the window opens by 7 segments).
+    #[test]
+    fn tahoe_receiver_acks_out_of_order_segments_only_on_the_fast_tick() {
+        let mut r = Receiver::new(tahoe(100_000));
+        let mut acks = Vec::new();
+        for k in 0..8u64 {
+            if k != 1 {
+                r.input(&Segment::data(1 + 1000 * k, 1000), t(10), &mut acks);
+            }
+        }
+        assert!(acks.is_empty(), "no ACK for segment 1 (delayed) nor for the six after the hole");
+        assert_eq!(r.stats.out_of_order, 6);
+        r.fast_tick(&mut acks);
+        assert_eq!(acks, vec![Segment::ack(1001, 100_000)]);
+        acks.clear();
+        // Nothing more arrives: the next tick sends nothing (the flag was cleared).
+        r.fast_tick(&mut acks);
+        assert!(acks.is_empty());
+        // One more out-of-order segment: again only the flag, one duplicate at the tick.
+        r.input(&Segment::data(8001, 1000), t(250), &mut acks);
+        assert!(acks.is_empty());
+        r.fast_tick(&mut acks);
+        assert_eq!(acks, vec![Segment::ack(1001, 100_000)]);
+        acks.clear();
+        // The retransmission fills the hole: 8 segments reach the reader, ACK at once.
+        r.input(&Segment::data(1001, 1000), t(400), &mut acks);
+        assert_eq!(acks, vec![Segment::ack(9001, 100_000)]);
+        acks.clear();
+        // A one-segment hole before one queued segment: the fill opens the window by
+        // two MSS, ACK at once; a single in-order segment (one MSS, under 35%) waits
+        // for the fast tick.
+        r.input(&Segment::data(10_001, 1000), t(410), &mut acks);
+        assert!(acks.is_empty());
+        r.input(&Segment::data(9001, 1000), t(411), &mut acks);
+        assert_eq!(acks, vec![Segment::ack(11_001, 100_000)]);
+        acks.clear();
+        r.input(&Segment::data(11_001, 1000), t(420), &mut acks);
+        assert!(acks.is_empty());
+        r.fast_tick(&mut acks);
+        assert_eq!(acks, vec![Segment::ack(12_001, 100_000)]);
+        // A Reno receiver ACKs both out-of-order arrivals and the fill at once.
+        let mut reno = Receiver::new(cfg(100_000));
+        let mut a = Vec::new();
+        reno.input(&Segment::data(1001, 1000), t(0), &mut a);
+        reno.input(&Segment::data(1, 1000), t(0), &mut a);
+        assert_eq!(a, vec![Segment::ack(1, 100_000), Segment::ack(2001, 100_000)]);
+    }
+
+    /// SunOS 4.1.3's RTO (`((t_srtt >> 2) + t_rttvar) >> 1`) against Reno's
+    /// (`(t_srtt >> 3) + t_rttvar`), samples of one tick (an 8.8 ms path, 500 ms
+    /// ticks): first sample srtt 8, rttvar 2 → Tahoe (2 + 2) / 2 = 2, Reno 1 + 2 = 3;
+    /// then srtt 7, rttvar 3 for good → Tahoe (1 + 3) / 2 = 2, Reno 0 + 3 = 3 ticks.
+    /// Congestion avoidance in Tahoe adds mss²/cwnd only.
+    #[test]
+    fn tahoe_rto_settles_at_two_ticks_where_reno_keeps_three() {
+        for (c, want) in [(tahoe(100_000), [2u32, 2, 2, 2]), (cfg(100_000), [3, 3, 3, 3])] {
+            let mut s = Sender::new(c);
+            let mut out = Vec::new();
+            s.start(t(0), &mut out);
+            let mut got = Vec::new();
+            for k in 0..4u64 {
+                // The segment timed at k·1000 ms is ACKed 9 ms later, no tick between.
+                out.clear();
+                s.output(t(1000 * k), &mut out);
+                let acked = s.snd_nxt;
+                s.input(&Segment::ack(acked, 100_000), t(1000 * k + 9), &mut out);
+                got.push(s.rxtcur);
+            }
+            assert_eq!(got, want);
+            assert_eq!(s.stats.rtt_samples, 4);
+        }
+        let mut s = Sender::new(tahoe(100_000));
+        s.ssthresh = 2000;
+        s.cwnd = 4000;
+        s.snd_nxt = 4001;
+        s.snd_max = 4001;
+        s.input(&Segment::ack(1001, 100_000), t(5), &mut Vec::new());
+        assert_eq!(s.cwnd, 4000 + 1000 * 1000 / 4000);
     }
 
     #[test]
