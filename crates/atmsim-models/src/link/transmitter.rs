@@ -25,8 +25,9 @@
 //! came in; the arriving cell's transmission follows on without a gap, so it continues
 //! the busy period and its cell clock (a back-to-back train keeps the exact line rate).
 //!
-//! *Departures computed on arrival (the fast path).* A standalone `fifo` or `link`
-//! with no buffer policy computes each cell's end of transmission when the cell
+//! *Departures computed on arrival (the fast path).* A standalone `fifo` or `link`, or
+//! a switch port its switch allows ([`Transmitter::allow_compute`]), with no buffer
+//! policy computes each cell's end of transmission when the cell
 //! arrives (Lindley's recursion on the cell clock) and hands the cell over at once as
 //! a timed delivery for that instant plus propagation: no event per departure (to a
 //! passive component such as a `sink`, no event at all; to a switch or host, one). It
@@ -368,9 +369,16 @@ impl Transmitter {
         self.levels.set(now, self.buffer.len());
     }
 
+    /// Lets the owner's port compute departures on arrival (the fast path, chosen at
+    /// [`Transmitter::choose_path`]): for a switch port nothing else reads at departure
+    /// instants (no credit, no shared memory, no ABR algorithm).
+    pub fn allow_compute(&mut self) {
+        self.may_compute = self.departed.is_none();
+    }
+
     /// Chooses the path when the run starts: departures computed on arrival when
     /// nothing needs their instants (see the module doc).
-    fn choose_path(&mut self, ctx: &Cx<'_>) {
+    pub fn choose_path(&mut self, ctx: &Cx<'_>) {
         let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
         if self.may_compute && fifo && self.policy.is_none() && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) {
             self.computed = Some(VecDeque::new());
@@ -417,7 +425,7 @@ impl Transmitter {
     /// Books, in time order, the computed departures before `before`: what the
     /// event-per-departure path does at each end of transmission.
     #[inline(always)]
-    fn depart_before(&mut self, before: SimTime) {
+    pub fn depart_before(&mut self, before: SimTime) {
         let Some(q) = self.computed.as_mut() else { return };
         while let Some(&(_, end, aux)) = q.front() {
             if end >= before {

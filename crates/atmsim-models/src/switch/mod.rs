@@ -514,6 +514,17 @@ impl Switch {
             }
             Box::new(credit::SwitchCredit::new(plan, &rates, vc_capacity, capacity))
         });
+        if shared.is_none() && credit.is_none() {
+            // Ports nothing else reads at departure instants (no credit returned as
+            // cells leave, no shared-memory bound, no ABR algorithm) may compute their
+            // departures on arrival like a standalone fifo, if plain FIFO without a
+            // buffer policy or SONET framing (the transmitter checks those).
+            for (t, a) in out.iter_mut().zip(&abr) {
+                if a.is_none() {
+                    t.allow_compute();
+                }
+            }
+        }
         let mut hops = HashTable::with_capacity(routes.len());
         let mut in_routed = vec![false; n];
         for (r, (&(ip, vc), branches)) in route_labels.iter().zip(&routes).enumerate() {
@@ -809,6 +820,12 @@ impl crate::kind::Kind for Switch {
         let params = SwitchParams::bind(p)?;
         params.validate()?;
         Switch::new(params, b.stream("arbitration"))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.out.iter_mut().for_each(|t| t.choose_path(ctx));
+    }
+    fn settle(&mut self, before: SimTime) {
+        self.out.iter_mut().for_each(|t| t.depart_before(before));
     }
     #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

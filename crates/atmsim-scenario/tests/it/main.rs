@@ -1200,3 +1200,63 @@ kind = "sink"
         assert!(err.contains("fast_path") && err.contains("\"sinks\"") && !err.contains('\n'), "{err}");
     }
 }
+
+/// A switch output port that nothing reads at departure instants (plain FIFO, no
+/// buffer policy, no ABR, credit or shared memory) computes its departures on arrival
+/// and hands cells on ahead, like a standalone fifo: fewer events, every statistic the
+/// same as the event path's; with EFCI marking (a buffer policy) it keeps the event path.
+mod switch_port_fast_path {
+    use super::*;
+
+    fn scenario(policy: &str, fast: bool) -> Scenario {
+        let text = format!(
+            r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> sink"]
+
+[scenario]
+name = "switch port"
+duration = "20 ms"
+seed = 5
+fast_path = {fast}
+
+[components.a]
+kind = "poisson"
+rate = "100 Mb/s"
+vc = 32
+
+[components.b]
+kind = "poisson"
+rate = "40 Mb/s"
+vc = 33
+
+[components.sw]
+kind = "switch"
+ports = 3
+rate = "120 Mb/s"
+capacity = "64 cells"
+vcs = ["p1:0/32 -> p3:0/40", "p2:0/33 -> p3:0/41"]
+{policy}
+
+[components.sink]
+kind = "sink"
+"#
+        );
+        Scenario::from_text(&text, "switch_port.toml").expect("scenario")
+    }
+
+    #[test]
+    fn a_plain_switch_port_computes_its_departures_and_changes_no_statistic() {
+        for policy in ["", "efci_threshold = \"16 cells\""] {
+            let fast = run(&scenario(policy, true), 0);
+            let exact = run(&scenario(policy, false), 0);
+            for (name, stat) in [("q_tx_cells", "count"), ("q_drop_cells", "count"), ("q_wait", "mean"), ("q_len", "mean"), ("q_len", "max")] {
+                assert_eq!(probe(&fast, "sw/p3", name, stat), probe(&exact, "sw/p3", name, stat), "{policy:?} {name} {stat}");
+            }
+            assert!(probe(&fast, "sw/p3", "q_drop_cells", "count") > 0.0, "the port should overflow (140 Mb/s into 120 Mb/s)");
+            if policy.is_empty() {
+                assert!(fast.events < exact.events, "plain port: {} events against {}", fast.events, exact.events);
+            } else {
+                assert!(probe(&fast, "sw/p3", "q_efci_cells", "count") > 0.0);
+            }
+        }
+    }
+}
