@@ -161,7 +161,14 @@ fn bad_abr_parameters_name_the_file_line_and_key() {
 /// ACRs oscillate around the share, so the mean since the warm-up is checked.
 #[test]
 fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
-    let r = run(&scenario(&[("mux.algorithm", "\"eprca\"")]), 0);
+    let r = eprca_fair_share_run(&[("mux.algorithm", "\"eprca\"")]);
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+}
+
+/// Runs the two sessions through an EPRCA multiplexer with `overrides` and checks that
+/// both get the fair share (mean ACR, data rate) within 10% and that ER was written.
+fn eprca_fair_share_run(overrides: &[(&str, &str)]) -> atmsim_scenario::RunResult {
+    let r = run(&scenario(overrides), 0);
     let share = OC3C_CELLS_PER_S / 2.0 * MB;
     for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
         let mean = probe(&r, s, "abr_acr", "mean");
@@ -170,7 +177,7 @@ fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
         assert!(within(data, share * 31.0 / 32.0, 0.10), "{d}: data {data} Mb/s");
     }
     assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
-    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    r
 }
 
 /// The same with the explicit reduction factor (`erf` = 15/16, TM 4.0 appendix I's
@@ -178,15 +185,7 @@ fn eprca_gives_both_sessions_their_fair_share_within_10_percent() {
 /// the fair share within 10%, and the port lowers ER.
 #[test]
 fn eprca_with_erf_gives_both_sessions_their_fair_share_within_10_percent() {
-    let r = run(&scenario(&[("mux.algorithm", "\"eprca\""), ("mux.erf", "0.9375")]), 0);
-    let share = OC3C_CELLS_PER_S / 2.0 * MB;
-    for (s, d) in [("s1", "d1/vc1"), ("s2", "d2/vc2")] {
-        let mean = probe(&r, s, "abr_acr", "mean");
-        assert!(within(mean, share, 0.10), "{s}: mean ACR {mean} Mb/s, fair share {share}");
-        let data = probe(&r, d, "sink_throughput", "value");
-        assert!(within(data, share * 31.0 / 32.0, 0.10), "{d}: data {data} Mb/s");
-    }
-    assert!(probe(&r, "mux", "abr_er_cells", "count") > 0.0, "EPRCA wrote ER");
+    eprca_fair_share_run(&[("mux.algorithm", "\"eprca\""), ("mux.erf", "0.9375")]);
 }
 
 /// The multiplexer's ERICA, like a switch port's (one code path, `PortAbr::on_join`),
