@@ -91,12 +91,13 @@ pub const PROFILES: [(&str, Profile); 4] = [
 ];
 pub const PROFILE_NAMES: [&str; 4] = ["table1", "osf1", "sunos41", "irix"];
 
-pub const PARAMS: [ParamSpec; 25] = [
+pub const PARAMS: [ParamSpec; 26] = [
     ParamSpec { name: "tcp", ty: ParamType::StrList, default: None, required: false, help: "TCP connections: \"send VC ack VC [window SIZE] [sndbuf SIZE] [pace RATE] [bytes SIZE]\", \"recv VC ack VC [window SIZE]\", or \"duplex VC ack VC [window SIZE] [pace RATE] [bytes SIZE]\" (data both ways on one connection, ACKs piggybacked)", source: "ttcp -t / ttcp -r (lazarou96 4.2); 4.3BSD tcp_output (piggybacking)" },
     ParamSpec { name: "machine", ty: ParamType::Choice(&MACHINE_NAMES), default: Some("dec3000"), required: false, help: "workstation whose per-segment TCP + OS overhead applies: dec3000 250 us (200-300), sgi 550 us, sparc10 550 us, sparc5 700 us", source: "lazarou96 Table 1" },
     ParamSpec { name: "profile", ty: ParamType::Choice(&PROFILE_NAMES), default: Some("table1"), required: false, help: "the host's TCP/IP stack: table1 (lazarou96 Table 1: per-segment overhead only, 4.3BSD-Reno), osf1 (DEC OSF/1: Reno, 2 passes over the data), sunos41 (SunOS 4.1.x: Tahoe lineage, no fast recovery, 35% window update, Tahoe RTO, out-of-order segments ACKed by the delayed-ACK timer only, 3 passes), irix (IRIX 5: Reno, 2 passes)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_per_octet", ty: ParamType::Time, default: None, required: false, help: "CPU time per octet of segment data sent or received (default: the profile's passes × the machine's time per pass beyond Table 1's: sparc5 50 ns, the others 0)", source: "docs/models/host.md (Host profiles)" },
     ParamSpec { name: "tcp_overhead", ty: ParamType::Time, default: None, required: false, help: "CPU time per TCP segment sent or received (overrides machine)", source: "lazarou96 Table 1" },
+    ParamSpec { name: "tcp_conn_switch", ty: ParamType::Time, default: Some("0 s"), required: false, help: "extra CPU time of a segment whose connection differs from the one the CPU served last (PCB lookup on a cache miss, switching to another receiving process, cache refill); 0: no per-connection cost", source: "docs/models/host.md (Per-connection cost): no public figure for the MAGIC hosts, so 0" },
     ParamSpec { name: "window", ty: ParamType::Size, default: Some("64 KiB"), required: false, help: "socket send and receive buffers (the TCP window) of every connection without its own", source: "ttcp -b; lazarou96 uses 32 KB to 256 KB" },
     ParamSpec { name: "mss", ty: ParamType::Size, default: None, required: false, help: "TCP maximum segment size, octets (default MTU - 40)", source: "lazarou96 Table 1 (MTU 9180)" },
     ParamSpec { name: "timers", ty: ParamType::Choice(&["bsd", "fine"]), default: Some("bsd"), required: false, help: "bsd: 500 ms slow / 200 ms fast timer ticks; fine: exact timers (lazarou96's model without BSD timers)", source: "lazarou96 sections 3.2, 5" },
@@ -451,6 +452,8 @@ pub struct TcpParams {
     pub tcp_per_octet: Option<SimDuration>,
     /// Overrides `machine`.
     pub tcp_overhead: Option<SimDuration>,
+    /// Extra CPU time of a segment of another connection than the last one served.
+    pub tcp_conn_switch: SimDuration,
     pub window: Size,
     /// None: MTU − 40.
     pub mss: Option<Size>,
@@ -488,6 +491,7 @@ impl TcpParams {
             profile: p.need_choice("profile", &PROFILES)?,
             tcp_per_octet: p.opt("tcp_per_octet", Params::time)?,
             tcp_overhead: p.opt("tcp_overhead", Params::time)?,
+            tcp_conn_switch: p.need("tcp_conn_switch", Params::time)?,
             window: p.need("window", Params::size)?,
             mss: p.opt("mss", Params::size)?,
             timers: p.need_choice("timers", &[("bsd", Timers::Bsd), ("fine", Timers::Fine)])?,
@@ -787,6 +791,14 @@ mod tests {
             p.values.insert(k, v.clone());
         }
         TcpParams::bind(&p).unwrap()
+    }
+
+    #[test]
+    fn the_per_connection_cost_defaults_to_none_and_reads_a_time() {
+        use crate::params::Value;
+        assert_eq!(tcp_params(&[]).tcp_conn_switch, SimDuration(0));
+        let t = tcp_params(&[("tcp_conn_switch", Value::Time(SimDuration(100_000_000)))]);
+        assert_eq!(t.tcp_conn_switch, SimDuration(100_000_000));
     }
 
     #[test]

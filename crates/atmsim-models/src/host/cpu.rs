@@ -8,6 +8,15 @@
 //!   jobs ──► [ FIFO ─ server: `cost` + octets × `per_octet` per job ] ──► completed jobs
 //! ```
 //!
+//! A job may name the connection it belongs to ([`Cpu::push_keyed`]): a job of another
+//! connection than the one the server last served costs `switch_cost` more — the
+//! non-data-touching work of changing connections (in 4.3BSD-derived stacks the PCB
+//! lookup when `tcp_input`'s one-entry cache `tcp_last_inpcb` misses, waking another
+//! receiving process and switching to it, refilling the caches with another
+//! connection's state). It is charged when the job starts, since only the serving
+//! order says whether the connection changed; 0 (the default) leaves every service
+//! time as it was.
+//!
 //! Sans-IO core: [`Cpu::push`] queues a job, [`Cpu::start`] puts the head job in service
 //! when the server is idle and says when it completes, [`Cpu::finish`] hands it back.
 //! The part owns its completion timer ([`crate::timer::Timer`]): [`Cpu::kick`] starts
@@ -25,12 +34,19 @@ use crate::timer::Timer;
 /// One server with a FIFO; `J` is the caller's job.
 #[derive(Clone, Debug)]
 pub struct Cpu<J> {
-    /// Jobs waiting with their service times, the one in service (if any) at the head.
-    queue: VecDeque<(J, SimDuration)>,
+    /// Jobs waiting with their service times (without any switch cost) and their
+    /// connections, the one in service (if any) at the head.
+    queue: VecDeque<(J, SimDuration, Option<u64>)>,
     busy: bool,
     cost: SimDuration,
     /// Service time per octet a job touches, ps.
     per_octet: u64,
+    /// Extra service time of a job whose connection differs from the last served one, ps.
+    switch_cost: u64,
+    /// The connection of the last keyed job put in service.
+    last_key: Option<u64>,
+    /// The service time of the job in service, switch cost included.
+    in_service: SimDuration,
     timer: Timer,
     /// Service time booked since the start of the run (ps).
     booked: u64,
@@ -46,7 +62,25 @@ impl<J> Cpu<J> {
 
     /// An idle CPU taking `cost` per job and `per_octet` per octet the job touches.
     pub fn with_per_octet(cost: SimDuration, per_octet: SimDuration) -> Cpu<J> {
-        Cpu { queue: VecDeque::new(), busy: false, cost, per_octet: per_octet.0, timer: Timer::default(), booked: 0, base: 0 }
+        Cpu {
+            queue: VecDeque::new(),
+            busy: false,
+            cost,
+            per_octet: per_octet.0,
+            switch_cost: 0,
+            last_key: None,
+            in_service: SimDuration(0),
+            timer: Timer::default(),
+            booked: 0,
+            base: 0,
+        }
+    }
+
+    /// The same CPU charging `switch_cost` more for a job of another connection than
+    /// the last one served (module doc).
+    pub fn with_switch_cost(mut self, switch_cost: SimDuration) -> Cpu<J> {
+        self.switch_cost = switch_cost.0;
+        self
     }
 
     /// The service time of a job touching no data.
@@ -67,7 +101,14 @@ impl<J> Cpu<J> {
     /// Queues a job touching `octets` octets of data.
     pub fn push_sized(&mut self, job: J, octets: u64) {
         let c = self.cost_of(octets);
-        self.queue.push_back((job, c));
+        self.queue.push_back((job, c, None));
+    }
+
+    /// Queues a job touching `octets` octets of data for connection `key`: it costs
+    /// the switch cost more if the job served before it belonged to another connection.
+    pub fn push_keyed(&mut self, job: J, octets: u64, key: u64) {
+        let c = self.cost_of(octets);
+        self.queue.push_back((job, c, Some(key)));
     }
 
     /// If idle with work queued, puts the head job in service at `now` and returns
@@ -76,8 +117,14 @@ impl<J> Cpu<J> {
         if self.busy {
             return None;
         }
-        let &(_, c) = self.queue.front()?;
+        let &(_, base, key) = self.queue.front()?;
+        let switched = matches!((key, self.last_key), (Some(k), Some(last)) if k != last);
+        let c = if switched { SimDuration(base.0.saturating_add(self.switch_cost)) } else { base };
+        if key.is_some() {
+            self.last_key = key;
+        }
         self.busy = true;
+        self.in_service = c;
         self.booked += c.0;
         Some(now.plus(c))
     }
@@ -85,7 +132,7 @@ impl<J> Cpu<J> {
     /// The job in service completed: the server is idle and the job is handed back.
     pub fn finish(&mut self) -> Option<J> {
         self.busy = false;
-        self.queue.pop_front().map(|(j, _)| j)
+        self.queue.pop_front().map(|(j, _, _)| j)
     }
 
     /// [`Cpu::start`], arming the completion timer (tag `tag`).
@@ -127,10 +174,7 @@ impl<J> Cpu<J> {
 
     /// Service time elapsed since the last reset (the job in service not counted).
     pub fn busy_time(&self) -> SimDuration {
-        let pending = match self.queue.front() {
-            Some(&(_, c)) if self.busy => c.0,
-            _ => 0,
-        };
+        let pending = if self.busy { self.in_service.0 } else { 0 };
         SimDuration((self.booked - self.base).saturating_sub(pending))
     }
 
@@ -209,5 +253,54 @@ mod tests {
         assert_eq!(cpu.finish(), Some(2));
         assert_eq!(cpu.busy_time(), SimDuration(2_771_000_000));
         assert_eq!(cpu.cost_of(0), cpu.cost());
+    }
+
+    #[test]
+    fn a_job_of_another_connection_costs_the_switch_cost_more() {
+        // 550 µs per segment (a SPARC 10, lazarou96 Table 1), 100 µs per change of
+        // connection; driven job by job.
+        const SEG: u64 = 550_000_000;
+        const SW: u64 = 100_000_000;
+        let mut cpu: Cpu<&str> = Cpu::new(SimDuration(SEG)).with_switch_cost(SimDuration(SW));
+        cpu.push_keyed("a1", 0, 1);
+        cpu.push_keyed("a2", 0, 1);
+        cpu.push_keyed("b1", 0, 2);
+        cpu.push_keyed("a3", 0, 1);
+        cpu.push("untagged");
+        cpu.push_keyed("a4", 0, 1);
+        // The first job has no predecessor: no switch.
+        assert_eq!(cpu.start(SimTime(0)), Some(SimTime(SEG)));
+        assert_eq!(cpu.finish(), Some("a1"));
+        // Same connection: no switch.
+        assert_eq!(cpu.start(SimTime(SEG)), Some(SimTime(2 * SEG)));
+        assert_eq!(cpu.finish(), Some("a2"));
+        // Connection 2 after 1, then 1 after 2: a switch each.
+        assert_eq!(cpu.start(SimTime(2 * SEG)), Some(SimTime(3 * SEG + SW)));
+        assert_eq!(cpu.busy_time(), SimDuration(2 * SEG)); // in service: not yet elapsed
+        assert_eq!(cpu.finish(), Some("b1"));
+        assert_eq!(cpu.busy_time(), SimDuration(3 * SEG + SW));
+        assert_eq!(cpu.start(SimTime(3 * SEG + SW)), Some(SimTime(4 * SEG + 2 * SW)));
+        assert_eq!(cpu.finish(), Some("a3"));
+        // A job of no connection pays none and leaves the last connection as it was.
+        assert_eq!(cpu.start(SimTime(4 * SEG + 2 * SW)), Some(SimTime(5 * SEG + 2 * SW)));
+        assert_eq!(cpu.finish(), Some("untagged"));
+        assert_eq!(cpu.start(SimTime(5 * SEG + 2 * SW)), Some(SimTime(6 * SEG + 2 * SW)));
+        assert_eq!(cpu.finish(), Some("a4"));
+        assert_eq!(cpu.booked(), 6 * SEG + 2 * SW);
+    }
+
+    #[test]
+    fn without_a_switch_cost_keyed_jobs_cost_what_unkeyed_ones_do() {
+        let mut keyed: Cpu<u8> = Cpu::with_per_octet(SimDuration(550_000_000), SimDuration(20_000));
+        let mut plain: Cpu<u8> = Cpu::with_per_octet(SimDuration(550_000_000), SimDuration(20_000));
+        let mut t = (SimTime(0), SimTime(0));
+        for (i, octets) in [9140u64, 0, 9140, 9140, 0].into_iter().enumerate() {
+            keyed.push_keyed(i as u8, octets, i as u64 % 2);
+            plain.push_sized(i as u8, octets);
+            t = (keyed.start(t.0).unwrap_or(t.0), plain.start(t.1).unwrap_or(t.1));
+            assert_eq!(t.0, t.1);
+            assert_eq!((keyed.finish(), plain.finish()), (Some(i as u8), Some(i as u8)));
+        }
+        assert_eq!(keyed.booked(), plain.booked());
     }
 }

@@ -364,7 +364,7 @@ impl Host {
             ip: IpReassembly::new(params.ip_reassembly_timeout),
             sar: Segmenter::new(flow, params.sar_delay),
             aal: VcReassembly::new(params.reassembly_timeout),
-            cpu: Cpu::with_per_octet(params.tcp.overhead(), params.tcp.per_octet()),
+            cpu: Cpu::with_per_octet(params.tcp.overhead(), params.tcp.per_octet()).with_switch_cost(params.tcp.tcp_conn_switch),
             conns,
             segs: Vec::new(),
             tcp_strays: 0,
@@ -529,7 +529,7 @@ impl Host {
         };
         let (near_seq, near_ack) = self.conns[i].near();
         let seg = Segment::from_repr(tcp, near_seq, near_ack);
-        self.cpu.push_sized(Job { conn: i as u16, rx: true, seg }, seg.len as u64);
+        self.cpu.push_keyed(Job { conn: i as u16, rx: true, seg }, seg.len as u64, i as u64);
         self.cpu.kick(TAG_CPU, ctx);
     }
 
@@ -537,7 +537,7 @@ impl Host {
     /// fine timer.
     fn queue_output(&mut self, i: usize, ctx: &mut Cx<'_>) {
         for seg in self.segs.drain(..) {
-            self.cpu.push_sized(Job { conn: i as u16, rx: false, seg }, seg.len as u64);
+            self.cpu.push_keyed(Job { conn: i as u16, rx: false, seg }, seg.len as u64, i as u64);
         }
         let c = &mut self.conns[i];
         if let Some(d) = c.deadline() {
