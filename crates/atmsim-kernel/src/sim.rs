@@ -199,6 +199,15 @@ struct Core<M, S> {
 }
 
 impl<M, S> Core<M, S> {
+    /// Reports a broken model invariant (the first one stands); the run stops after
+    /// the current handler.
+    #[cold]
+    fn fail(&mut self, msg: String) {
+        self.dirty = true;
+        if self.fault.is_none() {
+            self.fault = Some(msg);
+        }
+    }
     #[inline(always)]
     fn route(&self, src: CompId, port: PortId) -> Route {
         let idx = self.port_base[src as usize] as usize + port as usize;
@@ -321,15 +330,11 @@ impl<M, S> Ctx<'_, M, S> {
     /// events there (a delivery sent ahead takes its place among the events of its
     /// instant by when it was sent: see docs/architecture.md, the ordering rules).
     pub fn may_deliver_ahead(&self, port: PortId) -> bool {
-        let r = self.core.route(self.id, port);
-        r.comp != CompId::MAX && (self.core.ahead || self.core.passive.get(r.comp as usize).copied().unwrap_or(false))
+        (self.core.ahead && self.core.route(self.id, port).comp != CompId::MAX) || self.passive_downstream(port)
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
-        self.core.dirty = true;
-        if self.core.fault.is_none() {
-            self.core.fault = Some(msg);
-        }
+        self.core.fail(msg);
     }
     pub fn id(&self) -> CompId {
         self.id
@@ -620,14 +625,10 @@ impl<C: Component> Simulation<C> {
             let idx = (slot & !LANE) as usize;
             let port = self.core.routes.get(idx).map_or(PortId::MAX, |r| r.port);
             let Some(lane) = self.core.lanes.get_mut(idx) else {
-                self.core.fault = Some(format!("timed delivery on lane {idx}, which does not exist"));
-                self.core.dirty = true;
-                return;
+                return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
             };
             let Some((_, msg)) = lane.pop_front() else {
-                self.core.fault = Some(format!("timed delivery on lane {idx}, which is empty"));
-                self.core.dirty = true;
-                return;
+                return self.core.fail(format!("timed delivery on lane {idx}, which is empty"));
             };
             if let Some(&(next, _)) = lane.front() {
                 self.core.queue.schedule(next, comp | TIMED, slot);
@@ -635,9 +636,7 @@ impl<C: Component> Simulation<C> {
             (port, msg)
         } else {
             let Some(got) = self.core.slab.get_mut(slot as usize).and_then(Option::take) else {
-                self.core.fault = Some(format!("timed delivery {slot} has no message"));
-                self.core.dirty = true;
-                return;
+                return self.core.fail(format!("timed delivery {slot} has no message"));
             };
             self.core.free.push(slot);
             got
