@@ -110,6 +110,15 @@ pub trait Component {
     fn book(msg: &Self::Msg, ledger: &mut Ledger) {
         let _ = (msg, ledger);
     }
+    /// A message this component sent ahead on output port `port`, having asked for it
+    /// with [`Ctx::finish_on_delivery`], is about to be delivered at `now`: sets what
+    /// depends on instants between its sending and its leaving (every event before
+    /// `now` has been handled). An error stops the run as a model fault. Only
+    /// components that asked are called.
+    fn finish(&mut self, port: PortId, msg: &mut Self::Msg, now: SimTime) -> Result<(), String> {
+        let _ = (port, msg, now);
+        Err("a message to finish on delivery from a component that does not finish messages".into())
+    }
 }
 
 /// A message on its way from an output port.
@@ -192,6 +201,10 @@ struct Core<M, S> {
     /// Per route (output port), the timed deliveries to an ordinary component sent on
     /// it in time order, not yet due: only the first is an event in the queue (a lane).
     lanes: Vec<VecDeque<(SimTime, M)>>,
+    /// Per route, whether its sender finishes each message on delivery
+    /// ([`Ctx::finish_on_delivery`]), and the sender (component, output port).
+    finish: Vec<bool>,
+    senders: Vec<(CompId, PortId)>,
     /// Messages of pending timed-delivery events (input port, message), by slot: those
     /// sent earlier than the last one waiting on their lane.
     slab: Vec<Option<(PortId, M)>>,
@@ -258,6 +271,8 @@ impl<M, S> Ctx<'_, M, S> {
         if t <= self.now {
             if t < self.now {
                 self.fail(format!("delivery on port {port} sent into the past ({t} < {})", self.now));
+            } else if self.finishes(port) {
+                self.fail(format!("a message to finish on delivery sent on port {port} for now, not ahead"));
             }
             self.send(port, msg);
             return;
@@ -304,6 +319,10 @@ impl<M, S> Ctx<'_, M, S> {
                     Some(_) => {}
                 }
             }
+            if core.finish.get(idx as usize).copied().unwrap_or(false) {
+                // Finished messages go on their lane only (in time order).
+                return self.fail(format!("a message to finish on delivery sent on port {port} out of time order"));
+            }
             let slot = match core.free.pop() {
                 Some(s) => {
                     core.slab[s as usize] = Some((route.port, msg));
@@ -331,6 +350,32 @@ impl<M, S> Ctx<'_, M, S> {
     /// instant by when it was sent: see docs/architecture.md, the ordering rules).
     pub fn may_deliver_ahead(&self, port: PortId) -> bool {
         (self.core.ahead && self.core.route(self.id, port).comp != CompId::MAX) || self.passive_downstream(port)
+    }
+    /// Asks that each message this component hands over ahead of time on output port
+    /// `port` be finished by it just before delivery ([`Component::finish`]): for a
+    /// field that depends on what happens before the message leaves (a FIFO port's
+    /// EFCI mark, decided by the cells that arrive while it waits). True if granted:
+    /// the port leads to an ordinary component and the run delivers ahead
+    /// ([`Ctx::may_deliver_ahead`]); its messages must then be sent ahead, in time
+    /// order (anything else is a model fault). Called at start.
+    pub fn finish_on_delivery(&mut self, port: PortId) -> bool {
+        let r = self.core.route(self.id, port);
+        if !self.core.ahead || r.comp == CompId::MAX || self.passive_downstream(port) {
+            return false;
+        }
+        let idx = (self.core.port_base[self.id as usize] + port as u32) as usize;
+        match self.core.finish.get_mut(idx) {
+            Some(f) => {
+                *f = true;
+                true
+            }
+            None => false,
+        }
+    }
+    #[inline(always)]
+    fn finishes(&self, port: PortId) -> bool {
+        let idx = self.core.port_base[self.id as usize] as usize + port as usize;
+        self.core.finish.get(idx).copied().unwrap_or(false)
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -407,6 +452,8 @@ impl<C: Component> Simulation<C> {
         }
         let n = comps.len();
         let lanes = (0..flat.len()).map(|_| VecDeque::new()).collect();
+        let n_routes = flat.len();
+        let senders = routes.iter().enumerate().flat_map(|(c, r)| (0..r.len()).map(move |p| (c as CompId, p as PortId))).collect();
         Simulation {
             comps,
             paths,
@@ -421,6 +468,8 @@ impl<C: Component> Simulation<C> {
                 ahead: false,
                 later: (0..n).map(|_| VecDeque::new()).collect(),
                 lanes,
+                finish: vec![false; n_routes],
+                senders,
                 due: Vec::new(),
                 dirty: false,
                 slab: Vec::new(),
@@ -627,11 +676,21 @@ impl<C: Component> Simulation<C> {
             let Some(lane) = self.core.lanes.get_mut(idx) else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
             };
-            let Some((_, msg)) = lane.pop_front() else {
+            let Some((_, mut msg)) = lane.pop_front() else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which is empty"));
             };
             if let Some(&(next, _)) = lane.front() {
                 self.core.queue.schedule(next, comp | TIMED, slot);
+            }
+            if self.core.finish.get(idx).copied().unwrap_or(false) {
+                let (src, sport) = self.core.senders.get(idx).copied().unwrap_or((CompId::MAX, 0));
+                let done = match self.comps.get_mut(src as usize) {
+                    Some(c) => c.finish(sport, &mut msg, now),
+                    None => Err(format!("lane {idx} has no sender")),
+                };
+                if let Err(m) = done {
+                    return self.core.fail(format!("finishing a message on delivery: {m}"));
+                }
             }
             (port, msg)
         } else {
@@ -969,6 +1028,17 @@ mod tests {
         E(Emitter),
         /// Asks at start whether it may deliver ahead on its port 0 and keeps the answer.
         Q(std::rc::Rc<std::cell::Cell<Option<bool>>>),
+        F(Finisher),
+    }
+
+    /// Asks at start to finish what it sends on port 0 on delivery (keeping the answer
+    /// in `granted`), sends `plan` ahead (or, `now` set, one message for now), and at
+    /// 25 raises the `bump` it adds to each message it finishes.
+    struct Finisher {
+        plan: Vec<(u64, u32)>,
+        now: bool,
+        bump: u32,
+        granted: std::rc::Rc<std::cell::Cell<Option<bool>>>,
     }
 
     impl Component for Part {
@@ -977,6 +1047,14 @@ mod tests {
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
             if let Part::Q(q) = self {
                 q.set(Some(ctx.may_deliver_ahead(0)));
+            }
+            if let Part::F(f) = self {
+                f.granted.set(Some(ctx.finish_on_delivery(0)));
+                f.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                if f.now {
+                    ctx.send_at(SimTime::ZERO, 0, 99);
+                }
+                ctx.schedule_at(SimTime(25), 1);
             }
             if let Part::E(e) = self {
                 e.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
@@ -988,6 +1066,18 @@ mod tests {
         fn on_timer(&mut self, _tag: u32, ctx: &mut Ctx<'_, u32>) {
             if let Part::E(e) = self {
                 e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+            }
+            if let Part::F(f) = self {
+                f.bump += 100;
+            }
+        }
+        fn finish(&mut self, port: PortId, msg: &mut u32, _now: SimTime) -> Result<(), String> {
+            match self {
+                Part::F(f) if port == 0 => {
+                    *msg += f.bump;
+                    Ok(())
+                }
+                _ => Err("not a finisher".into()),
             }
         }
         fn on_message(&mut self, _port: PortId, msg: u32, ctx: &mut Ctx<'_, u32>) {
@@ -1015,13 +1105,15 @@ mod tests {
             match self {
                 Part::R(r) => r.got.borrow().iter().for_each(|&(_, m)| l.add_delivered(m, 1)),
                 Part::E(e) => e.plan.iter().chain(&e.later).for_each(|&(_, m)| l.add_generated(m, 1)),
+                // What it finishes after the bump at 25 carries the bump.
+                Part::F(f) => f.plan.iter().for_each(|&(t, m)| l.add_generated(if t > 25 { m + f.bump } else { m }, 1)),
                 Part::Q(_) => {}
             }
         }
         fn sample(&self, _index: u64, _now: SimTime) -> f64 {
             match self {
                 Part::R(r) => r.count as f64,
-                Part::E(_) | Part::Q(_) => f64::NAN,
+                Part::E(_) | Part::Q(_) | Part::F(_) => f64::NAN,
             }
         }
         fn passive(&self) -> bool {
@@ -1146,5 +1238,45 @@ mod tests {
         assert_eq!(*log.borrow(), vec![(7, 5), (10, 1), (10, 4), (10, 2), (20, 3)]);
         // Message 6 is still on its lane at the end: booked in flight.
         assert_eq!(out.ledger.in_flight.get(6), Some(&1));
+    }
+
+    /// A component that asked to finish its messages on delivery sets them from its
+    /// state at the delivery instant, not at the sending one (here the bump raised at
+    /// 25 reaches the messages due at 30 and 40 though all were sent at 0). Granted only
+    /// where delivering ahead is; a message to finish sent for now is a model fault.
+    #[test]
+    fn a_message_is_finished_by_its_sender_when_it_is_delivered() {
+        let run = |passive: bool, ahead: bool, now: bool| {
+            let log: Log = Default::default();
+            let granted: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
+            let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0 });
+            let f = Part::F(Finisher { plan: vec![(10, 1), (20, 2), (30, 3), (40, 4)], now, bump: 0, granted: granted.clone() });
+            let to = Some(Route { comp: 0, port: 0 });
+            let mut sim = Simulation::new(vec![rec, f], vec!["r".into(), "f".into()], vec![vec![], vec![to]]);
+            sim.deliver_ahead(ahead);
+            let out = sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true);
+            let got = log.borrow().clone();
+            (out, got, granted.get())
+        };
+        let (out, got, granted) = run(false, true, false);
+        if let Err(e) = out {
+            panic!("{e}");
+        }
+        assert_eq!(granted, Some(true));
+        assert_eq!(got, vec![(10, 1), (20, 2), (30, 103), (40, 104)]);
+        // Not granted: to a passive component, or without delivering ahead; the
+        // messages go as sent.
+        for (passive, ahead) in [(true, true), (false, false)] {
+            let (_, got, granted) = run(passive, ahead, false);
+            assert_eq!(granted, Some(false), "passive {passive} ahead {ahead}");
+            assert_eq!(got, vec![(10, 1), (20, 2), (30, 3), (40, 4)], "passive {passive} ahead {ahead}");
+        }
+        match run(false, true, true).0 {
+            Err(SimError::ModelPanic { path, msg, .. }) => {
+                assert_eq!(path, "f");
+                assert!(msg.contains("finish on delivery"), "{msg}");
+            }
+            other => panic!("expected a model error, got {other:?}"),
+        }
     }
 }

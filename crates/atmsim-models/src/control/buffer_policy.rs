@@ -184,8 +184,21 @@ impl BufferPolicy {
     pub fn departure(&mut self, cell: &mut Cell, len: usize) {
         if self.efci.is_some_and(|t| len > t) {
             cell.flags |= FLAG_EFCI;
-            self.efci_cells += 1;
+            self.count_mark();
         }
+    }
+
+    /// The EFCI threshold in cells (None: no marking). A FIFO that computes departures
+    /// on arrival decides the marks itself: a cell leaves above the threshold `t`
+    /// exactly when the `t`-th cell after it arrives before it leaves.
+    pub fn efci_threshold(&self) -> Option<usize> {
+        self.efci
+    }
+
+    /// Counts a cell that left marked (decided by the buffer, see
+    /// [`BufferPolicy::efci_threshold`]).
+    pub fn count_mark(&mut self) {
+        self.efci_cells += 1;
     }
 
     pub fn reset_stats(&mut self) {

@@ -26,8 +26,8 @@
 //! the busy period and its cell clock (a back-to-back train keeps the exact line rate).
 //!
 //! *Departures computed on arrival (the fast path).* A standalone `fifo` or `link`, or
-//! a switch port its switch allows ([`Transmitter::allow_compute`]), with no buffer
-//! policy computes each cell's end of transmission when the cell
+//! a switch port its switch allows ([`Transmitter::allow_compute`]), FIFO and unframed,
+//! computes each cell's end of transmission when the cell
 //! arrives (Lindley's recursion on the cell clock) and hands the cell over at once as
 //! a timed delivery for that instant plus propagation: no event per departure (to a
 //! passive component such as a `sink`, no event at all; to a switch or host, one). It
@@ -35,7 +35,12 @@
 //! in time order when the next cell arrives or the kernel asks it to settle (warm-up,
 //! samples, end), so everything it reports equals the event-per-departure path's. It is
 //! chosen when the run starts (`Ctx::may_deliver_ahead`); `[scenario] fast_path =
-//! "sinks"` limits it to passive downstream components, `false` turns it off.
+//! "sinks"` limits it to passive downstream components, `false` turns it off. EPD and
+//! PPD decide at arrivals, so they take it as they are. EFCI marking takes it only
+//! where the kernel lets the transmitter finish each cell on delivery
+//! (`Ctx::finish_on_delivery`): a cell leaves marked exactly when the cell `threshold`
+//! places behind it arrives before it leaves, which is noted on its queued entry then
+//! and set on the cell just before it is delivered ([`Transmitter::finish`]).
 //!
 //! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
 //! line is then slotted from time zero on the STS-3c/STS-12c frame ([`super::sonet`]):
@@ -54,7 +59,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::link::sonet::{FramedClock, SonetGrid};
-use crate::cell::{book_in_flight, discard, Cell, Drops, Msg};
+use crate::cell::{book_in_flight, discard, Cell, Drops, Msg, FLAG_EFCI};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
@@ -221,6 +226,19 @@ impl TransmitterParams {
     }
 }
 
+/// A cell queued at a transmitter that computes departures on arrival (the cell itself
+/// has been handed downstream).
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    arrived: SimTime,
+    /// Its end of transmission.
+    end: SimTime,
+    aux: u16,
+    /// It leaves above the EFCI threshold (decided when the cell that many places
+    /// behind it arrives before it leaves).
+    efci: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct Transmitter {
     rate: Rate,
@@ -244,9 +262,12 @@ pub struct Transmitter {
     last_end: SimTime,
     /// Whether this kind may compute departures on arrival (standalone fifo and link).
     may_compute: bool,
-    /// Departures computed on arrival: (arrival, end of transmission, aux) of every
-    /// queued cell, the one in transmission first (fast path only).
-    computed: Option<VecDeque<(SimTime, SimTime, u16)>>,
+    /// Departures computed on arrival: every queued cell, the one in transmission
+    /// first (fast path only).
+    computed: Option<VecDeque<Queued>>,
+    /// Fast path with EFCI marking: the marks of the cells that have left, oldest
+    /// first, until each is delivered and finished ([`Transmitter::finish`]).
+    marks: Option<VecDeque<bool>>,
     /// Cells dropped because the buffer was full.
     full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
@@ -313,6 +334,7 @@ impl Transmitter {
             last_end: SimTime(u64::MAX),
             may_compute: false,
             computed: None,
+            marks: None,
             full: Drops::new("buffer_full"),
             policy: None,
             rx: 0,
@@ -377,11 +399,39 @@ impl Transmitter {
     }
 
     /// Chooses the path when the run starts: departures computed on arrival when
-    /// nothing needs their instants (see the module doc).
-    pub fn choose_path(&mut self, ctx: &Cx<'_>) {
+    /// nothing needs their instants (see the module doc). With EFCI marking, only if
+    /// the kernel lets each cell be finished (marked) when it is delivered.
+    pub fn choose_path(&mut self, ctx: &mut Cx<'_>) {
         let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
-        if self.may_compute && fifo && self.policy.is_none() && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) {
+        let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
+        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.finish_on_delivery(self.out_port)) {
             self.computed = Some(VecDeque::new());
+            self.marks = marks.then(VecDeque::new);
+        }
+    }
+
+    /// Cells in the buffer at `now` (departures ending now left first), bringing the
+    /// computed departures up to date: for a reader at an arbitrary instant (a
+    /// switch's ABR algorithm at a backward RM cell).
+    pub fn queue_len_at(&mut self, now: SimTime) -> usize {
+        self.depart_before(SimTime(now.0 + 1));
+        self.queue_len()
+    }
+
+    /// The fast path's cell `msg`, sent ahead, is delivered at `now`: it gets the EFCI
+    /// mark decided when it left (`now` less the propagation delay).
+    pub fn finish(&mut self, msg: &mut Msg, now: SimTime) -> Result<(), String> {
+        let left = SimTime(now.0.saturating_sub(self.propagation.ps()));
+        self.depart_before(SimTime(left.0 + 1));
+        match (self.marks.as_mut().and_then(VecDeque::pop_front), msg) {
+            (Some(mark), Msg::Cell(c)) => {
+                if mark {
+                    c.flags |= FLAG_EFCI;
+                }
+                Ok(())
+            }
+            (None, _) => Err(format!("no departure of this transmitter before {left} is left to finish")),
+            (Some(_), Msg::Frame(_)) => Err("a frame from a cell transmitter".into()),
         }
     }
 
@@ -407,17 +457,33 @@ impl Transmitter {
             self.count_vc(cell.aux, 0);
         }
         let Some(q) = self.computed.as_mut() else { return };
-        if self.buffer.capacity().is_some_and(|c| q.len() >= c) {
+        let len = q.len();
+        let room = !self.buffer.capacity().is_some_and(|c| len >= c);
+        if self.policy.is_some() {
+            if self.policy_discards(&cell, len, ctx) {
+                return;
+            }
+            self.policy_admission(&cell, room);
+        }
+        if !room {
             self.tail_drop(&cell, ctx);
             return;
         }
-        if q.is_empty() {
+        if len == 0 {
             self.start_busy_period(now);
         }
         let end = self.clock.advance();
         let Some(q) = self.computed.as_mut() else { return };
-        q.push_back((now, end, cell.aux));
+        q.push_back(Queued { arrived: now, end, aux: cell.aux, efci: false });
         let len = q.len();
+        // The cell `t` places ahead of this one is still here: it leaves marked.
+        if let Some(t) = self.policy.as_ref().and_then(|p| p.efci_threshold()) {
+            if len > t {
+                if let Some(x) = q.get_mut(len - 1 - t) {
+                    x.efci = true;
+                }
+            }
+        }
         self.levels.set(now, len);
         ctx.send_at(end.plus(self.propagation), self.out_port, Msg::Cell(cell));
     }
@@ -427,7 +493,7 @@ impl Transmitter {
     #[inline(always)]
     pub fn depart_before(&mut self, before: SimTime) {
         let Some(q) = self.computed.as_mut() else { return };
-        while let Some(&(_, end, aux)) = q.front() {
+        while let Some(&Queued { end, aux, efci, .. }) = q.front() {
             if end >= before {
                 break;
             }
@@ -437,8 +503,16 @@ impl Transmitter {
             if !self.vc_labels.is_empty() {
                 self.buffer.count(aux, 1);
             }
-            if let Some(&(arrived, _, _)) = q.front() {
-                self.wait.add(end.since(arrived).0 as f64);
+            if let Some(marks) = self.marks.as_mut() {
+                marks.push_back(efci);
+                if efci {
+                    if let Some(p) = self.policy.as_mut() {
+                        p.count_mark();
+                    }
+                }
+            }
+            if let Some(next) = q.front() {
+                self.wait.add(end.since(next.arrived).0 as f64);
             }
             self.levels.set(end, q.len());
         }
@@ -503,22 +577,36 @@ impl Transmitter {
     /// the cell went no further (it was dropped).
     #[cold]
     fn admit_with_policy(&mut self, cell: Cell, ctx: &mut Cx<'_>) -> bool {
-        let now = ctx.now;
-        let Some(policy) = self.policy.as_mut() else { return self.buffer.admit(cell, now) };
-        if policy.arrival(&cell, self.buffer.len()).is_some() {
-            // (The policy keeps these per flow for the ledger, by cause.)
-            self.count_loss(&cell);
-            discard(&cell, ctx);
+        if self.policy_discards(&cell, self.buffer.len(), ctx) {
             return false;
         }
-        let ok = self.buffer.admit(cell, now);
-        if let Some(policy) = self.policy.as_mut() {
-            policy.admission(&cell, ok);
-        }
+        let ok = self.buffer.admit(cell, ctx.now);
+        self.policy_admission(&cell, ok);
         if !ok {
             self.tail_drop(&cell, ctx);
         }
         ok
+    }
+
+    /// The buffer policy's verdict on a cell arriving at a buffer of `len` cells: true
+    /// if EPD or PPD discarded it (counted and gone).
+    #[cold]
+    fn policy_discards(&mut self, cell: &Cell, len: usize, ctx: &mut Cx<'_>) -> bool {
+        let Some(policy) = self.policy.as_mut() else { return false };
+        if policy.arrival(cell, len).is_none() {
+            return false;
+        }
+        // (The policy keeps these per flow for the ledger, by cause.)
+        self.count_loss(cell);
+        discard(cell, ctx);
+        true
+    }
+
+    /// Tells the buffer policy whether the cell found room (PPD starts on a drop).
+    fn policy_admission(&mut self, cell: &Cell, admitted: bool) {
+        if let Some(policy) = self.policy.as_mut() {
+            policy.admission(cell, admitted);
+        }
     }
 
     /// A cell lost because the buffer was full.
@@ -892,6 +980,9 @@ impl crate::kind::Kind for Transmitter {
     }
     fn settle(&mut self, before: SimTime) {
         self.depart_before(before);
+    }
+    fn finish(&mut self, _port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
+        Transmitter::finish(self, msg, now)
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }

@@ -46,7 +46,7 @@ use std::collections::VecDeque;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
+use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell, Msg};
 use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
@@ -516,14 +516,12 @@ impl Switch {
         });
         if shared.is_none() && credit.is_none() {
             // Ports nothing else reads at departure instants (no credit returned as
-            // cells leave, no shared-memory bound, no ABR algorithm) may compute their
-            // departures on arrival like a standalone fifo, if plain FIFO without a
-            // buffer policy or SONET framing (the transmitter checks those).
-            for (t, a) in out.iter_mut().zip(&abr) {
-                if a.is_none() {
-                    t.allow_compute();
-                }
-            }
+            // cells leave, no shared-memory bound) may compute their departures on
+            // arrival like a standalone fifo, if FIFO without SONET framing (the
+            // transmitter checks those; EFCI marks it decides as cells arrive). The
+            // ABR algorithms read the queue at arrivals only, which is then brought up
+            // to date first (`Transmitter::queue_len_at`).
+            out.iter_mut().for_each(Transmitter::allow_compute);
         }
         let mut hops = HashTable::with_capacity(routes.len());
         let mut in_routed = vec![false; n];
@@ -804,7 +802,8 @@ impl Switch {
         if j == NO_PORT || !cell.payload.is_some() {
             return;
         }
-        let (now, q) = (ctx.now, self.out[j as usize].queue_len() as u64);
+        let now = ctx.now;
+        let Some(q) = self.out.get_mut(j as usize).map(|t| t.queue_len_at(now) as u64) else { return };
         if let (Some(Payload::Rm(rm)), Some(abr)) = (ctx.store().get_mut(cell.payload), self.abr[j as usize].as_mut()) {
             if rm.backward {
                 abr.on_backward(now, cell.vc, rm, q);
@@ -826,6 +825,12 @@ impl crate::kind::Kind for Switch {
     }
     fn settle(&mut self, before: SimTime) {
         self.out.iter_mut().for_each(|t| t.depart_before(before));
+    }
+    fn finish(&mut self, port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
+        match self.out.get_mut(port as usize) {
+            Some(t) => t.finish(msg, now),
+            None => Err(format!("switch: no output port {port} to finish a cell from")),
+        }
     }
     #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

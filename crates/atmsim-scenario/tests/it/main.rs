@@ -1201,16 +1201,29 @@ kind = "sink"
     }
 }
 
-/// A switch output port that nothing reads at departure instants (plain FIFO, no
-/// buffer policy, no ABR, credit or shared memory) computes its departures on arrival
-/// and hands cells on ahead, like a standalone fifo: fewer events, every statistic the
-/// same as the event path's; with EFCI marking (a buffer policy) it keeps the event path.
+/// A switch output port that nothing reads at departure instants (FIFO, no credit or
+/// shared memory) computes its departures on arrival and hands cells on ahead, like a
+/// standalone fifo: fewer events, every statistic the same as the event path's. With
+/// EFCI marking it does so only where the kernel lets it finish (mark) each cell on
+/// delivery, that is when it feeds an ordinary component; feeding a passive sink it
+/// keeps the event path.
 mod switch_port_fast_path {
     use super::*;
 
     fn scenario(policy: &str, fast: bool) -> Scenario {
+        scenario_to(policy, fast, "sink")
+    }
+
+    /// `to`: "sink" (the port feeds the sink) or "next" (a 155.52 Mb/s fifo between
+    /// them, an ordinary component).
+    fn scenario_to(policy: &str, fast: bool, to: &str) -> Scenario {
+        let (wires, next) = if to == "next" {
+            (r#""sw.p3 -> next", "next -> sink""#, "[components.next]\nkind = \"fifo\"\nrate = \"155.52 Mb/s\"\n")
+        } else {
+            (r#""sw.p3 -> sink""#, "")
+        };
         let text = format!(
-            r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> sink"]
+            r#"connections = ["a -> sw.p1", "b -> sw.p2", {wires}]
 
 [scenario]
 name = "switch port"
@@ -1238,7 +1251,8 @@ vcs = ["p1:0/32 -> p3:0/40", "p2:0/33 -> p3:0/41"]
 
 [components.sink]
 kind = "sink"
-"#
+
+{next}"#
         );
         Scenario::from_text(&text, "switch_port.toml").expect("scenario")
     }
@@ -1256,7 +1270,31 @@ kind = "sink"
                 assert!(fast.events < exact.events, "plain port: {} events against {}", fast.events, exact.events);
             } else {
                 assert!(probe(&fast, "sw/p3", "q_efci_cells", "count") > 0.0);
+                assert_eq!(fast.events, exact.events, "EFCI port feeding a passive sink: the event path");
             }
         }
+    }
+
+    /// An EFCI-marking port feeding an ordinary component decides each cell's mark as
+    /// cells arrive behind it and sets it when the cell is delivered: fewer events,
+    /// and the same cells marked as on the event path (the port's count, and per VC
+    /// the count of marked cells the sink receives behind the next fifo).
+    #[test]
+    fn an_efci_port_feeding_a_component_marks_on_delivery_the_cells_the_event_path_marks() {
+        let policy = "efci_threshold = \"16 cells\"";
+        let fast = run(&scenario_to(policy, true, "next"), 0);
+        let exact = run(&scenario_to(policy, false, "next"), 0);
+        assert!(fast.events < exact.events, "EFCI port: {} events against {}", fast.events, exact.events);
+        for (c, name, stat) in [("sw/p3", "q_efci_cells", "count"), ("sw/p3", "q_tx_cells", "count"), ("sw/p3", "q_wait", "mean"), ("next", "q_wait", "mean")] {
+            assert_eq!(probe(&fast, c, name, stat), probe(&exact, c, name, stat), "{c} {name} {stat}");
+        }
+        let marked = probe(&fast, "sw/p3", "q_efci_cells", "count");
+        assert!(marked > 0.0 && marked < probe(&fast, "sw/p3", "q_tx_cells", "count"), "some cells marked, not all: {marked}");
+        let at_sink = |r: &atmsim_scenario::RunResult| {
+            r.probes.iter().filter(|p| p.component.starts_with("sink") && p.probe == "sink_efci_cells").map(|p| p.value).collect::<Vec<_>>()
+        };
+        assert_eq!(at_sink(&fast), at_sink(&exact));
+        let received: f64 = at_sink(&fast).iter().sum();
+        assert!(received > 0.0 && received <= marked, "marked cells reach the sink: {received} of {marked}");
     }
 }
