@@ -120,3 +120,30 @@ def test_bench_scale_quick_json_shape():
         assert 0.9 * 200_000 < r["cells"] < 1.1 * 200_000, r
         assert r["cells_per_s"] > 0
     assert obj["target"] == 0.5 and obj["met"] == (obj["flatness"] >= 0.5)
+
+
+def test_bench_scale_plot_draws_both_curves(tmp_path):
+    """`--plot` writes the --scale figure: cells/s against VCs with the flatness
+    target line, events/s against pending events, log-log."""
+    from atmsim.plot import scale_figure
+
+    rows = [{"name": "scale_vcs", "vcs": 10, "cells_per_s": 4.0e6}, {"name": "scale_vcs", "vcs": 1000, "cells_per_s": 3.0e6},
+            {"name": "scale_pending", "pending": 10, "events_per_s": 3.0e7},
+            {"name": "scale_pending", "pending": 1000, "events_per_s": 2.5e7}]
+    out = tmp_path / "scale.png"
+    fig = scale_figure(rows, 0.5, out)
+    assert out.stat().st_size > 0
+    left, right = fig.axes
+    assert left.get_xscale() == "log" and right.get_xscale() == "log"
+    (curve,) = [ln for ln in left.get_lines() if ln.get_label() == "atmsim"]
+    assert list(curve.get_xdata()) == [10, 1000] and list(curve.get_ydata()) == [4.0, 3.0]
+    target = [ln for ln in left.get_lines() if ln.get_label().startswith("target")]
+    assert len(target) == 1 and list(target[0].get_ydata()) == [2.0, 2.0]
+    assert list(right.get_lines()[0].get_ydata()) == [30.0, 25.0]
+
+
+def test_bench_plot_without_scale_or_with_a_bad_suffix_is_one_line_exit_2(tmp_path):
+    for args in (("bench", "--plot", str(tmp_path / "x.png")), ("bench", "--scale", "--plot", str(tmp_path / "x.txt"))):
+        p = run_cli(*args, timeout=60)
+        assert p.returncode == 2, (args, p.stderr)
+        assert p.stderr.count("\n") == 1 and "--plot" in p.stderr, p.stderr

@@ -618,8 +618,12 @@ def scale_flatness(rows: list[dict[str, Any]]) -> float | None:
     return v[-1]["cells_per_s"] / v[0]["cells_per_s"] if len(v) >= 2 else None
 
 
-def scale_main(quick: bool = False, json_out: bool = False) -> None:
+def scale_main(quick: bool = False, json_out: bool = False, plot: str | None = None) -> None:
     rows = scale_rows(quick)
+    if plot:
+        from atmsim.plot import scale_figure
+
+        scale_figure(rows, SCALE_TARGET, plot)
     if json_out:
         f = scale_flatness(rows)
         print(json.dumps({"scale": rows, "flatness": f, "target": SCALE_TARGET,

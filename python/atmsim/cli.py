@@ -507,13 +507,20 @@ def bench_cmd(
         "--sweep", help="Instead: sweep overhead per run (local pool + store) and 1 vs 2 worker speed-up.")] = False,
     scale: Annotated[bool, typer.Option(
         "--scale", help="Instead: cells/s against 10 ... 100,000 VCs through a 16-port switch, events/s against pending events.")] = False,
+    plot: Annotated[Optional[str], typer.Option(
+        "--plot", help="With --scale: also draw the two curves into this image file (.png, .svg, .pdf).")] = None,
 ) -> None:
     """Hold-model, cell-queue and mux benchmarks: atmsim vs hand-written Rust, Lindley and SimPy."""
     from atmsim import bench
 
     with _interruptible():
+        if plot is not None:
+            if not scale:
+                _die("--plot draws the --scale curves: give --scale with it", 2)
+            if not plot.lower().endswith((".png", ".svg", ".pdf")):
+                _die(f"--plot {plot!r}: expected a file name ending in .png, .svg or .pdf", 2)
         if scale:
-            bench.scale_main(quick=quick, json_out=json_out)
+            bench.scale_main(quick=quick, json_out=json_out, plot=plot)
             return
         if sweep:
             bench.sweep_main(quick=quick, json_out=json_out)

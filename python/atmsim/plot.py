@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import matplotlib
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -219,6 +220,37 @@ def _numeric(values: Sequence[object]) -> tuple[Optional[np.ndarray], str]:
         nums.append(float(m.group(1)))
         units.add(m.group(2).strip())
     return (np.array(nums), units.pop()) if len(units) == 1 else (None, "")
+
+
+def scale_figure(rows: Sequence[dict], target: float, path: Optional[Path | str] = None) -> Figure:
+    """``atmsim bench --scale`` as a figure: cells switched per wall second against the
+    number of VCs (left, with the flatness target as a line at ``target`` × the rate at
+    the fewest VCs) and kernel events per wall second against pending events (right),
+    both on log-log axes.  ``rows`` are :func:`atmsim.bench.scale_rows`'s."""
+    vcs = sorted((r for r in rows if r.get("name") == "scale_vcs" and r.get("cells_per_s")), key=lambda r: r["vcs"])
+    pend = sorted((r for r in rows if r.get("name") == "scale_pending" and r.get("events_per_s")),
+                  key=lambda r: r["pending"])
+    if not vcs and not pend:
+        raise ValueError("no scale rows to plot (expected rows named scale_vcs or scale_pending)")
+    fig = Figure(figsize=(9.0, 3.6), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    if vcs:
+        x = [r["vcs"] for r in vcs]
+        left.plot(x, [r["cells_per_s"] / 1e6 for r in vcs], "o-", label="atmsim")
+        left.axhline(target * vcs[0]["cells_per_s"] / 1e6, color="0.4", ls="--",
+                     label=f"target: {target:g} × the rate at {vcs[0]['vcs']:,} VCs")
+        left.legend(loc="lower left", fontsize=8)
+    left.set(xscale="log", yscale="log", xlabel="VCs through the 16-port switch (per-VC queues)",
+             ylabel="cells switched per wall second (M)", title="cost per cell as VCs grow")
+    if pend:
+        right.plot([r["pending"] for r in pend], [r["events_per_s"] / 1e6 for r in pend], "s-", color="C1")
+    right.set(xscale="log", yscale="log", xlabel="pending events (hold model)",
+              ylabel="events per wall second (M)", title="cost per event as the queue grows")
+    for ax in (left, right):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+    return _save(fig, path)
 
 
 def sweep_figure(stats: pd.DataFrame, keys: Sequence[str], component: str, probe: str, statistic: str,
