@@ -402,7 +402,7 @@ impl Transmitter {
     /// nothing needs their instants (see the module doc). With EFCI marking, only if
     /// the kernel lets each cell be finished (marked) when it is delivered.
     pub fn choose_path(&mut self, ctx: &mut Cx<'_>) {
-        let fifo = matches!(self.buffer, CellBuffer::Fifo { .. });
+        let fifo = self.buffer.in_arrival_order();
         let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
         if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.finish_on_delivery(self.out_port)) {
             self.computed = Some(VecDeque::new());
@@ -458,7 +458,7 @@ impl Transmitter {
         }
         let Some(q) = self.computed.as_mut() else { return };
         let len = q.len();
-        let room = !self.buffer.capacity().is_some_and(|c| len >= c);
+        let room = !self.buffer.fifo_capacity().is_some_and(|c| len >= c);
         if self.policy.is_some() {
             if self.policy_discards(&cell, len, ctx) {
                 return;
@@ -779,6 +779,29 @@ impl CellBuffer {
         }
     }
 
+    /// Whether cells leave in the order they arrived: a FIFO, or per-VC queues that
+    /// serve one VC only (round robin among one queue is FIFO). Only such a buffer
+    /// may compute departures on arrival.
+    pub fn in_arrival_order(&self) -> bool {
+        match self {
+            CellBuffer::Fifo { .. } => true,
+            CellBuffer::PerVc { queues, .. } => queues.len() <= 1,
+        }
+    }
+
+    /// The most cells the buffer holds when it serves in arrival order
+    /// ([`CellBuffer::in_arrival_order`]): a per-VC buffer's one queue is bounded by
+    /// the VC's limit and the port's, whichever is smaller.
+    pub fn fifo_capacity(&self) -> Option<usize> {
+        match self {
+            CellBuffer::Fifo { capacity, .. } => *capacity,
+            CellBuffer::PerVc { vc_capacity, capacity, .. } => match (*vc_capacity, *capacity) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+
     #[inline(always)]
     pub fn len(&self) -> usize {
         match self {
@@ -1039,6 +1062,22 @@ mod tests {
         assert!((mbps - 98.0).abs() / 98.0 < 0.002, "{mbps}");
         let oc3 = phy_rate("OC-3c").map(|r| r.cells_per_s()).unwrap_or(0.0);
         assert!((oc3 - 353_207.5).abs() < 0.1, "{oc3}");
+    }
+
+    /// Per-VC queues serving one VC serve in arrival order, bounded by the smaller of
+    /// the VC's and the port's limits, as `admit` bounds them; two VCs do not.
+    #[test]
+    fn a_per_vc_buffer_of_one_vc_is_a_fifo_of_the_smaller_limit() {
+        for (vc, port, cap) in [(Some(2), Some(5), Some(2)), (Some(4), Some(3), Some(3)), (None, Some(3), Some(3)), (Some(2), None, Some(2)), (None, None, None)] {
+            let mut b = CellBuffer::per_vc(1, vc, port);
+            assert!(b.in_arrival_order());
+            assert_eq!(b.fifo_capacity(), cap);
+            let admitted = (0..6).filter(|&k| b.admit(cell(0, k), SimTime(k as u64))).count();
+            assert_eq!(admitted, cap.unwrap_or(6).min(6), "{vc:?} {port:?}");
+        }
+        assert!(!CellBuffer::per_vc(2, Some(2), None).in_arrival_order());
+        assert!(CellBuffer::fifo(Some(7)).in_arrival_order());
+        assert_eq!(CellBuffer::fifo(Some(7)).fifo_capacity(), Some(7));
     }
 
     #[test]

@@ -1275,6 +1275,71 @@ kind = "sink"
         }
     }
 
+    /// A per-VC port (`queueing = "per-vc"`) that serves one VC is a FIFO bounded by
+    /// the smaller of `vc_capacity` and `capacity`: it computes its departures on
+    /// arrival (fewer events) with every statistic of the event path, losses at the VC
+    /// limit included; with two VCs on the port it keeps the event path (round robin).
+    #[test]
+    fn a_per_vc_port_of_one_vc_computes_its_departures() {
+        let text = |vcs: &str, fast: &str| {
+            format!(
+                r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> next", "sw.p4 -> next", "next -> sink"]
+
+[scenario]
+name = "per-vc port"
+duration = "20 ms"
+seed = 9
+fast_path = {fast}
+
+[components.a]
+kind = "poisson"
+rate = "100 Mb/s"
+vc = 32
+
+[components.b]
+kind = "poisson"
+rate = "40 Mb/s"
+vc = 33
+
+[components.sw]
+kind = "switch"
+ports = 4
+rate = "110 Mb/s"
+queueing = "per-vc"
+vc_capacity = "24 cells"
+capacity = "64 cells"
+vcs = {vcs}
+
+[components.next]
+kind = "fifo"
+rate = "622.08 Mb/s"
+
+[components.sink]
+kind = "sink"
+"#
+            )
+        };
+        let one = r#"["p1:0/32 -> p3:0/40", "p2:0/33 -> p4:0/41"]"#;
+        let two = r#"["p1:0/32 -> p3:0/40", "p2:0/33 -> p3:0/41"]"#;
+        for (vcs, computed) in [(one, true), (two, false)] {
+            let sc = |fast: &str| Scenario::from_text(&text(vcs, fast), "per_vc.toml").expect("scenario");
+            let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
+            // "sinks": only the fifo feeding the sink computes; the switch port does
+            // on the whole fast path exactly when it serves one VC.
+            let sinks = run(&sc("\"sinks\""), 0);
+            for (c, name, stat) in [("sw/p3", "q_tx_cells", "count"), ("sw/p3", "q_drop_cells", "count"), ("sw/p3", "q_wait", "mean"), ("sw/p3", "q_len", "max"), ("sw/p3/vc40", "port_drop_cells", "count"), ("next", "q_wait", "mean")] {
+                assert_eq!(probe(&fast, c, name, stat), probe(&exact, c, name, stat), "{vcs} {c} {name} {stat}");
+            }
+            if computed {
+                assert!(fast.events < sinks.events, "one VC: {} events against {}", fast.events, sinks.events);
+                assert!(probe(&fast, "sw/p3/vc40", "port_drop_cells", "count") > 0.0, "100 Mb/s into 110 Mb/s with 24 cells should overflow now and then");
+                assert_eq!(probe(&fast, "sw/p3", "q_len", "max"), 24.0, "bounded by vc_capacity");
+            } else {
+                assert_eq!(fast.events, sinks.events, "two VCs: round robin keeps the event path");
+            }
+        }
+    }
+
     /// An EFCI-marking port feeding an ordinary component decides each cell's mark as
     /// cells arrive behind it and sets it when the cell is delivered: fewer events,
     /// and the same cells marked as on the event path (the port's count, and per VC
