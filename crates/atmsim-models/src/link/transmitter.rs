@@ -265,6 +265,8 @@ pub struct Transmitter {
     /// Departures computed on arrival: every queued cell, the one in transmission
     /// first (fast path only).
     computed: Option<VecDeque<Queued>>,
+    /// Fast path: the most cells the buffer holds ([`CellBuffer::fifo_capacity`]).
+    computed_capacity: Option<usize>,
     /// Fast path with EFCI marking: the marks of the cells that have left, oldest
     /// first, until each is delivered and finished ([`Transmitter::finish`]).
     marks: Option<VecDeque<bool>>,
@@ -334,6 +336,7 @@ impl Transmitter {
             last_end: SimTime(u64::MAX),
             may_compute: false,
             computed: None,
+            computed_capacity: None,
             marks: None,
             full: Drops::new("buffer_full"),
             policy: None,
@@ -406,6 +409,7 @@ impl Transmitter {
         let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
         if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.finish_on_delivery(self.out_port)) {
             self.computed = Some(VecDeque::new());
+            self.computed_capacity = self.buffer.fifo_capacity();
             self.marks = marks.then(VecDeque::new);
         }
     }
@@ -458,12 +462,9 @@ impl Transmitter {
         }
         let Some(q) = self.computed.as_mut() else { return };
         let len = q.len();
-        let room = !self.buffer.fifo_capacity().is_some_and(|c| len >= c);
-        if self.policy.is_some() {
-            if self.policy_discards(&cell, len, ctx) {
-                return;
-            }
-            self.policy_admission(&cell, room);
+        let room = !self.computed_capacity.is_some_and(|c| len >= c);
+        if self.policy.is_some() && self.policy_refuses(&cell, len, room, ctx) {
+            return;
         }
         if !room {
             self.tail_drop(&cell, ctx);
@@ -476,13 +477,8 @@ impl Transmitter {
         let Some(q) = self.computed.as_mut() else { return };
         q.push_back(Queued { arrived: now, end, aux: cell.aux, efci: false });
         let len = q.len();
-        // The cell `t` places ahead of this one is still here: it leaves marked.
-        if let Some(t) = self.policy.as_ref().and_then(|p| p.efci_threshold()) {
-            if len > t {
-                if let Some(x) = q.get_mut(len - 1 - t) {
-                    x.efci = true;
-                }
-            }
+        if self.marks.is_some() {
+            self.mark_ahead(len);
         }
         self.levels.set(now, len);
         ctx.send_at(end.plus(self.propagation), self.out_port, Msg::Cell(cell));
@@ -600,6 +596,31 @@ impl Transmitter {
         self.count_loss(cell);
         discard(cell, ctx);
         true
+    }
+
+    /// The fast path's buffer policy at an arrival finding `len` cells (`room`: below
+    /// capacity): true if EPD or PPD discarded the cell; else the policy is told
+    /// whether it found room.
+    #[cold]
+    fn policy_refuses(&mut self, cell: &Cell, len: usize, room: bool, ctx: &mut Cx<'_>) -> bool {
+        if self.policy_discards(cell, len, ctx) {
+            return true;
+        }
+        self.policy_admission(cell, room);
+        false
+    }
+
+    /// The fast path with EFCI marking, a cell having joined a buffer now of `len`
+    /// cells: the cell the threshold's number of places ahead of it is still here, so
+    /// it leaves marked.
+    #[cold]
+    fn mark_ahead(&mut self, len: usize) {
+        let Some(t) = self.policy.as_ref().and_then(|p| p.efci_threshold()) else { return };
+        if len > t {
+            if let Some(x) = self.computed.as_mut().and_then(|q| q.get_mut(len - 1 - t)) {
+                x.efci = true;
+            }
+        }
     }
 
     /// Tells the buffer policy whether the cell found room (PPD starts on a drop).
