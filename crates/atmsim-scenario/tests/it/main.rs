@@ -1210,19 +1210,13 @@ kind = "sink"
 mod switch_port_fast_path {
     use super::*;
 
-    fn scenario(policy: &str, fast: bool) -> Scenario {
-        scenario_to(policy, fast, "sink")
-    }
-
-    /// `to`: "sink" (the port feeds the sink) or "next" (a 155.52 Mb/s fifo between
-    /// them, an ordinary component).
-    fn scenario_to(policy: &str, fast: bool, to: &str) -> Scenario {
-        let (wires, next) = if to == "next" {
-            (r#""sw.p3 -> next", "next -> sink""#, "[components.next]\nkind = \"fifo\"\nrate = \"155.52 Mb/s\"\n")
-        } else {
-            (r#""sw.p3 -> sink""#, "")
-        };
-        let text = format!(
+    /// Two Poisson sources (100 and 40 Mb/s, VCs 32 and 33) into switch ports p1 and
+    /// p2; `wires`: the connections after them; `switch`: the switch's keys besides
+    /// its kind; `fast`: the `fast_path` value; `next`: a fifo of that rate between
+    /// the switch and the sink, if any.
+    fn text(wires: &str, switch: &str, fast: &str, next: Option<&str>) -> String {
+        let next = next.map(|r| format!("[components.next]\nkind = \"fifo\"\nrate = \"{r}\"\n")).unwrap_or_default();
+        format!(
             r#"connections = ["a -> sw.p1", "b -> sw.p2", {wires}]
 
 [scenario]
@@ -1243,18 +1237,25 @@ vc = 33
 
 [components.sw]
 kind = "switch"
-ports = 3
-rate = "120 Mb/s"
-capacity = "64 cells"
-vcs = ["p1:0/32 -> p3:0/40", "p2:0/33 -> p3:0/41"]
-{policy}
+{switch}
 
 [components.sink]
 kind = "sink"
 
 {next}"#
-        );
-        Scenario::from_text(&text, "switch_port.toml").expect("scenario")
+        )
+    }
+
+    fn scenario(policy: &str, fast: bool) -> Scenario {
+        scenario_to(policy, fast, "sink")
+    }
+
+    /// `to`: "sink" (the port feeds the sink) or "next" (a 155.52 Mb/s fifo between
+    /// them, an ordinary component).
+    fn scenario_to(policy: &str, fast: bool, to: &str) -> Scenario {
+        let (wires, next) = if to == "next" { (r#""sw.p3 -> next", "next -> sink""#, Some("155.52 Mb/s")) } else { (r#""sw.p3 -> sink""#, None) };
+        let switch = format!("ports = 3\nrate = \"120 Mb/s\"\ncapacity = \"64 cells\"\nvcs = [\"p1:0/32 -> p3:0/40\", \"p2:0/33 -> p3:0/41\"]\n{policy}");
+        Scenario::from_text(&text(wires, &switch, &fast.to_string(), next), "switch_port.toml").expect("scenario")
     }
 
     #[test]
@@ -1281,48 +1282,12 @@ kind = "sink"
     /// limit included; with two VCs on the port it keeps the event path (round robin).
     #[test]
     fn a_per_vc_port_of_one_vc_computes_its_departures() {
-        let text = |vcs: &str, fast: &str| {
-            format!(
-                r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> next", "sw.p4 -> next", "next -> sink"]
-
-[scenario]
-name = "per-vc port"
-duration = "20 ms"
-seed = 9
-fast_path = {fast}
-
-[components.a]
-kind = "poisson"
-rate = "100 Mb/s"
-vc = 32
-
-[components.b]
-kind = "poisson"
-rate = "40 Mb/s"
-vc = 33
-
-[components.sw]
-kind = "switch"
-ports = 4
-rate = "110 Mb/s"
-queueing = "per-vc"
-vc_capacity = "24 cells"
-capacity = "64 cells"
-vcs = {vcs}
-
-[components.next]
-kind = "fifo"
-rate = "622.08 Mb/s"
-
-[components.sink]
-kind = "sink"
-"#
-            )
-        };
+        let switch = |vcs: &str| format!("ports = 4\nrate = \"110 Mb/s\"\nqueueing = \"per-vc\"\nvc_capacity = \"24 cells\"\ncapacity = \"64 cells\"\nvcs = {vcs}");
+        let wires = r#""sw.p3 -> next", "sw.p4 -> next", "next -> sink""#;
         let one = r#"["p1:0/32 -> p3:0/40", "p2:0/33 -> p4:0/41"]"#;
         let two = r#"["p1:0/32 -> p3:0/40", "p2:0/33 -> p3:0/41"]"#;
         for (vcs, computed) in [(one, true), (two, false)] {
-            let sc = |fast: &str| Scenario::from_text(&text(vcs, fast), "per_vc.toml").expect("scenario");
+            let sc = |fast: &str| Scenario::from_text(&text(wires, &switch(vcs), fast, Some("622.08 Mb/s")), "per_vc.toml").expect("scenario");
             let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
             // "sinks": only the fifo feeding the sink computes; the switch port does
             // on the whole fast path exactly when it serves one VC.
