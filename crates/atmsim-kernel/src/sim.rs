@@ -223,8 +223,17 @@ impl<M, S> Core<M, S> {
     }
     #[inline(always)]
     fn route(&self, src: CompId, port: PortId) -> Route {
-        let idx = self.port_base[src as usize] as usize + port as usize;
-        self.routes.get(idx).copied().unwrap_or(NO_ROUTE)
+        self.routes.get(self.route_index(src, port)).copied().unwrap_or(NO_ROUTE)
+    }
+    /// The index of output port `port` of `src` among all routes (lanes, finishing).
+    #[inline(always)]
+    fn route_index(&self, src: CompId, port: PortId) -> usize {
+        self.port_base[src as usize] as usize + port as usize
+    }
+    /// Whether the sender on route `idx` finishes its messages on delivery.
+    #[inline(always)]
+    fn finishes(&self, idx: usize) -> bool {
+        self.finish.get(idx).copied().unwrap_or(false)
     }
 }
 
@@ -271,7 +280,7 @@ impl<M, S> Ctx<'_, M, S> {
         if t <= self.now {
             if t < self.now {
                 self.fail(format!("delivery on port {port} sent into the past ({t} < {})", self.now));
-            } else if self.finishes(port) {
+            } else if self.core.finishes(self.core.route_index(self.id, port)) {
                 self.fail(format!("a message to finish on delivery sent on port {port} for now, not ahead"));
             }
             self.send(port, msg);
@@ -304,7 +313,7 @@ impl<M, S> Ctx<'_, M, S> {
             // A lane: deliveries from one port in time order wait in a FIFO, and only
             // its first is an event (one heap entry per busy port, not per message in
             // flight). Its next becomes an event when it is delivered.
-            let idx = core.port_base[self.id as usize] + port as u32;
+            let idx = core.route_index(self.id, port) as u32;
             if let Some(lane) = core.lanes.get_mut(idx as usize) {
                 match lane.back() {
                     None => {
@@ -319,7 +328,7 @@ impl<M, S> Ctx<'_, M, S> {
                     Some(_) => {}
                 }
             }
-            if core.finish.get(idx as usize).copied().unwrap_or(false) {
+            if core.finishes(idx as usize) {
                 // Finished messages go on their lane only (in time order).
                 return self.fail(format!("a message to finish on delivery sent on port {port} out of time order"));
             }
@@ -363,7 +372,7 @@ impl<M, S> Ctx<'_, M, S> {
         if !self.core.ahead || r.comp == CompId::MAX || self.passive_downstream(port) {
             return false;
         }
-        let idx = (self.core.port_base[self.id as usize] + port as u32) as usize;
+        let idx = self.core.route_index(self.id, port);
         match self.core.finish.get_mut(idx) {
             Some(f) => {
                 *f = true;
@@ -371,11 +380,6 @@ impl<M, S> Ctx<'_, M, S> {
             }
             None => false,
         }
-    }
-    #[inline(always)]
-    fn finishes(&self, port: PortId) -> bool {
-        let idx = self.core.port_base[self.id as usize] as usize + port as usize;
-        self.core.finish.get(idx).copied().unwrap_or(false)
     }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
@@ -682,7 +686,7 @@ impl<C: Component> Simulation<C> {
             if let Some(&(next, _)) = lane.front() {
                 self.core.queue.schedule(next, comp | TIMED, slot);
             }
-            if self.core.finish.get(idx).copied().unwrap_or(false) {
+            if self.core.finishes(idx) {
                 let (src, sport) = self.core.senders.get(idx).copied().unwrap_or((CompId::MAX, 0));
                 let done = match self.comps.get_mut(src as usize) {
                     Some(c) => c.finish(sport, &mut msg, now),
