@@ -209,6 +209,15 @@ struct Core<M, S> {
     /// sent earlier than the last one waiting on their lane.
     slab: Vec<Option<(PortId, M)>>,
     free: Vec<u32>,
+    /// Per component, the input ports it defers ([`Ctx::defer_input`]), one bit each.
+    deferred: Vec<u64>,
+    /// Per route, whether its lane's first is an event in the queue (a lane into a
+    /// deferred port waits without one).
+    armed: Vec<bool>,
+    /// Per component, the routes (lanes) that lead to it.
+    into: Vec<Vec<u32>>,
+    /// Set while the kernel hands a component its deferred messages.
+    handing_deferred: bool,
 }
 
 impl<M, S> Core<M, S> {
@@ -234,6 +243,16 @@ impl<M, S> Core<M, S> {
     #[inline(always)]
     fn finishes(&self, idx: usize) -> bool {
         self.finish.get(idx).copied().unwrap_or(false)
+    }
+    /// Whether input `port` of `comp` is deferred.
+    #[inline(always)]
+    fn defers(&self, comp: CompId, port: PortId) -> bool {
+        port < 64 && self.deferred.get(comp as usize).is_some_and(|d| d & (1 << port) != 0)
+    }
+    /// Whether `comp` defers any input.
+    #[inline(always)]
+    fn defers_any(&self, comp: CompId) -> bool {
+        self.deferred.get(comp as usize).is_some_and(|&d| d != 0)
     }
 }
 
@@ -314,11 +333,19 @@ impl<M, S> Ctx<'_, M, S> {
             // its first is an event (one heap entry per busy port, not per message in
             // flight). Its next becomes an event when it is delivered.
             let idx = core.route_index(self.id, port) as u32;
+            // A lane into a deferred input waits without an event (see
+            // [`Ctx::defer_input`]); messages finished on delivery never wait so.
+            let waits = core.defers(route.comp, route.port) && !core.finishes(idx as usize);
             if let Some(lane) = core.lanes.get_mut(idx as usize) {
                 match lane.back() {
                     None => {
                         lane.push_back((t, msg));
-                        core.queue.schedule(t, route.comp | TIMED, LANE | idx);
+                        if !waits {
+                            core.queue.schedule(t, route.comp | TIMED, LANE | idx);
+                            if let Some(a) = core.armed.get_mut(idx as usize) {
+                                *a = true;
+                            }
+                        }
                         return;
                     }
                     Some(b) if b.0 <= t => {
@@ -381,6 +408,52 @@ impl<M, S> Ctx<'_, M, S> {
             None => false,
         }
     }
+    /// Defers input `port` (`on`), or stops deferring it: while an input is deferred,
+    /// the timed deliveries sent to it on lanes ([`Ctx::send_at`] in time order) are
+    /// not events. They wait, and the kernel hands them over, each at its own instant
+    /// and in time order, before anything else this component handles at a later
+    /// instant (a timer, a message), before it is sampled or reset and at the end of
+    /// the run. A component may defer an input while a message there only changes its
+    /// own state: handling a deferred message it must not schedule, send, or change
+    /// what it defers (a model fault). Stopping makes the first waiting message an
+    /// event again. Deliveries for the instant being handled wait until the next
+    /// (so they come after this component's other events of that instant). True if
+    /// the run allows it (the fast path with deliveries ahead,
+    /// [`Ctx::may_deliver_ahead`]) and `port` < 64; otherwise nothing changes.
+    pub fn defer_input(&mut self, port: PortId, on: bool) -> bool {
+        if !self.core.ahead || port >= 64 {
+            return false;
+        }
+        let core = &mut *self.core;
+        let me = self.id;
+        let Some(d) = core.deferred.get_mut(me as usize) else { return false };
+        let bit = 1u64 << port;
+        if (*d & bit != 0) == on {
+            return true;
+        }
+        if core.handing_deferred {
+            core.fail(format!("a component handed a deferred message changed what it defers (input {port})"));
+            return false;
+        }
+        *d ^= bit;
+        if !on {
+            // Lanes left waiting become events again, at their first's instant.
+            for &idx in core.into.get(me as usize).map_or(&[][..], |v| &v[..]) {
+                let i = idx as usize;
+                if core.routes.get(i).is_some_and(|r| r.port == port) && !core.armed.get(i).copied().unwrap_or(true) {
+                    if let Some(&(t, _)) = core.lanes.get(i).and_then(|l| l.front()) {
+                        if t < self.now {
+                            core.fail(format!("a deferred message for {t} was not handed over before {}", self.now));
+                            return false;
+                        }
+                        core.queue.schedule(t, me | TIMED, LANE | idx);
+                        core.armed[i] = true;
+                    }
+                }
+            }
+        }
+        true
+    }
     /// Reports a broken model invariant; the run stops after this handler.
     pub fn fail(&mut self, msg: String) {
         self.core.fail(msg);
@@ -403,7 +476,12 @@ const NO_ROUTE: Route = Route { comp: CompId::MAX, port: PortId::MAX };
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
     pub fingerprint: u64,
+    /// Events handled: timers and message deliveries (zero-time, timed, handed over
+    /// to passive components or through deferred inputs).
     pub events: u64,
+    /// Of those, how many were put on the future-event list (timers and timed
+    /// deliveries that were events of their own), including any still pending at the end.
+    pub scheduled: u64,
     pub end: SimTime,
     pub report: Report,
     pub ledger: Ledger,
@@ -458,6 +536,12 @@ impl<C: Component> Simulation<C> {
         let lanes = (0..flat.len()).map(|_| VecDeque::new()).collect();
         let n_routes = flat.len();
         let senders = routes.iter().enumerate().flat_map(|(c, r)| (0..r.len()).map(move |p| (c as CompId, p as PortId))).collect();
+        let mut into = vec![Vec::new(); n];
+        for (i, r) in flat.iter().enumerate() {
+            if let Some(v) = into.get_mut(r.comp as usize) {
+                v.push(i as u32);
+            }
+        }
         Simulation {
             comps,
             paths,
@@ -478,6 +562,10 @@ impl<C: Component> Simulation<C> {
                 dirty: false,
                 slab: Vec::new(),
                 free: Vec::new(),
+                deferred: vec![0; n],
+                armed: vec![false; n_routes],
+                into,
+                handing_deferred: false,
             },
             fast_path: true,
             deliver_ahead: true,
@@ -576,6 +664,9 @@ impl<C: Component> Simulation<C> {
             if !self.core.later[c].is_empty() {
                 self.hand_over::<CONTENT>(c as CompId, before)?;
             }
+            if self.core.defers_any(c as CompId) {
+                self.hand_over_deferred::<CONTENT>(c as CompId, before)?;
+            }
         }
         Ok(())
     }
@@ -610,6 +701,78 @@ impl<C: Component> Simulation<C> {
         }
     }
 
+    /// Hands component `comp` the messages waiting on lanes into its deferred inputs
+    /// for instants before `before` ([`Ctx::defer_input`]), in time order (ties: the
+    /// lane of the lower route first), each at its own instant.
+    #[cold]
+    fn hand_over_deferred<const CONTENT: bool>(&mut self, comp: CompId, before: SimTime) -> Result<(), SimError> {
+        let c = comp as usize;
+        let n_into = self.core.into.get(c).map_or(0, Vec::len);
+        let scheduled = self.core.queue.scheduled();
+        let mail = self.core.mail.first.is_some() as usize + self.core.mail.rest.len();
+        let mut last = SimTime::ZERO;
+        self.core.handing_deferred = true;
+        loop {
+            // The waiting lane with the earliest first message (ties: the lower
+            // route), and how far it may run before another lane's first.
+            // `limit`: the next lane's first (and that lane), or `before`.
+            let (mut first, mut head) = (None, before);
+            let mut limit = (before, usize::MAX);
+            for k in 0..n_into {
+                let i = self.core.into[c][k] as usize;
+                if self.core.armed[i] {
+                    continue;
+                }
+                if let Some(&(t, _)) = self.core.lanes[i].front() {
+                    if t < head {
+                        if let Some(f) = first {
+                            limit = (head, f);
+                        }
+                        (first, head) = (Some(i), t);
+                    } else if t < limit.0 {
+                        limit = (t, i);
+                    }
+                }
+            }
+            let Some(i) = first else { break };
+            let port = self.core.routes[i].port;
+            let mut h = self.later_fp[c];
+            while let Some(&(time, _)) = self.core.lanes[i].front() {
+                // Up to the next lane's first; at a tie the lower route goes first.
+                if time > limit.0 || (time == limit.0 && (limit.1 == usize::MAX || limit.1 < i)) {
+                    break;
+                }
+                let Some((_, msg)) = self.core.lanes[i].pop_front() else { break };
+                // Folded into the component's own trace, as a passive component's are.
+                h = mix(mix(h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
+                if CONTENT {
+                    h = mix(h, C::digest(&msg, &self.core.store));
+                }
+                self.events += 1;
+                last = time;
+                let mut ctx = Ctx { now: time, id: comp, core: &mut self.core };
+                self.comps[c].on_message(port, msg, &mut ctx);
+                if self.core.fault.is_some() {
+                    break;
+                }
+            }
+            self.later_fp[c] = h;
+            if self.core.fault.is_some() {
+                break;
+            }
+        }
+        self.core.handing_deferred = false;
+        let sent = self.core.mail.first.is_some() as usize + self.core.mail.rest.len() != mail;
+        if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || sent) {
+            self.core.fault = Some("a component handed a deferred message scheduled a timer or sent a message".into());
+        }
+        if self.core.fault.is_some() {
+            let m = self.core.fault.take().unwrap_or_default();
+            return Err(self.model_panic(comp, last, m));
+        }
+        Ok(())
+    }
+
     /// Hands over what passive components were sent for instants now past.
     #[cold]
     fn hand_over_due<const CONTENT: bool>(&mut self, now: SimTime) -> Result<(), SimError> {
@@ -636,6 +799,9 @@ impl<C: Component> Simulation<C> {
             if !self.core.later[route.comp as usize].is_empty() {
                 // A passive component first sees what was due up to now.
                 self.hand_over::<CONTENT>(route.comp, SimTime(now.0.saturating_add(1)))?;
+            }
+            if self.core.defers_any(route.comp) {
+                self.hand_over_deferred::<CONTENT>(route.comp, now)?;
             }
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
             if CONTENT {
@@ -677,14 +843,20 @@ impl<C: Component> Simulation<C> {
         let (port, msg) = if slot & LANE != 0 {
             let idx = (slot & !LANE) as usize;
             let port = self.core.routes.get(idx).map_or(PortId::MAX, |r| r.port);
+            let waits = self.core.defers(comp, port) && !self.core.finishes(idx);
+            if idx >= self.core.armed.len() {
+                return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
+            }
             let Some(lane) = self.core.lanes.get_mut(idx) else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
             };
             let Some((_, mut msg)) = lane.pop_front() else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which is empty"));
             };
-            if let Some(&(next, _)) = lane.front() {
-                self.core.queue.schedule(next, comp | TIMED, slot);
+            match lane.front() {
+                Some(&(next, _)) if !waits => self.core.queue.schedule(next, comp | TIMED, slot),
+                // A lane into a deferred input waits without an event.
+                _ => self.core.armed[idx] = false,
             }
             if self.core.finishes(idx) {
                 let (src, sport) = self.core.senders.get(idx).copied().unwrap_or((CompId::MAX, 0));
@@ -779,6 +951,9 @@ impl<C: Component> Simulation<C> {
                 checkpoint = next_checkpoint(warm, &sampler);
             }
             let now = ev.time;
+            if self.core.defers_any(ev.comp & !TIMED) {
+                self.hand_over_deferred::<CONTENT>(ev.comp & !TIMED, now)?;
+            }
             if ev.comp & TIMED == 0 {
                 self.fingerprint = mix(mix(self.fingerprint, now.0), ((ev.comp as u64) << 32) | ev.tag as u64);
                 self.events += 1;
@@ -833,7 +1008,7 @@ impl<C: Component> Simulation<C> {
             }
         }
         let series = sampler.map(Sampler::finish).unwrap_or_default();
-        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, end, report, ledger, series, loop_s })
+        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, scheduled: self.core.queue.scheduled(), end, report, ledger, series, loop_s })
     }
 }
 
@@ -1018,6 +1193,17 @@ mod tests {
         rogue: bool,
         got: std::rc::Rc<std::cell::RefCell<Vec<(u64, u32)>>>,
         count: u64,
+        /// Defers its input 0 at start; logs each of `timers` as (t, 1000 + t), and
+        /// stops deferring at the timer at `wake`.
+        defer: bool,
+        timers: Vec<u64>,
+        wake: u64,
+    }
+
+    impl Recorder {
+        fn plain() -> Recorder {
+            Recorder { passive: false, rogue: false, got: Default::default(), count: 0, defer: false, timers: vec![], wake: u64::MAX }
+        }
     }
 
     /// Sends `plan` (instant, message) from its port 0 with `send_at` at start, and
@@ -1049,6 +1235,12 @@ mod tests {
         type Msg = u32;
         type Store = ();
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
+            if let Part::R(r) = self {
+                if r.defer {
+                    r.defer = ctx.defer_input(0, true);
+                }
+                r.timers.iter().for_each(|&t| ctx.schedule_at(SimTime(t), 7));
+            }
             if let Part::Q(q) = self {
                 q.set(Some(ctx.may_deliver_ahead(0)));
             }
@@ -1068,6 +1260,12 @@ mod tests {
             }
         }
         fn on_timer(&mut self, _tag: u32, ctx: &mut Ctx<'_, u32>) {
+            if let Part::R(r) = self {
+                r.got.borrow_mut().push((ctx.now.0, 1000 + ctx.now.0 as u32));
+                if ctx.now.0 == r.wake {
+                    ctx.defer_input(0, false);
+                }
+            }
             if let Part::E(e) = self {
                 e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
             }
@@ -1107,7 +1305,7 @@ mod tests {
             // Each message is a flow of its own: generated by its emitter, delivered
             // or still on its way.
             match self {
-                Part::R(r) => r.got.borrow().iter().for_each(|&(_, m)| l.add_delivered(m, 1)),
+                Part::R(r) => r.got.borrow().iter().filter(|&&(_, m)| m < 1000).for_each(|&(_, m)| l.add_delivered(m, 1)),
                 Part::E(e) => e.plan.iter().chain(&e.later).for_each(|&(_, m)| l.add_generated(m, 1)),
                 // What it finishes after the bump at 25 carries the bump.
                 Part::F(f) => f.plan.iter().for_each(|&(t, m)| l.add_generated(if t > 25 { m + f.bump } else { m }, 1)),
@@ -1133,7 +1331,7 @@ mod tests {
     /// Two emitters into one recorder; returns the run and the recorder's log.
     fn timed(passive: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
         let log: Log = Default::default();
-        let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0 });
+        let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
         // Out of order across the two emitters, ties at 30 (sent in order a then b),
         // one at 100 (after the end), one at 5 from a timer at 5 (a zero-time send).
         let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
@@ -1183,9 +1381,78 @@ mod tests {
         assert_eq!(out.series.values[0], vec![3.0, 3.0, 5.0]);
     }
 
+    /// [`timed`]'s two emitters into a recorder that defers its input (or not), with
+    /// timers at 25 and 45 and, if `wake`, no longer deferring from 25 on.
+    fn deferred(defer: bool, wake: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
+        let log: Log = Default::default();
+        let rec = Part::R(Recorder { got: log.clone(), defer, timers: vec![25, 45], wake: if wake { 25 } else { u64::MAX }, ..Recorder::plain() });
+        let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
+        let b = Part::E(Emitter { plan: vec![(20, 7), (30, 8), (45, 9)], later: vec![] });
+        let to = Some(Route { comp: 0, port: 0 });
+        let mut sim = Simulation::new(vec![rec, a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+        sim.fast_path(fast);
+        if sample {
+            sim.sample_every(SimDuration(20), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
+        }
+        let out = sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+        (out, log)
+    }
+
+    #[test]
+    fn deferred_messages_are_handed_over_in_time_order_before_the_components_next_instant() {
+        // Message 5 is sent for now (from a timer at 5): never deferred. The timers at
+        // 25 and 45 see every message before their instant; message 9 (at 45) comes
+        // after the timer of its instant, as on the event path, where the timer was
+        // scheduled first.
+        let want = vec![(5, 5), (10, 1), (20, 7), (25, 1025), (30, 2), (30, 8), (40, 6), (45, 1045), (45, 9), (50, 3)];
+        for (defer, wake, fast) in [(false, false, true), (true, false, true), (true, true, true), (true, false, false)] {
+            let (out, log) = deferred(defer, wake, fast, 0, false);
+            assert_eq!(*log.borrow(), want, "defer {defer} wake {wake} fast {fast}");
+            assert_eq!(out.ledger.in_flight.get(4), Some(&1), "defer {defer} wake {wake} fast {fast}");
+            assert_eq!(out.events, 11, "defer {defer} wake {wake} fast {fast}");
+        }
+    }
+
+    #[test]
+    fn a_deferring_component_is_up_to_date_at_warm_up_and_at_every_sample() {
+        for warmup in [0, 30, 31, 45] {
+            let (events, _) = deferred(false, false, true, warmup, true);
+            let (lazy, _) = deferred(true, false, true, warmup, true);
+            assert_eq!(events.report.rows[0].value, lazy.report.rows[0].value, "warm-up {warmup}");
+            assert_eq!(events.series.values, lazy.series.values, "warm-up {warmup}");
+        }
+        // Sampling hands messages over at other moments: the trace is the same.
+        let (plain, _) = deferred(true, false, true, 30, false);
+        let (sampled, _) = deferred(true, false, true, 30, true);
+        assert_eq!((plain.fingerprint, plain.events), (sampled.fingerprint, sampled.events));
+        // Deferring changes the trace's fingerprint (messages fold into the
+        // component's own trace), stopping at 25 less so than never.
+        let (never, _) = deferred(true, false, true, 0, false);
+        let (woken, _) = deferred(true, true, true, 0, false);
+        let (events, _) = deferred(false, false, true, 0, false);
+        assert_ne!(never.fingerprint, events.fingerprint);
+        assert_ne!(never.fingerprint, woken.fingerprint);
+    }
+
+    #[test]
+    fn a_component_that_sends_while_handed_a_deferred_message_is_a_model_error() {
+        let rec = Part::R(Recorder { rogue: true, defer: true, timers: vec![15], ..Recorder::plain() });
+        let a = Part::E(Emitter { plan: vec![(10, 1), (20, 2)], later: vec![] });
+        let to = Some(Route { comp: 0, port: 0 });
+        let back = Some(Route { comp: 1, port: 0 });
+        let sim = Simulation::new(vec![rec, a], vec!["r".into(), "a".into()], vec![vec![back], vec![to]]);
+        match sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true) {
+            Err(SimError::ModelPanic { path, msg, time }) => {
+                assert_eq!((path.as_str(), time), ("r", SimTime(10)));
+                assert!(msg.contains("deferred"), "{msg}");
+            }
+            other => panic!("expected a model error, got {other:?}"),
+        }
+    }
+
     #[test]
     fn a_passive_component_that_sends_is_a_model_error() {
-        let rec = Part::R(Recorder { passive: true, rogue: true, got: Default::default(), count: 0 });
+        let rec = Part::R(Recorder { passive: true, rogue: true, got: Default::default(), count: 0, ..Recorder::plain() });
         let a = Part::E(Emitter { plan: vec![(10, 1), (20, 2)], later: vec![] });
         let to = Some(Route { comp: 0, port: 0 });
         let back = Some(Route { comp: 1, port: 0 });
@@ -1206,7 +1473,7 @@ mod tests {
     fn delivering_ahead_is_allowed_as_the_run_says() {
         let ask = |passive: bool, fast: bool, ahead: bool, wired: bool| {
             let answer: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
-            let rec = Part::R(Recorder { passive, rogue: false, got: Default::default(), count: 0 });
+            let rec = Part::R(Recorder { passive, rogue: false, got: Default::default(), count: 0, ..Recorder::plain() });
             let q = Part::Q(answer.clone());
             let to = wired.then_some(Route { comp: 0, port: 0 });
             let mut sim = Simulation::new(vec![rec, q], vec!["r".into(), "q".into()], vec![vec![], vec![to]]);
@@ -1233,7 +1500,7 @@ mod tests {
     #[test]
     fn a_lane_orders_its_next_delivery_when_the_one_before_is_delivered() {
         let log: Log = Default::default();
-        let rec = Part::R(Recorder { passive: false, rogue: false, got: log.clone(), count: 0 });
+        let rec = Part::R(Recorder { passive: false, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
         let a = Part::E(Emitter { plan: vec![(10, 1), (10, 2), (20, 3), (100, 6)], later: vec![(7, 5)] });
         let b = Part::E(Emitter { plan: vec![(10, 4)], later: vec![] });
         let to = Some(Route { comp: 0, port: 0 });
@@ -1253,7 +1520,7 @@ mod tests {
         let run = |passive: bool, ahead: bool, now: bool| {
             let log: Log = Default::default();
             let granted: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
-            let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0 });
+            let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
             let f = Part::F(Finisher { plan: vec![(10, 1), (20, 2), (30, 3), (40, 4)], now, bump: 0, granted: granted.clone() });
             let to = Some(Route { comp: 0, port: 0 });
             let mut sim = Simulation::new(vec![rec, f], vec!["r".into(), "f".into()], vec![vec![], vec![to]]);

@@ -42,6 +42,8 @@ pub struct RunResult {
     pub run: u64,
     pub fingerprint: u64,
     pub events: u64,
+    /// Events that went through the future-event list ([`atmsim_kernel::RunOutcome::scheduled`]).
+    pub scheduled: u64,
     pub wall_s: f64,
     /// Wall seconds of the event loop alone (`wall_s` also counts building the
     /// components and writing the report).
@@ -134,6 +136,6 @@ impl Scenario {
             .zip(out.series.values)
             .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
             .collect();
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings })
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, scheduled: out.scheduled, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings })
     }
 }

@@ -111,6 +111,9 @@ pub struct SourceCore {
     generated: u64,
     counted: u64,
     since: SimTime,
+    /// Cells handed over ahead of their instant ([`SourceCore::emit_at`]) whose
+    /// instant the source has not yet counted as past ([`SourceCore::count_due`]).
+    pending: u64,
 }
 
 /// The parameters every source has ([`COMMON_PARAMS`]), bound.
@@ -150,7 +153,7 @@ impl SourceCore {
     /// The core of source number `flow` (parameters validated).
     pub fn new(p: &SourceParams, flow: u32) -> SourceCore {
         let vc = p.vc.unwrap_or(flow + 1);
-        SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO }
+        SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO, pending: 0 }
     }
 
     /// Emits one cell on output port 0 now.
@@ -161,6 +164,29 @@ impl SourceCore {
         self.generated += 1;
         self.counted += 1;
         ctx.send(0, Msg::Cell(cell));
+    }
+
+    /// Hands over one cell for emission at `t` (not before now) on output port 0
+    /// ([`atmsim_kernel::Ctx::send_at`]; the run must allow it,
+    /// [`atmsim_kernel::Ctx::may_deliver_ahead`]). It is generated now (the ledger
+    /// books it in flight until it is delivered) and counted as emitted once the
+    /// source learns its instant is past ([`SourceCore::count_due`]).
+    #[inline(always)]
+    pub fn emit_at(&mut self, ctx: &mut Cx<'_>, t: SimTime) {
+        let cell = Cell::plain(t, self.flow, self.vc, self.seq);
+        self.seq = self.seq.wrapping_add(1);
+        self.generated += 1;
+        self.pending += 1;
+        ctx.send_at(t, 0, Msg::Cell(cell));
+    }
+
+    /// Counts `k` cells handed over ahead ([`SourceCore::emit_at`]) as emitted: their
+    /// instants are past.
+    #[inline(always)]
+    pub fn count_due(&mut self, k: u64) {
+        let k = k.min(self.pending);
+        self.pending -= k;
+        self.counted += k;
     }
 
     /// Emits one cell with these flags and payload on output port 0 now (sources whose
@@ -175,7 +201,7 @@ impl SourceCore {
 
     /// Quantity `q` of [`SOURCE_SERIES`] (both are the running count of cells).
     pub fn sample(&self, _q: usize) -> f64 {
-        self.generated as f64
+        (self.generated - self.pending) as f64
     }
 
     /// Emits cell `pdu_cells`-long PDU number `pdu`'s next cell now, marked end-of-PDU

@@ -179,6 +179,13 @@ pub struct SelfSimilar {
     /// Cells of the current bin and the next one to send.
     n: u64,
     j: u64,
+    /// Whether each bin's cells are handed over ahead at its start
+    /// ([`crate::traffic::SourceCore::emit_at`]; when the run allows it) rather than
+    /// one timer per cell.
+    ahead: bool,
+    /// Ahead: the bin handed over last — its start, its cells, how many were handed
+    /// over (the stop may cut it) and how many of those are counted as past.
+    handed: Option<(SimTime, u64, u64, u64)>,
 }
 
 impl SelfSimilar {
@@ -202,6 +209,8 @@ impl SelfSimilar {
             carry: 0.0,
             n: 0,
             j: 0,
+            ahead: false,
+            handed: None,
         })
     }
 
@@ -217,6 +226,50 @@ impl SelfSimilar {
         let n = want.floor();
         self.carry = want - n;
         n as u64
+    }
+
+    /// The instant of cell `j` of the current bin's `n`.
+    fn cell_at(&self, j: u64) -> SimTime {
+        self.bin_start().plus(SimDuration((j as u128 * self.bin_ps as u128 / self.n as u128) as u64))
+    }
+
+    /// Ahead: counts the handed-over cells of the last bin whose instants lie before
+    /// `before` as emitted (cell j of n at `start + ⌊j·bin/n⌋` is before `start + d`
+    /// exactly when j < d·n/bin).
+    fn count_due(&mut self, before: SimTime) {
+        if let Some((start, n, handed, counted)) = self.handed.as_mut() {
+            let d = before.0.saturating_sub(start.0) as u128;
+            let due = (d * *n as u128).div_ceil(self.bin_ps as u128).min(*handed as u128) as u64;
+            if due > *counted {
+                self.core.count_due(due - *counted);
+                *counted = due;
+            }
+        }
+    }
+
+    /// Ahead: hands over every cell of the current bin (before the stop) at its start.
+    fn hand_over_bin(&mut self, ctx: &mut Cx<'_>) {
+        self.count_due(SimTime::MAX);
+        // Cell j at start + ⌊j·bin/n⌋ = start + j·q + ⌊j·r/n⌋, stepped without a
+        // division per cell.
+        let (start, n) = (self.bin_start(), self.n);
+        let (q, r) = (self.bin_ps / n, self.bin_ps % n);
+        let (mut off, mut rem, mut handed) = (0u64, 0u64, 0u64);
+        while handed < n {
+            let t = start.plus(SimDuration(off));
+            if t >= self.core.stop {
+                break;
+            }
+            self.core.emit_at(ctx, t);
+            handed += 1;
+            off += q;
+            rem += r;
+            if rem >= n {
+                rem -= n;
+                off += 1;
+            }
+        }
+        self.handed = Some((start, n, handed, 0));
     }
 
     fn bin_start(&self) -> SimTime {
@@ -312,22 +365,31 @@ impl crate::kind::Kind for SelfSimilar {
         SelfSimilar::new(params, b.flow, b.stream("fgn"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.ahead = ctx.may_deliver_ahead(0);
         self.n = self.next_bin_cells();
         self.schedule_bin(ctx);
     }
     fn on_timer(&mut self, _tag: u32, ctx: &mut Cx<'_>) {
-        self.core.emit(ctx);
-        self.j += 1;
-        if self.j < self.n {
-            let t = self.bin_start().plus(SimDuration((self.j as u128 * self.bin_ps as u128 / self.n as u128) as u64));
-            if t < self.core.stop {
-                ctx.schedule_at(t, 0);
+        if self.ahead {
+            // One event per bin: its cells go out at their instants without a timer each.
+            self.hand_over_bin(ctx);
+        } else {
+            self.core.emit(ctx);
+            self.j += 1;
+            if self.j < self.n {
+                let t = self.cell_at(self.j);
+                if t < self.core.stop {
+                    ctx.schedule_at(t, 0);
+                }
+                return;
             }
-            return;
         }
         self.bin += 1;
         self.n = self.next_bin_cells();
         self.schedule_bin(ctx);
+    }
+    fn settle(&mut self, before: SimTime) {
+        self.count_due(before);
     }
     crate::traffic::source_kind!();
 }

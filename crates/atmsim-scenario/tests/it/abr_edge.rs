@@ -84,3 +84,26 @@ fn an_edge_device_drains_its_queue_at_acr() {
         assert_eq!(s.values.len(), 200, "{c}.{name}: one value per 10 ms");
     }
 }
+
+/// A self-similar source's cells (handed over ahead) reach an edge whose queue holds
+/// a cell without an event each: the edge defers its input while a cell waits
+/// (`Ctx::defer_input`), and the kernel hands the arrivals over, each at its instant,
+/// before the edge's next event. Every statistic is the event path's; the edge's
+/// arrivals no longer go through the future-event list.
+#[test]
+fn arrivals_behind_a_waiting_cell_take_no_event_of_their_own() {
+    let text = |fast: &str| {
+        EDGE.replace("seed = 15", &format!("seed = 15\nfast_path = {fast}")).replace(
+            "kind = \"onoff\"\npeak = \"40 Mb/s\"\nmean = \"10 Mb/s\"\nburst_factor = \"250 cells\"",
+            "kind = \"selfsimilar\"\nmean = \"60 Mb/s\"\nstd = \"20 Mb/s\"",
+        )
+    };
+    let sc = |fast: &str| Scenario::from_text(&text(fast), "edge_ss.toml").expect("load");
+    let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
+    assert_eq!(super::golden::statistics(&fast), super::golden::statistics(&exact));
+    let rx = probe(&fast, "e", "edge_rx_cells", "count");
+    assert!(probe(&fast, "e", "edge_q", "max") > 1000.0, "the 8 Mb/s VC should fall behind a 60 Mb/s source");
+    // Without deferring, each of the rx arrivals would be an event of the queue.
+    assert!((fast.scheduled as f64) < 0.5 * rx, "{} events scheduled for {rx} arrivals", fast.scheduled);
+    assert_cells_accounted(&fast);
+}

@@ -148,7 +148,7 @@ fn every_shipped_scenario_keeps_its_golden_fingerprint() {
 }
 
 /// Every statistic a run reports, bit for bit: probe rows, flow books and series.
-fn statistics(r: &atmsim_scenario::RunResult) -> Vec<String> {
+pub(crate) fn statistics(r: &atmsim_scenario::RunResult) -> Vec<String> {
     let mut out: Vec<String> = r.probes.iter().map(|p| format!("{} {} {} {:x} {}", p.component, p.probe, p.statistic, p.value.to_bits(), p.unit)).collect();
     out.extend(r.flows.iter().map(|f| format!("{f:?}")));
     out.extend(r.series.iter().map(|s| format!("{} {} {:?}", s.component, s.probe, s.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>())));

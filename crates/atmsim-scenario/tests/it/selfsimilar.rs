@@ -103,3 +103,51 @@ fn parameter_errors() {
     let e = err(&text("").replace("std = \"2.5 Mb/s\"\n", ""));
     assert!(e.contains("components.src.std") && e.contains("missing required"), "{e}");
 }
+
+/// On the fast path a self-similar source hands each bin's cells over at the bin's
+/// start (one event per bin, not one timer per cell): the cells, their instants and
+/// every statistic are the event path's — the source's own counts and series with a
+/// warm-up, a stop and samples falling inside bins, the FIFO the cells cross, the
+/// sinks. A second source feeds a sink directly (a passive component: no event per
+/// cell at all once the source hands its bins over).
+#[test]
+fn each_bin_is_handed_over_in_one_event_with_the_event_paths_statistics() {
+    let text = |fast: &str| {
+        format!(
+            r#"connections = ["src -> q", "q -> sink", "src2 -> sink2"]
+[scenario]
+duration = "25 ms"
+warmup = "3.3 ms"
+fast_path = {fast}
+[components.src]
+kind = "selfsimilar"
+mean = "40 Mb/s"
+std = "15 Mb/s"
+stop = "20.5 ms"
+[components.src2]
+kind = "selfsimilar"
+mean = "40 Mb/s"
+std = "15 Mb/s"
+[components.q]
+kind = "fifo"
+rate = "45 Mb/s"
+[components.sink]
+kind = "sink"
+[components.sink2]
+kind = "sink"
+[probes]
+series = ["src.src_tx_cells", "q.q_len", "src2.src_tx_rate"]
+interval = "0.7 ms"
+"#
+        )
+    };
+    let sc = |fast: &str| Scenario::from_text(&text(fast), "ss_ahead.toml").unwrap_or_else(|e| panic!("{e}"));
+    let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
+    assert_eq!(super::golden::statistics(&fast), super::golden::statistics(&exact));
+    let cells = probe(&exact, "src", "src_tx_cells", "count");
+    assert!(cells > 1500.0, "{cells} cells");
+    // The event path: a timer per cell at each source and a departure per cell at the
+    // FIFO (about 3 per cell of `src`). Ahead: the sources' bins (25 events each) and
+    // the FIFO's arrivals; with a timer per cell the sources would add 2 per cell.
+    assert!((fast.scheduled as f64) < 0.45 * exact.scheduled as f64, "{} events scheduled against {}", fast.scheduled, exact.scheduled);
+}

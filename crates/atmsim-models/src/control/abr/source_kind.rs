@@ -90,6 +90,9 @@ pub const SERIES: [SeriesDecl; 3] = [
 
 const TAG_SEND: u32 = 0;
 
+/// `abr_edge`'s input `in` (the traffic source's cells; [`EDGE_INPUTS`]).
+const EDGE_IN: PortId = 1;
+
 /// The `abr_source` kind's parameters, bound.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AbrSourceParams {
@@ -305,6 +308,10 @@ impl AbrSourceNode {
                                 return;
                             };
                             e.level.set(now, e.queue.len() as f64);
+                            if e.queue.is_empty() {
+                                // The next arrival changes when the VC sends: an event.
+                                ctx.defer_input(EDGE_IN, false);
+                            }
                             let f = c.flow as usize;
                             if e.sent_by_flow.len() <= f {
                                 e.sent_by_flow.resize(f + 1, 0);
@@ -363,7 +370,7 @@ impl crate::kind::Kind for AbrSourceNode {
     }
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
-        if port == 1 {
+        if port == EDGE_IN {
             // abr_edge's input: the traffic source's cells join the queue.
             let Some(e) = self.edge.as_mut() else { return };
             e.rx += 1;
@@ -376,9 +383,12 @@ impl crate::kind::Kind for AbrSourceNode {
             e.queue.push_back(cell);
             e.level.set(now, e.queue.len() as f64);
             // Only the first waiting cell changes when the VC next sends (data ready
-            // now instead of never); behind it, the timer stays as planned.
+            // now instead of never); behind it, the timer stays as planned, and the
+            // cells arriving while one waits only join the queue: the kernel may hand
+            // them over late, each at its instant (a deferred input).
             if was_empty {
                 self.plan(ctx);
+                ctx.defer_input(EDGE_IN, true);
             }
             return;
         }
