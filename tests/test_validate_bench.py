@@ -56,6 +56,8 @@ def test_bench_quick_json_shape():
     park = next(r for r in rows if r["name"] == "dastangoo96_parking_wan")
     assert park["target_sim_s_per_wall_s"] == 5.0 and park["met"] == (park["sim_s_per_wall_s"] >= 5.0)
     assert park["cells"] > 0 and park["events_per_cell"] == park["events"] / park["cells"]
+    # The source cells an edge takes through its deferred input are handled, not scheduled.
+    assert 0 < park["scheduled_per_cell"] < park["events_per_cell"], park
     exp2 = next(r for r in rows if r["name"] == "domingo95_exp2")
     assert exp2["cells_switched"] > 0 and exp2["cells_per_s"] > 0 and exp2["sim_s_per_wall_s"] > 0
     for name in ("lazarou96_mismatch", "lazarou96_mismatch_paced"):

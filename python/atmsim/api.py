@@ -105,6 +105,7 @@ class Result:
             "run": raw["run"],
             "fingerprint": raw["fingerprint"],
             "events": raw["events"],
+            "scheduled": raw.get("scheduled"),
             "duration_s": raw["duration_s"],
             "warmup_s": raw.get("warmup_s", 0.0),
             "wall_s": raw["wall_s"],

@@ -61,6 +61,7 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
     d.set_item("run", r.run)?;
     d.set_item("fingerprint", format!("{:016x}", r.fingerprint))?;
     d.set_item("events", r.events)?;
+    d.set_item("scheduled", r.scheduled)?;
     d.set_item("duration_s", sc.duration.as_secs_f64())?;
     d.set_item("warmup_s", sc.warmup.as_secs_f64())?;
     d.set_item("wall_s", r.wall_s)?;
