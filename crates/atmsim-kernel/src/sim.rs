@@ -1328,22 +1328,26 @@ mod tests {
 
     type Log = std::rc::Rc<std::cell::RefCell<Vec<(u64, u32)>>>;
 
-    /// Two emitters into one recorder; returns the run and the recorder's log.
-    fn timed(passive: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
-        let log: Log = Default::default();
-        let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
+    /// Two emitters into `rec`; returns the run.
+    fn two_emitters_into(rec: Recorder, fast: bool, warmup: u64, sample: bool) -> RunOutcome {
         // Out of order across the two emitters, ties at 30 (sent in order a then b),
         // one at 100 (after the end), one at 5 from a timer at 5 (a zero-time send).
         let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
         let b = Part::E(Emitter { plan: vec![(20, 7), (30, 8), (45, 9)], later: vec![] });
         let to = Some(Route { comp: 0, port: 0 });
-        let mut sim = Simulation::new(vec![rec, a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+        let mut sim = Simulation::new(vec![Part::R(rec), a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
         sim.fast_path(fast);
         if sample {
             sim.sample_every(SimDuration(20), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
         }
-        let out = sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
-        (out, log)
+        sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Two emitters into one recorder; returns the run and the recorder's log.
+    fn timed(passive: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
+        let log: Log = Default::default();
+        let rec = Recorder { passive, got: log.clone(), ..Recorder::plain() };
+        (two_emitters_into(rec, fast, warmup, sample), log)
     }
 
     #[test]
@@ -1385,17 +1389,8 @@ mod tests {
     /// timers at 25 and 45 and, if `wake`, no longer deferring from 25 on.
     fn deferred(defer: bool, wake: bool, fast: bool, warmup: u64, sample: bool) -> (RunOutcome, Log) {
         let log: Log = Default::default();
-        let rec = Part::R(Recorder { got: log.clone(), defer, timers: vec![25, 45], wake: if wake { 25 } else { u64::MAX }, ..Recorder::plain() });
-        let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
-        let b = Part::E(Emitter { plan: vec![(20, 7), (30, 8), (45, 9)], later: vec![] });
-        let to = Some(Route { comp: 0, port: 0 });
-        let mut sim = Simulation::new(vec![rec, a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
-        sim.fast_path(fast);
-        if sample {
-            sim.sample_every(SimDuration(20), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
-        }
-        let out = sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
-        (out, log)
+        let rec = Recorder { got: log.clone(), defer, timers: vec![25, 45], wake: if wake { 25 } else { u64::MAX }, ..Recorder::plain() };
+        (two_emitters_into(rec, fast, warmup, sample), log)
     }
 
     #[test]
@@ -1452,7 +1447,7 @@ mod tests {
 
     #[test]
     fn a_passive_component_that_sends_is_a_model_error() {
-        let rec = Part::R(Recorder { passive: true, rogue: true, got: Default::default(), count: 0, ..Recorder::plain() });
+        let rec = Part::R(Recorder { passive: true, rogue: true, ..Recorder::plain() });
         let a = Part::E(Emitter { plan: vec![(10, 1), (20, 2)], later: vec![] });
         let to = Some(Route { comp: 0, port: 0 });
         let back = Some(Route { comp: 1, port: 0 });
@@ -1473,7 +1468,7 @@ mod tests {
     fn delivering_ahead_is_allowed_as_the_run_says() {
         let ask = |passive: bool, fast: bool, ahead: bool, wired: bool| {
             let answer: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
-            let rec = Part::R(Recorder { passive, rogue: false, got: Default::default(), count: 0, ..Recorder::plain() });
+            let rec = Part::R(Recorder { passive, ..Recorder::plain() });
             let q = Part::Q(answer.clone());
             let to = wired.then_some(Route { comp: 0, port: 0 });
             let mut sim = Simulation::new(vec![rec, q], vec!["r".into(), "q".into()], vec![vec![], vec![to]]);
@@ -1500,7 +1495,7 @@ mod tests {
     #[test]
     fn a_lane_orders_its_next_delivery_when_the_one_before_is_delivered() {
         let log: Log = Default::default();
-        let rec = Part::R(Recorder { passive: false, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
+        let rec = Part::R(Recorder { got: log.clone(), ..Recorder::plain() });
         let a = Part::E(Emitter { plan: vec![(10, 1), (10, 2), (20, 3), (100, 6)], later: vec![(7, 5)] });
         let b = Part::E(Emitter { plan: vec![(10, 4)], later: vec![] });
         let to = Some(Route { comp: 0, port: 0 });
@@ -1520,7 +1515,7 @@ mod tests {
         let run = |passive: bool, ahead: bool, now: bool| {
             let log: Log = Default::default();
             let granted: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
-            let rec = Part::R(Recorder { passive, rogue: false, got: log.clone(), count: 0, ..Recorder::plain() });
+            let rec = Part::R(Recorder { passive, got: log.clone(), ..Recorder::plain() });
             let f = Part::F(Finisher { plan: vec![(10, 1), (20, 2), (30, 3), (40, 4)], now, bump: 0, granted: granted.clone() });
             let to = Some(Route { comp: 0, port: 0 });
             let mut sim = Simulation::new(vec![rec, f], vec!["r".into(), "f".into()], vec![vec![], vec![to]]);
