@@ -98,12 +98,19 @@ fn arrivals_behind_a_waiting_cell_take_no_event_of_their_own() {
             "kind = \"selfsimilar\"\nmean = \"60 Mb/s\"\nstd = \"20 Mb/s\"",
         )
     };
-    let sc = |fast: &str| Scenario::from_text(&text(fast), "edge_ss.toml").expect("load");
-    let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
-    assert_eq!(super::golden::statistics(&fast), super::golden::statistics(&exact));
-    let rx = probe(&fast, "e", "edge_rx_cells", "count");
-    assert!(probe(&fast, "e", "edge_q", "max") > 1000.0, "the 8 Mb/s VC should fall behind a 60 Mb/s source");
-    // Without deferring, each of the rx arrivals would be an event of the queue.
-    assert!((fast.scheduled as f64) < 0.5 * rx, "{} events scheduled for {rx} arrivals", fast.scheduled);
-    assert_cells_accounted(&fast);
+    // Unlimited, and 300 cells (arrivals to a full queue dropped while handed over).
+    for capacity in ["unlimited", "300 cells"] {
+        let sc = |fast: &str| Scenario::from_text(&text(fast), "edge_ss.toml").expect("load").with_overrides(&[("e.edge_capacity".to_string(), capacity.to_string())]).expect("override");
+        let (fast, exact) = (run(&sc("true"), 0), run(&sc("false"), 0));
+        assert_eq!(super::golden::statistics(&fast), super::golden::statistics(&exact), "{capacity}");
+        let rx = probe(&fast, "e", "edge_rx_cells", "count");
+        if capacity == "unlimited" {
+            assert!(probe(&fast, "e", "edge_q", "max") > 1000.0, "the 8 Mb/s VC should fall behind a 60 Mb/s source");
+        } else {
+            assert!(probe(&fast, "e", "edge_drop_cells", "count") > 0.5 * rx, "{capacity}: most arrivals find the queue full");
+        }
+        // Without deferring, each of the rx arrivals would be an event of the queue.
+        assert!((fast.scheduled as f64) < 0.5 * rx, "{capacity}: {} events scheduled for {rx} arrivals", fast.scheduled);
+        assert_cells_accounted(&fast);
+    }
 }
