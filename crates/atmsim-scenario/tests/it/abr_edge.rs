@@ -114,3 +114,29 @@ fn arrivals_behind_a_waiting_cell_take_no_event_of_their_own() {
         assert_cells_accounted(&fast);
     }
 }
+
+/// TM 4.0 rule 3 applies at every in-rate chance: an edge whose queue has emptied
+/// after a burst still sends the forward RM cell that Trm (100 ms in `eprca95`) makes
+/// due once Mrm cells went since the last one. A 10 Mb/s CBR burst of 20 ms (472
+/// cells, 16 forward RM cells among the first 488 cells at Nrm = 32, 7 cells after
+/// the last) is followed by exactly one more forward RM cell, about 100 ms after the
+/// last in-rate one, and then by none.
+#[test]
+fn an_idle_edge_still_sends_the_forward_rm_cell_trm_makes_due() {
+    let text = EDGE.replace(
+        "kind = \"onoff\"\npeak = \"40 Mb/s\"\nmean = \"10 Mb/s\"\nburst_factor = \"250 cells\"",
+        "kind = \"cbr\"\nrate = \"10 Mb/s\"\nphase = \"0 s\"\nstop = \"20 ms\"",
+    );
+    let frm = |duration: &str| {
+        let sc = Scenario::from_text(&text, "edge_idle.toml").expect("load").with_overrides(&[("scenario.duration".to_string(), duration.to_string())]).expect("override");
+        let r = run(&sc, 0);
+        assert_eq!(probe(&r, "e", "abr_data_cells", "count"), 472.0, "{duration}: the burst's cells all go");
+        probe(&r, "e", "abr_frm_cells", "in_rate")
+    };
+    // The burst is over (queue empty) by 80 ms; the Trm cell comes about 100 ms after
+    // the last in-rate forward RM cell (at most 20 ms + the queue's drain), not before.
+    let (after_burst, later, much_later) = (frm("80 ms"), frm("250 ms"), frm("2 s"));
+    assert_eq!(after_burst, 16.0);
+    assert_eq!(later, after_burst + 1.0);
+    assert_eq!(much_later, later, "after the Trm cell fewer than Mrm cells went: no more");
+}

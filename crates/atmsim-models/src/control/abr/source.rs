@@ -109,7 +109,24 @@ impl AbrSource {
 
     /// Rule 3(a): the next in-rate cell must be a forward RM cell.
     fn frm_due(&self, now: SimTime) -> bool {
-        !self.started || self.since_frm + 1 >= self.p.nrm || (self.since_frm >= self.p.mrm && now.since(self.last_frm) >= self.p.trm)
+        !self.started || self.frm_due_at().is_some_and(|t| t <= now)
+    }
+
+    /// From when rule 3(a) makes the next in-rate cell a forward RM cell, whatever
+    /// waits (None: not before more cells go, or before the first): at once after
+    /// Nrm − 1 in-rate cells, else once Trm has passed since the last in-rate forward
+    /// RM cell if at least Mrm cells went since. An idle source's in-rate chances still
+    /// carry that cell (TM 4.0 rule 3 is applied at every in-rate chance).
+    pub fn frm_due_at(&self) -> Option<SimTime> {
+        if !self.started {
+            None
+        } else if self.since_frm + 1 >= self.p.nrm {
+            Some(SimTime::ZERO)
+        } else if self.since_frm >= self.p.mrm {
+            Some(self.last_frm.plus(self.p.trm))
+        } else {
+            None
+        }
     }
 
     /// The next in-rate cell at `now` (the caller keeps to [`next_send_at`]), given
@@ -284,6 +301,27 @@ mod tests {
             });
         }
         assert_eq!(kinds, "FdddddddFdddddddF");
+    }
+
+    #[test]
+    fn an_idle_source_knows_from_when_its_next_cell_is_a_forward_rm_cell() {
+        let mut s = AbrSource::new(p());
+        assert_eq!(s.frm_due_at(), None, "before the first cell");
+        frm_ccr(s.send(t(0), true, false));
+        assert_eq!(s.send(t(10), true, false), Some(Send::Data));
+        assert_eq!(s.frm_due_at(), None, "one cell (< Mrm = 2) since the forward RM cell");
+        assert_eq!(s.send(t(20), true, false), Some(Send::Data));
+        assert_eq!(s.frm_due_at(), Some(t(100)), "Mrm cells went: Trm after the forward RM cell");
+        // Idle (no data) before then: nothing; at Trm: the forward RM cell.
+        assert_eq!(s.send(t(60), false, false), None);
+        frm_ccr(s.send(t(100), false, false));
+        assert_eq!(s.frm_due_at(), None);
+        // Nrm - 1 = 7 cells since: due at once, data or not.
+        for k in 0..7 {
+            assert_eq!(s.send(t(110 + 10 * k), true, false), Some(Send::Data));
+        }
+        assert_eq!(s.frm_due_at(), Some(SimTime::ZERO));
+        frm_ccr(s.send(t(180), false, false));
     }
 
     #[test]

@@ -26,8 +26,9 @@
 //!   to the state machine (rules 8, 9); the ledger books them as delivered here. With
 //!   the checking mode on (`--check-wire`), each is round-tripped through the
 //!   byte-exact RM cell format first ([`wirecheck::check_rm_cell`]).
-//! - Not done: with `demand`, an idle source sends no Trm-driven forward RM cell while
-//!   no data waits (it wakes when the next data cell is ready).
+//! - An idle source (no data ready: `demand` between cells, an edge's empty queue)
+//!   still takes the in-rate chance at which rule 3 makes the next cell a forward RM
+//!   cell (after Mrm cells once Trm has passed, or after Nrm − 1 cells).
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, TimeAverage};
 use std::collections::VecDeque;
@@ -89,6 +90,8 @@ pub const SERIES: [SeriesDecl; 3] = [
 ];
 
 const TAG_SEND: u32 = 0;
+/// The forward RM cell an idle source owes (rule 3; [`AbrSourceNode::idle_frm_at`]).
+const TAG_IDLE_FRM: u32 = 1;
 
 /// `abr_edge`'s input `in` (the traffic source's cells; [`EDGE_INPUTS`]).
 const EDGE_IN: PortId = 1;
@@ -168,6 +171,7 @@ pub struct AbrSourceNode {
     /// None before the first in-rate cell.
     train: Option<Train>,
     timer: Timer,
+    idle_frm: Timer,
     acr: TimeAverage,
     /// Backward RM cells received per flow, whole run (the ledger's delivered).
     brm_by_flow: Vec<u64>,
@@ -192,6 +196,7 @@ impl AbrSourceNode {
             data_sent: 0,
             train: None,
             timer: Timer::default(),
+            idle_frm: Timer::default(),
             brm_by_flow: Vec::new(),
             data: 0,
             frm_in: 0,
@@ -232,8 +237,8 @@ impl AbrSourceNode {
 
     /// When the next thing is to be done (None: nothing before `stop`).
     fn wake_at(&self, now: SimTime) -> Option<SimTime> {
-        // In-rate: at the next chance, once data is ready (a started source may still
-        // owe a Trm forward RM cell, which `send` decides at the chance itself).
+        // In-rate: at the next chance, once data is ready (an idle source's forward RM
+        // cells: `idle_frm_at`; `send` decides what goes at the chance itself).
         let in_rate = self.next_in_rate(now).map(|t| t.max(self.data_ready_at()));
         let out_of_rate = self.abr.out_of_rate_at().map(|t| t.max(now));
         let at = match (in_rate, out_of_rate) {
@@ -243,8 +248,21 @@ impl AbrSourceNode {
         (at < self.core.stop).then_some(at)
     }
 
+    /// While no data is ready at the next in-rate chance: the chance at which rule 3
+    /// makes the next cell a forward RM cell whatever waits (TM 4.0 applies rule 3 at
+    /// every in-rate chance, so an idle source still sends it).
+    fn idle_frm_at(&self, now: SimTime) -> Option<SimTime> {
+        let at = self.next_in_rate(now)?.max(self.abr.frm_due_at()?);
+        (at < self.data_ready_at() && at < self.core.stop).then_some(at)
+    }
+
     /// Arms the send timer for the next thing to do, unless it is armed for that
-    /// instant already (a different arming leaves the old event stale).
+    /// instant already (a different arming leaves the old event stale); and, while
+    /// idle, the timer of the forward RM cell rule 3 makes due. That one is armed once
+    /// per instant and never withdrawn: its instant stays the same from one in-rate
+    /// forward RM cell to the next, so an edge whose queue empties and fills again many
+    /// times meanwhile adds one event, not one per cycle (when data overtakes it, it
+    /// fires and finds nothing due, or the chance it finds is a real one).
     fn plan(&mut self, ctx: &mut Cx<'_>) {
         match (self.wake_at(ctx.now), self.timer.due()) {
             (Some(at), due) if due != Some(at) => {
@@ -252,6 +270,11 @@ impl AbrSourceNode {
             }
             (None, Some(due)) => self.timer.cancel(TimerKey::Due(due)),
             _ => {}
+        }
+        if let Some(at) = self.idle_frm_at(ctx.now) {
+            if self.idle_frm.due() != Some(at) {
+                self.idle_frm.arm(at, TAG_IDLE_FRM, ctx);
+            }
         }
     }
 
@@ -364,7 +387,12 @@ impl crate::kind::Kind for AbrSourceNode {
         self.plan(ctx);
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
-        if tag == TAG_SEND && self.timer.fire(ctx.now) {
+        let fired = match tag {
+            TAG_SEND => self.timer.fire(ctx.now),
+            TAG_IDLE_FRM => self.idle_frm.fire(ctx.now),
+            _ => false,
+        };
+        if fired {
             self.on_send(ctx);
         }
     }
