@@ -1429,6 +1429,43 @@ mod tests {
         assert_ne!(never.fingerprint, woken.fingerprint);
     }
 
+    proptest::proptest! {
+        /// Whatever two emitters send (in or out of time order, ties included) and
+        /// whenever the recorder's timers fire or it stops deferring, a deferring
+        /// recorder sees the same deliveries at the same instants as one that does not,
+        /// in time order, with the same books.
+        #[test]
+        fn deferring_changes_no_delivery_and_no_instant(
+            a in proptest::collection::vec(1u64..60, 0..12),
+            b in proptest::collection::vec(1u64..60, 0..12),
+            timers in proptest::collection::vec(1u64..60, 0..4),
+            wake in proptest::option::of(1u64..60),
+            warmup in 0u64..40,
+        ) {
+            let run = |defer: bool| {
+                let log: Log = Default::default();
+                let rec = Recorder { got: log.clone(), defer, timers: timers.clone(), wake: wake.unwrap_or(u64::MAX), ..Recorder::plain() };
+                let ea = Part::E(Emitter { plan: a.iter().enumerate().map(|(i, &t)| (t, i as u32 + 1)).collect(), later: vec![] });
+                let eb = Part::E(Emitter { plan: b.iter().enumerate().map(|(i, &t)| (t, i as u32 + 101)).collect(), later: vec![] });
+                let to = Some(Route { comp: 0, port: 0 });
+                let mut sim = Simulation::new(vec![Part::R(rec), ea, eb], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+                sim.sample_every(SimDuration(7), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
+                let out = sim.run(SimTime(50), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+                let got = log.borrow().clone();
+                (out, got)
+            };
+            let ((plain, mut want), (lazy, mut got)) = (run(false), run(true));
+            proptest::prop_assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "deferred: out of time order {:?}", got);
+            want.sort_unstable();
+            got.sort_unstable();
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(lazy.report.rows[0].value, plain.report.rows[0].value);
+            proptest::prop_assert_eq!(&lazy.series.values, &plain.series.values);
+            proptest::prop_assert_eq!(lazy.events, plain.events);
+            proptest::prop_assert_eq!(lazy.ledger.in_flight, plain.ledger.in_flight);
+        }
+    }
+
     #[test]
     fn a_component_that_sends_while_handed_a_deferred_message_is_a_model_error() {
         let rec = Part::R(Recorder { rogue: true, defer: true, timers: vec![15], ..Recorder::plain() });
