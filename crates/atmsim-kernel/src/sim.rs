@@ -145,6 +145,11 @@ impl<M> Mail<M> {
             self.rest.push_back(o);
         }
     }
+    /// Messages waiting (to tell whether a handler sent any).
+    #[inline(always)]
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
     #[inline(always)]
     fn next(&mut self) -> Option<Outgoing<M>> {
         match self.first.take() {
@@ -671,6 +676,19 @@ impl<C: Component> Simulation<C> {
         Ok(())
     }
 
+    /// Counts a message handed over late (to a passive component, or through a deferred
+    /// input) and folds it into `comp`'s own trace, whose order (time, then sending)
+    /// does not depend on when the kernel hands messages over.
+    #[inline(always)]
+    fn fold_handed<const CONTENT: bool>(&mut self, comp: CompId, time: SimTime, port: PortId, msg: &C::Msg) {
+        let h = &mut self.later_fp[comp as usize];
+        *h = mix(mix(*h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
+        if CONTENT {
+            *h = mix(*h, C::digest(msg, &self.core.store));
+        }
+        self.events += 1;
+    }
+
     /// Hands passive component `comp` its timed deliveries due before `before`, in
     /// order, each at its own instant.
     fn hand_over<const CONTENT: bool>(&mut self, comp: CompId, before: SimTime) -> Result<(), SimError> {
@@ -680,18 +698,11 @@ impl<C: Component> Simulation<C> {
                 return Ok(());
             }
             let Some(Later { time, port, msg, .. }) = q.pop_front() else { return Ok(()) };
-            // Folded into the component's own trace, whose order (time, then sending)
-            // does not depend on when the kernel hands deliveries over.
-            let h = &mut self.later_fp[comp as usize];
-            *h = mix(mix(*h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
-            if CONTENT {
-                *h = mix(*h, C::digest(&msg, &self.core.store));
-            }
-            self.events += 1;
-            let scheduled = self.core.queue.scheduled();
+            self.fold_handed::<CONTENT>(comp, time, port, &msg);
+            let (scheduled, mail) = (self.core.queue.scheduled(), self.core.mail.len());
             let mut ctx = Ctx { now: time, id: comp, core: &mut self.core };
             self.comps[comp as usize].on_message(port, msg, &mut ctx);
-            if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || self.core.mail.first.is_some()) {
+            if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || self.core.mail.len() != mail) {
                 self.core.fault = Some("a passive component scheduled a timer or sent a message".into());
             }
             if self.core.fault.is_some() {
@@ -708,8 +719,7 @@ impl<C: Component> Simulation<C> {
     fn hand_over_deferred<const CONTENT: bool>(&mut self, comp: CompId, before: SimTime) -> Result<(), SimError> {
         let c = comp as usize;
         let n_into = self.core.into.get(c).map_or(0, Vec::len);
-        let scheduled = self.core.queue.scheduled();
-        let mail = self.core.mail.first.is_some() as usize + self.core.mail.rest.len();
+        let (scheduled, mail) = (self.core.queue.scheduled(), self.core.mail.len());
         let mut last = SimTime::ZERO;
         self.core.handing_deferred = true;
         loop {
@@ -736,19 +746,13 @@ impl<C: Component> Simulation<C> {
             }
             let Some(i) = first else { break };
             let port = self.core.routes[i].port;
-            let mut h = self.later_fp[c];
             while let Some(&(time, _)) = self.core.lanes[i].front() {
                 // Up to the next lane's first; at a tie the lower route goes first.
                 if time > limit.0 || (time == limit.0 && (limit.1 == usize::MAX || limit.1 < i)) {
                     break;
                 }
                 let Some((_, msg)) = self.core.lanes[i].pop_front() else { break };
-                // Folded into the component's own trace, as a passive component's are.
-                h = mix(mix(h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
-                if CONTENT {
-                    h = mix(h, C::digest(&msg, &self.core.store));
-                }
-                self.events += 1;
+                self.fold_handed::<CONTENT>(comp, time, port, &msg);
                 last = time;
                 let mut ctx = Ctx { now: time, id: comp, core: &mut self.core };
                 self.comps[c].on_message(port, msg, &mut ctx);
@@ -756,14 +760,12 @@ impl<C: Component> Simulation<C> {
                     break;
                 }
             }
-            self.later_fp[c] = h;
             if self.core.fault.is_some() {
                 break;
             }
         }
         self.core.handing_deferred = false;
-        let sent = self.core.mail.first.is_some() as usize + self.core.mail.rest.len() != mail;
-        if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || sent) {
+        if self.core.fault.is_none() && (self.core.queue.scheduled() != scheduled || self.core.mail.len() != mail) {
             self.core.fault = Some("a component handed a deferred message scheduled a timer or sent a message".into());
         }
         if self.core.fault.is_some() {
@@ -844,9 +846,6 @@ impl<C: Component> Simulation<C> {
             let idx = (slot & !LANE) as usize;
             let port = self.core.routes.get(idx).map_or(PortId::MAX, |r| r.port);
             let waits = self.core.defers(comp, port) && !self.core.finishes(idx);
-            if idx >= self.core.armed.len() {
-                return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
-            }
             let Some(lane) = self.core.lanes.get_mut(idx) else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
             };
@@ -856,7 +855,11 @@ impl<C: Component> Simulation<C> {
             match lane.front() {
                 Some(&(next, _)) if !waits => self.core.queue.schedule(next, comp | TIMED, slot),
                 // A lane into a deferred input waits without an event.
-                _ => self.core.armed[idx] = false,
+                _ => {
+                    if let Some(a) = self.core.armed.get_mut(idx) {
+                        *a = false;
+                    }
+                }
             }
             if self.core.finishes(idx) {
                 let (src, sport) = self.core.senders.get(idx).copied().unwrap_or((CompId::MAX, 0));

@@ -156,12 +156,19 @@ impl SourceCore {
         SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO, pending: 0 }
     }
 
+    /// The source's next cell, born at `t`: numbered and booked as generated.
+    #[inline(always)]
+    fn next_cell(&mut self, t: SimTime) -> Cell {
+        let cell = Cell::plain(t, self.flow, self.vc, self.seq);
+        self.seq = self.seq.wrapping_add(1);
+        self.generated += 1;
+        cell
+    }
+
     /// Emits one cell on output port 0 now.
     #[inline(always)]
     pub fn emit(&mut self, ctx: &mut Cx<'_>) {
-        let cell = Cell::plain(ctx.now, self.flow, self.vc, self.seq);
-        self.seq = self.seq.wrapping_add(1);
-        self.generated += 1;
+        let cell = self.next_cell(ctx.now);
         self.counted += 1;
         ctx.send(0, Msg::Cell(cell));
     }
@@ -173,9 +180,7 @@ impl SourceCore {
     /// source learns its instant is past ([`SourceCore::count_due`]).
     #[inline(always)]
     pub fn emit_at(&mut self, ctx: &mut Cx<'_>, t: SimTime) {
-        let cell = Cell::plain(t, self.flow, self.vc, self.seq);
-        self.seq = self.seq.wrapping_add(1);
-        self.generated += 1;
+        let cell = self.next_cell(t);
         self.pending += 1;
         ctx.send_at(t, 0, Msg::Cell(cell));
     }
@@ -192,9 +197,7 @@ impl SourceCore {
     /// Emits one cell with these flags and payload on output port 0 now (sources whose
     /// cells carry more than metadata: an ABR source's RM cells).
     pub fn emit_with(&mut self, ctx: &mut Cx<'_>, flags: u8, payload: crate::payload::PayloadId) {
-        let cell = Cell { flags, payload, ..Cell::plain(ctx.now, self.flow, self.vc, self.seq) };
-        self.seq = self.seq.wrapping_add(1);
-        self.generated += 1;
+        let cell = Cell { flags, payload, ..self.next_cell(ctx.now) };
         self.counted += 1;
         ctx.send(0, Msg::Cell(cell));
     }

@@ -236,7 +236,7 @@ impl SelfSimilar {
     /// Ahead: counts the handed-over cells of the last bin whose instants lie before
     /// `before` as emitted (cell j of n at `start + ⌊j·bin/n⌋` is before `start + d`
     /// exactly when j < d·n/bin).
-    fn count_due(&mut self, before: SimTime) {
+    fn count_past(&mut self, before: SimTime) {
         if let Some((start, n, handed, counted)) = self.handed.as_mut() {
             let d = before.0.saturating_sub(start.0) as u128;
             let due = (d * *n as u128).div_ceil(self.bin_ps as u128).min(*handed as u128) as u64;
@@ -249,7 +249,7 @@ impl SelfSimilar {
 
     /// Ahead: hands over every cell of the current bin (before the stop) at its start.
     fn hand_over_bin(&mut self, ctx: &mut Cx<'_>) {
-        self.count_due(SimTime::MAX);
+        self.count_past(SimTime::MAX);
         // Cell j at start + ⌊j·bin/n⌋ = start + j·q + ⌊j·r/n⌋, stepped without a
         // division per cell.
         let (start, n) = (self.bin_start(), self.n);
@@ -389,7 +389,7 @@ impl crate::kind::Kind for SelfSimilar {
         self.schedule_bin(ctx);
     }
     fn settle(&mut self, before: SimTime) {
-        self.count_due(before);
+        self.count_past(before);
     }
     crate::traffic::source_kind!();
 }
