@@ -50,13 +50,13 @@ use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell, Msg};
 use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
-use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
+use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PROPAGATION_PS_PER_M};
 use crate::link::sonet::SonetGrid;
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
 use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 20] = [
+pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -65,6 +65,8 @@ pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
+    ParamSpec { name: "line_length", ty: ParamType::Length, default: Some("0 m"), required: false, help: "fibre length of the line leaving every output port: propagation at 5 µs/km after the port's transmission (the port is the line's transmitter: no link of the same rate behind it, which would serialise each cell twice)", source: "SPEC section 3 (5 µs/km); 0: the next component is at the port" },
+    ParamSpec { name: "port_length", ty: ParamType::StrList, default: None, required: false, help: "fibre length of the line leaving particular output ports: \"pN = LENGTH\" (e.g. \"p3 = 1333 km\"; the others take line_length)", source: "dastangoo96 section 2.1 (4 km LAN links, 4,000 and 1,333 km WAN links)" },
     ParamSpec { name: "port_framing", ty: ParamType::StrList, default: None, required: false, help: "SONET framing of particular output ports: \"pN = sonet\" (the port's line must be OC-3c or OC-12c: cell slots on the STS-3c/STS-12c frame, idle cells in empty slots; see the link kind's framing)", source: "ITU-T G.707, ANSI T1.105, I.432.2; evans96 (the gateway's transpose inserts idle cells and the SONET overhead)" },
     ParamSpec { name: "abr", ty: ParamType::StrList, default: None, required: false, help: "ABR switch algorithm of particular output ports: \"pN = efci\", \"pN = eprca\", \"pN = erica\" or \"pN = erica+\" (ERICA with the queue control on that port) (settings: the av … qdlf parameters; efci needs efci_threshold)", source: "TM 4.0 section 5.10.6; issue 15" },
     ParamSpec { name: "buffering", ty: ParamType::Choice(&["output", "input-output"]), default: Some("output"), required: false, help: "where cells wait: \"output\" (output-buffered: a cell goes straight to its output buffer) or \"input-output\" (a receiving buffer per input, a fabric with speedup and arbitration, and the output buffers)", source: "domingo95 sections 2.2, 5 (receiving and transmitting buffers per port, NMA counters at both)" },
@@ -133,6 +135,16 @@ fn parse_port_rate(entry: &str, ports: usize) -> Result<(usize, Rate), String> {
     }
 }
 
+/// Parses `pN = LENGTH` (metres).
+fn parse_port_length(entry: &str, ports: usize) -> Result<(usize, f64), String> {
+    let (port, v) = parse_port_setting(entry, ports, "LENGTH")?;
+    match atmsim_kernel::units::parse_quantity(v, atmsim_kernel::units::Dimension::Length) {
+        Ok(atmsim_kernel::units::Quantity::Length(m)) if m >= 0.0 => Ok((port, m)),
+        Ok(_) => Err(format!("'{v}': a length must be zero or positive")),
+        Err(e) => Err(e),
+    }
+}
+
 /// Parses `pN = efci | eprca | erica | erica+`.
 fn parse_port_abr(entry: &str, ports: usize) -> Result<(usize, Which), String> {
     let (port, v) = parse_port_setting(entry, ports, "efci, eprca, erica or erica+")?;
@@ -184,6 +196,10 @@ pub struct SwitchParams {
     pub delay: SimDuration,
     /// "pN = PRESET or RATE" entries (None: every port at `line`).
     pub port_phy: Option<Vec<String>>,
+    /// Fibre length after every output port, metres.
+    pub line_length: f64,
+    /// "pN = LENGTH" entries (None: every port at `line_length`).
+    pub port_length: Option<Vec<String>>,
     /// "pN = sonet" entries (None: no port framed).
     pub port_framing: Option<Vec<String>>,
     /// "pN = efci | eprca | erica" entries (None: no ABR algorithm on any port).
@@ -215,6 +231,8 @@ pub struct InputParams {
 /// What [`SwitchParams::plan`] works out: everything a switch is built from.
 struct Plan {
     rates: Vec<Rate>,
+    /// Per output port: the propagation delay of the line it transmits on.
+    propagation: Vec<SimDuration>,
     /// Per output port: its SONET grid, if framed.
     framing: Vec<Option<SonetGrid>>,
     capacity: Option<usize>,
@@ -253,6 +271,8 @@ impl SwitchParams {
             vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
             delay: p.need("delay", Params::time)?,
             port_phy: p.opt_list("port_phy")?,
+            line_length: p.need("line_length", Params::length)?,
+            port_length: p.opt_list("port_length")?,
             port_framing: p.opt_list("port_framing")?,
             abr: p.opt_list("abr")?,
             abr_settings: PortAbrParams::bind(p)?,
@@ -291,6 +311,12 @@ impl SwitchParams {
         for entry in self.port_phy.iter().flatten() {
             let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
             rates[port] = r;
+        }
+        let fibre = |m: f64| SimDuration((m * PROPAGATION_PS_PER_M as f64).round() as u64);
+        let mut propagation = vec![fibre(self.line_length); n];
+        for entry in self.port_length.iter().flatten() {
+            let (port, m) = parse_port_length(entry, n).map_err(|m| ParamIssue::new("port_length", m))?;
+            propagation[port] = fibre(m);
         }
         let mut framing = vec![None; n];
         for entry in self.port_framing.iter().flatten() {
@@ -367,7 +393,7 @@ impl SwitchParams {
                 Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
-        Ok(Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit })
+        Ok(Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit })
     }
 }
 
@@ -480,13 +506,13 @@ impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     /// `rng` is used only by `arbitration = "random"`.
     pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
-        let Plan { rates, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit } = params.plan()?;
+        let Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, routes, route_labels, policy, abr, abr_back, input, shared, credit } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let mut out: Vec<Transmitter> = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity) } else { CellBuffer::fifo(capacity) };
-                let mut t = Transmitter::with(rates[j], buffer, SimDuration::ZERO, j as u16, 1 + 2 * j as u32);
+                let mut t = Transmitter::with(rates[j], buffer, propagation[j], j as u16, 1 + 2 * j as u32);
                 t.count_per_vc(out_labels[j].clone());
                 t.set_framing(framing[j]);
                 t.set_policy(policy.clone());

@@ -404,6 +404,77 @@ kind = "sink"
         assert!(r.ledger.violations().is_empty());
     }
 
+    /// The switch of `translates_delays_and_counts` with `lines` among its keys, run
+    /// with `fast_path` = `fast`: the sink's largest delay and the books.
+    fn line_delay(lines: &str, fast: bool) -> (f64, atmsim_scenario::RunResult) {
+        let sc = load(&format!(
+            r#"connections = ["a -> sw.p1", "sw.p2 -> s", "b -> sw.p3", "sw.p4 -> t"]
+[scenario]
+duration = "10 ms"
+fast_path = {fast}
+[components.a]
+kind = "cbr"
+rate = "10 Mb/s"
+vc = 32
+phase = "0 s"
+[components.b]
+kind = "cbr"
+rate = "10 Mb/s"
+vc = 33
+phase = "0 s"
+[components.sw]
+kind = "switch"
+ports = 4
+delay = "4 us"
+{lines}
+vcs = ["p1:32 -> p2:0/40", "p3:33 -> p4:0/41"]
+[components.s]
+kind = "sink"
+[components.t]
+kind = "sink"
+"#
+        ));
+        let r = run(&sc, 0);
+        (probe(&r, "s/vc40", "sink_delay", "max"), r)
+    }
+
+    #[test]
+    fn a_ports_line_length_is_propagation_after_its_transmission() {
+        // 100 km at 5 us/km after the processing delay and the OC-3c slot, on the
+        // event path and on the fast path; the other port keeps line_length.
+        let slot = 2.831197e-6;
+        for fast in [false, true] {
+            for lines in ["port_length = [\"p2 = 100 km\"]", "line_length = \"100 km\"", "line_length = \"2 km\"\nport_length = [\"p2 = 100 km\"]"] {
+                let (d, r) = line_delay(lines, fast);
+                assert!((d - (4e-6 + slot + 500e-6)).abs() < 1e-11, "{lines} (fast {fast}): {d}");
+                let other = probe(&r, "t/vc41", "sink_delay", "max");
+                let want = if lines.starts_with("line_length = \"100") { 500e-6 } else if lines.contains("2 km") { 10e-6 } else { 0.0 };
+                assert!((other - (4e-6 + slot + want)).abs() < 1e-11, "{lines} (fast {fast}): p4 {other}");
+                // Cells still on the fibre at the end are in the books.
+                assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+                assert_eq!(probe(&r, "sw/p2/vc40", "port_tx_cells", "count"), probe(&r, "a", "src_tx_cells", "count"));
+                assert!(probe(&r, "s/vc40", "sink_rx_cells", "count") < probe(&r, "a", "src_tx_cells", "count"));
+            }
+        }
+        let (d, _) = line_delay("", true);
+        assert!((d - (4e-6 + slot)).abs() < 1e-11, "{d}");
+    }
+
+    #[test]
+    fn bad_line_lengths_name_the_key_and_what_is_valid() {
+        let text = |lines: &str| format!("connections = [\"a -> sw.p1\", \"sw.p2 -> s\"]\n[scenario]\nduration = \"1 ms\"\n[components.a]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\nvc = 1\n[components.sw]\nkind = \"switch\"\nports = 2\n{lines}\nvcs = [\"p1:1 -> p2:1\"]\n[components.s]\nkind = \"sink\"\n");
+        for (lines, key, says) in [
+            ("port_length = [\"p3 = 1 km\"]", "port_length", "p3 does not exist"),
+            ("port_length = [\"p2 = 5 ms\"]", "port_length", "a length is needed"),
+            ("port_length = [\"p2 = -1 km\"]", "port_length", "zero or positive"),
+            ("port_length = [\"p2: 1 km\"]", "port_length", "pN = LENGTH"),
+            ("line_length = \"3 Mb/s\"", "line_length", "length"),
+        ] {
+            let e = err(&text(lines));
+            assert!(e.contains(key) && e.contains(says), "{lines}: {e}");
+        }
+    }
+
     #[test]
     fn point_to_multipoint_copies_are_booked() {
         let sc = load(r#"connections = ["a -> sw.p1", "sw.p2 -> s2", "sw.p3 -> s3"]
