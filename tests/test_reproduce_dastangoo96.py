@@ -25,6 +25,7 @@ def test_names_of_swept_values():
     assert algorithm('["p5 = eprca"]') == "eprca"
     with pytest.raises(ValueError):
         algorithm('["p5 = fifo"]')
+    assert network('["p7 = 4 km"]') == "LAN" and network('["p1 = 4000 km"]') == "WAN"
     assert network("4 km") == "LAN" and network("4000 km") == "WAN"
 
 
@@ -146,7 +147,7 @@ def test_six_session_band_rows_carry_the_decrease_reading(tmp_path):
         df = _series(rows)
         rows = []
         df["sw1.abr"] = f'["p7 = {algo}"]'
-        df["l12.length"] = "4000 km"
+        df["sw1.port_length"] = '["p7 = 4000 km"]'
         figures, out = six_sessions(df, tmp_path, "dastangoo96", reading="per-cell")
         assert figures == []
         by_q = {r.quantity: r for r in out}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -70,8 +71,10 @@ def algorithm(abr: object) -> str:
 
 
 def network(length: object) -> str:
-    """The inter-switch length as swept → ``"LAN"`` (4 km) or ``"WAN"``."""
-    return "LAN" if str(length).strip() == "4 km" else "WAN"
+    """The inter-switch line's length as swept (``'["p7 = 4000 km"]'``, a switch's
+    ``port_length``) → ``"LAN"`` (4 km) or ``"WAN"``."""
+    m = re.search(r"=\s*([^\]\"']+)", str(length))
+    return "LAN" if (m.group(1) if m else str(length)).strip() == "4 km" else "WAN"
 
 
 def _label(df: pd.DataFrame, abr_key: str, len_key: str) -> pd.DataFrame:
@@ -299,7 +302,7 @@ def _keep(rows: list, *new: Optional[ComparisonRow]) -> None:
 
 # ------------------------------------------------------------------ baseline
 def baseline(series: pd.DataFrame, out_dir: Path, name: str) -> tuple[list[Figure], list[ComparisonRow]]:
-    s = _label(series, "sw1.abr", "l12.length")
+    s = _label(series, "sw1.abr", "sw1.port_length")
     s["std_factor"] = [round(float(str(sd).split()[0]) / src, 3) for sd, src in zip(s["src1.std"], s["source"])]
     head = s[(s["std_factor"] == 0.5) & (s["e1.decrease"] == "per-rm")]
     figures: list[Figure] = []
@@ -353,7 +356,7 @@ def _max(series: pd.DataFrame, component: str, probe: str) -> Optional[float]:
 
 # ------------------------------------------------------------------ staggered
 def staggered(series: pd.DataFrame, out_dir: Path, name: str) -> tuple[list[Figure], list[ComparisonRow]]:
-    s = _label(series, "sw1.abr", "l12.length")
+    s = _label(series, "sw1.abr", "sw1.port_length")
     figures: list[Figure] = []
     two = (("e1", "session 1 (t = 0)"), ("e2", "session 2 (t = 100 ms)"))
     for key, title, probe, unit, cap in (
@@ -399,7 +402,7 @@ def six_sessions(series: pd.DataFrame, out_dir: Path, name: str,
                  reading: Optional[str] = None) -> tuple[list[Figure], list[ComparisonRow]]:
     """The six-session study's figures and rows; ``reading``: the edges' decrease
     reading of a band run (rows only, tagged with it; the headline is per RM cell)."""
-    s = _label(series, "sw1.abr", "l12.length")
+    s = _label(series, "sw1.abr", "sw1.port_length")
     figures: list[Figure] = []
     if reading is not None:
         # Visible for the paper's EFCI (the reading is the paper's open question), folded
