@@ -71,6 +71,11 @@ pub struct AbrSource {
     /// Per-cell decrease: the last backward RM cell said CI = 1.
     congested: bool,
     last_send: Option<SimTime>,
+    /// `cell_gap(acr)` and the ACR (its bits) it was worked out for: asked for at
+    /// every cell, it changes only with feedback (a division and a rounding each time).
+    acr_gap: std::cell::Cell<(u64, SimDuration)>,
+    /// `cell_gap(tcr)` (rule 11's out-of-rate spacing).
+    tcr_gap: SimDuration,
     pub stats: AbrSourceStats,
 }
 
@@ -86,7 +91,19 @@ pub fn cell_gap(cells_per_s: f64) -> SimDuration {
 impl AbrSource {
     /// A source before its first cell, ACR = ICR (rule 2). `p` is validated.
     pub fn new(p: AbrParams) -> AbrSource {
-        AbrSource { p, acr: p.icr, started: false, since_frm: 0, brm_since_frm: false, last_frm: SimTime::ZERO, last_any_frm: SimTime::ZERO, unacked: 0, congested: false, last_send: None, stats: AbrSourceStats::default() }
+        let acr_gap = std::cell::Cell::new((p.icr.to_bits(), cell_gap(p.icr)));
+        AbrSource { p, acr: p.icr, started: false, since_frm: 0, brm_since_frm: false, last_frm: SimTime::ZERO, last_any_frm: SimTime::ZERO, unacked: 0, congested: false, last_send: None, acr_gap, tcr_gap: cell_gap(p.tcr), stats: AbrSourceStats::default() }
+    }
+
+    /// `cell_gap(acr)`, worked out again only when the ACR has changed.
+    fn acr_gap(&self) -> SimDuration {
+        let (bits, gap) = self.acr_gap.get();
+        if bits == self.acr.to_bits() {
+            return gap;
+        }
+        let gap = cell_gap(self.acr);
+        self.acr_gap.set((self.acr.to_bits(), gap));
+        gap
     }
 
     pub fn params(&self) -> &AbrParams {
@@ -103,7 +120,7 @@ impl AbrSource {
     pub fn next_send_at(&self) -> SimTime {
         match self.last_send {
             None => SimTime::ZERO,
-            Some(t) => t.plus(cell_gap(self.acr)),
+            Some(t) => t.plus(self.acr_gap()),
         }
     }
 
@@ -202,7 +219,7 @@ impl AbrSource {
         if !self.started {
             return None;
         }
-        let at = self.last_any_frm.plus(cell_gap(self.p.tcr));
+        let at = self.last_any_frm.plus(self.tcr_gap);
         (self.next_send_at() > at).then_some(at)
     }
 
@@ -286,6 +303,24 @@ mod tests {
         }
         // The next in-rate cell one cell time at ACR = 100 cells/s later: 10 ms.
         assert_eq!(s.next_send_at(), t(10));
+    }
+
+    #[test]
+    fn the_next_chance_follows_every_acr_change() {
+        // The cell time is kept between cells (`acr_gap`): each feedback that moves
+        // ACR must move the next chance with it, and a change back must be seen too.
+        let mut s = AbrSource::new(p());
+        frm_ccr(s.send(t(0), true, false));
+        assert_eq!(s.next_send_at(), t(10), "ICR 100 cells/s");
+        s.on_backward_rm(&brm(false, false, 200.0)); // +RIF·PCR = 62.5, under ER
+        assert_eq!(s.acr(), 162.5);
+        assert_eq!(s.next_send_at(), t(0).plus(cell_gap(162.5)));
+        s.on_backward_rm(&brm(false, false, 100.0)); // ER clamps to 100 again
+        assert_eq!(s.acr(), 100.0);
+        assert_eq!(s.next_send_at(), t(10));
+        s.on_backward_rm(&brm(true, false, 1000.0)); // CI: −RDF·ACR
+        assert_eq!(s.next_send_at(), t(0).plus(cell_gap(s.acr())));
+        assert!(s.next_send_at() > t(10));
     }
 
     #[test]

@@ -170,6 +170,8 @@ pub struct AbrSourceNode {
     data_sent: u64,
     /// None before the first in-rate cell.
     train: Option<Train>,
+    /// [`AbrSourceNode::rate`] and the ACR (its bits) it was worked out for.
+    rate_memo: std::cell::Cell<(u64, Option<Rate>)>,
     timer: Timer,
     idle_frm: Timer,
     acr: TimeAverage,
@@ -195,6 +197,7 @@ impl AbrSourceNode {
             demand: params.demand,
             data_sent: 0,
             train: None,
+            rate_memo: std::cell::Cell::new((f64::NAN.to_bits(), None)),
             timer: Timer::default(),
             idle_frm: Timer::default(),
             brm_by_flow: Vec::new(),
@@ -210,8 +213,17 @@ impl AbrSourceNode {
         self.abr.acr()
     }
 
+    /// The ACR as a [`Rate`] (worked out again only when the ACR has changed: asked for
+    /// at every cell).
     fn rate(&self) -> Option<Rate> {
-        Rate::from_cells_per_s(self.abr.acr())
+        let acr = self.abr.acr();
+        let (bits, rate) = self.rate_memo.get();
+        if bits == acr.to_bits() {
+            return rate;
+        }
+        let rate = Rate::from_cells_per_s(acr);
+        self.rate_memo.set((acr.to_bits(), rate));
+        rate
     }
 
     /// When data cell number `data_sent` is ready (the start for a greedy source).
