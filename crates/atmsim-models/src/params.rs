@@ -18,6 +18,11 @@ use atmsim_kernel::{Rate, SimDuration};
 /// Propagation delay in fibre: 5 µs per km (SPEC section 3).
 pub const PROPAGATION_PS_PER_M: u64 = 5_000;
 
+/// The propagation delay of `metres` of fibre, to the picosecond.
+pub fn fibre_delay(metres: f64) -> SimDuration {
+    SimDuration((metres * PROPAGATION_PS_PER_M as f64).round() as u64)
+}
+
 /// Octets in one ATM cell.
 pub const CELL_OCTETS: u64 = 53;
 
@@ -432,7 +437,7 @@ impl PropagationParams {
         match (self.delay, self.length) {
             (Some(_), Some(_)) => Err(ParamIssue::new("length", "give either delay or length, not both")),
             (Some(d), None) => Ok(d),
-            (None, Some(m)) => Ok(SimDuration((m * PROPAGATION_PS_PER_M as f64).round() as u64)),
+            (None, Some(m)) => Ok(fibre_delay(m)),
             (None, None) => Ok(SimDuration::ZERO),
         }
     }

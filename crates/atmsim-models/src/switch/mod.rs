@@ -50,7 +50,7 @@ use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell, Msg};
 use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
-use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PROPAGATION_PS_PER_M};
+use crate::params::{fibre_delay, CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::link::sonet::SonetGrid;
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
 use crate::{PortDecl, Ports};
@@ -312,11 +312,10 @@ impl SwitchParams {
             let (port, r) = parse_port_rate(entry, n).map_err(|m| ParamIssue::new("port_phy", m))?;
             rates[port] = r;
         }
-        let fibre = |m: f64| SimDuration((m * PROPAGATION_PS_PER_M as f64).round() as u64);
-        let mut propagation = vec![fibre(self.line_length); n];
+        let mut propagation = vec![fibre_delay(self.line_length); n];
         for entry in self.port_length.iter().flatten() {
             let (port, m) = parse_port_length(entry, n).map_err(|m| ParamIssue::new("port_length", m))?;
-            propagation[port] = fibre(m);
+            propagation[port] = fibre_delay(m);
         }
         let mut framing = vec![None; n];
         for entry in self.port_framing.iter().flatten() {

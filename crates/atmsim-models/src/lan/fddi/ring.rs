@@ -45,7 +45,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime, Stream};
 use super::mac::{octets_time, Class, Mac, MacConfig, FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS, PRIORITIES};
 use crate::cell::{Frame, Msg};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params, PROPAGATION_PS_PER_M};
+use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::PayloadId;
 use crate::traffic::exp_ps;
 use crate::Carries;
@@ -228,7 +228,7 @@ impl RingParams {
     /// picoseconds that add up to the whole fibre).
     pub fn hops(&self) -> Vec<SimDuration> {
         let n = self.stations as u64;
-        let fibre = (self.fibre_length * PROPAGATION_PS_PER_M as f64).round() as u64;
+        let fibre = fibre_delay(self.fibre_length).0;
         (0..n).map(|i| SimDuration(self.station_delay.0 + (i + 1) * fibre / n - i * fibre / n)).collect()
     }
 
