@@ -73,10 +73,34 @@ pub struct AbrSource {
     last_send: Option<SimTime>,
     /// `cell_gap(acr)` and the ACR (its bits) it was worked out for: asked for at
     /// every cell, it changes only with feedback (a division and a rounding each time).
-    acr_gap: std::cell::Cell<(u64, SimDuration)>,
+    acr_gap: PerAcr<SimDuration>,
     /// `cell_gap(tcr)` (rule 11's out-of-rate spacing).
     tcr_gap: SimDuration,
     pub stats: AbrSourceStats,
+}
+
+/// A value worked out from an ACR and kept until the ACR changes (compared bit for bit):
+/// the source asks for its cell time, and its adapter for its rate, at every cell,
+/// while the ACR changes only with feedback.
+#[derive(Clone, Debug)]
+pub struct PerAcr<T: Copy>(std::cell::Cell<(u64, T)>);
+
+impl<T: Copy> PerAcr<T> {
+    /// Kept: `value`, worked out for `acr`.
+    pub fn new(acr: f64, value: T) -> Self {
+        PerAcr(std::cell::Cell::new((acr.to_bits(), value)))
+    }
+
+    /// The value for `acr`: the kept one, or `work(acr)` (then kept).
+    pub fn get(&self, acr: f64, work: impl FnOnce(f64) -> T) -> T {
+        let (bits, value) = self.0.get();
+        if bits == acr.to_bits() {
+            return value;
+        }
+        let value = work(acr);
+        self.0.set((acr.to_bits(), value));
+        value
+    }
 }
 
 /// The time one cell takes at `cells_per_s` (the far future for no rate).
@@ -91,19 +115,13 @@ pub fn cell_gap(cells_per_s: f64) -> SimDuration {
 impl AbrSource {
     /// A source before its first cell, ACR = ICR (rule 2). `p` is validated.
     pub fn new(p: AbrParams) -> AbrSource {
-        let acr_gap = std::cell::Cell::new((p.icr.to_bits(), cell_gap(p.icr)));
+        let acr_gap = PerAcr::new(p.icr, cell_gap(p.icr));
         AbrSource { p, acr: p.icr, started: false, since_frm: 0, brm_since_frm: false, last_frm: SimTime::ZERO, last_any_frm: SimTime::ZERO, unacked: 0, congested: false, last_send: None, acr_gap, tcr_gap: cell_gap(p.tcr), stats: AbrSourceStats::default() }
     }
 
     /// `cell_gap(acr)`, worked out again only when the ACR has changed.
     fn acr_gap(&self) -> SimDuration {
-        let (bits, gap) = self.acr_gap.get();
-        if bits == self.acr.to_bits() {
-            return gap;
-        }
-        let gap = cell_gap(self.acr);
-        self.acr_gap.set((self.acr.to_bits(), gap));
-        gap
+        self.acr_gap.get(self.acr, cell_gap)
     }
 
     pub fn params(&self) -> &AbrParams {

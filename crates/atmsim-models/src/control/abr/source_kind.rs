@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use atmsim_kernel::{Ledger, PortId, Rate, SeriesKind, SimTime};
 
 use super::params::{AbrParams, PARAMS as ABR_PARAMS};
-use super::source::{AbrSource, Send};
+use super::source::{AbrSource, PerAcr, Send};
 use crate::cell::{book_in_flight, Cell, Drops, FLAG_CLP};
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -171,7 +171,7 @@ pub struct AbrSourceNode {
     /// None before the first in-rate cell.
     train: Option<Train>,
     /// [`AbrSourceNode::rate`] and the ACR (its bits) it was worked out for.
-    rate_memo: std::cell::Cell<(u64, Option<Rate>)>,
+    rate_memo: PerAcr<Option<Rate>>,
     timer: Timer,
     idle_frm: Timer,
     acr: TimeAverage,
@@ -197,7 +197,7 @@ impl AbrSourceNode {
             demand: params.demand,
             data_sent: 0,
             train: None,
-            rate_memo: std::cell::Cell::new((f64::NAN.to_bits(), None)),
+            rate_memo: PerAcr::new(f64::NAN, None),
             timer: Timer::default(),
             idle_frm: Timer::default(),
             brm_by_flow: Vec::new(),
@@ -216,14 +216,7 @@ impl AbrSourceNode {
     /// The ACR as a [`Rate`] (worked out again only when the ACR has changed: asked for
     /// at every cell).
     fn rate(&self) -> Option<Rate> {
-        let acr = self.abr.acr();
-        let (bits, rate) = self.rate_memo.get();
-        if bits == acr.to_bits() {
-            return rate;
-        }
-        let rate = Rate::from_cells_per_s(acr);
-        self.rate_memo.set((acr.to_bits(), rate));
-        rate
+        self.rate_memo.get(self.abr.acr(), Rate::from_cells_per_s)
     }
 
     /// When data cell number `data_sent` is ready (the start for a greedy source).
