@@ -168,20 +168,15 @@ fn bad_abr_port_settings_name_the_file_line_and_key() {
 }
 
 
-/// Sessions that start and stop mid-run (each source's `start` and `stop`): with ERICA
-/// the others re-converge to the new max-min shares. 1.2 s in three phases: s1 and s2
-/// alone until s3 starts at 0.4 s, all three until s1 stops at 0.8 s, then s2 and s3.
-/// Shares by water-filling at target 0.9: s1 84,905.7 and s2 127,358.5 cells/s in
-/// the first two phases (s2 is held by A, where s1 takes B's share), s3 190,528.3 in
-/// the second; without s1, A no longer binds and s2 and s3 split C: 158,943.4 each.
-/// Each session's ACR (series every 5 ms) averaged over the last 100 ms of each phase
-/// is within 5% of its share, and the final ACRs of s2 and s3 too. δ = 0.04 as in
-/// `atmsim validate` (docs/validation.md g): ERICA's fixed points span [1, 1 + δ] ×
-/// share, so with the example's δ = 0.1 a 5% bound is not ERICA's promise (measured
-/// with 0.1: s3 at 1.063 × its share after its late start).
-#[test]
-fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
-    let r = run(&scenario(&[("scenario.duration", "\"1.2 s\""), ("scenario.warmup", "\"0 s\""), ("s3.start", "\"0.4 s\""), ("s1.stop", "\"0.8 s\""), ("sw1.delta", "0.04"), ("sw2.delta", "0.04")]), 0);
+/// The start/stop runs: the example for 1.2 s in three phases — s1 and s2 alone until
+/// s3 starts at 0.4 s, all three until s1 stops at 0.8 s, then s2 and s3 — with
+/// `over`. Each session's ACR (series every 5 ms) averaged over the last 100 ms of each
+/// phase must be within `rel` of its max-min share at utilisation `u`. Returns the run
+/// and the shares without s1 (cells/s).
+fn three_phases(over: &[(&str, &str)], u: f64, rel: f64) -> (atmsim_scenario::RunResult, Vec<f64>) {
+    let mut all = vec![("scenario.duration", "\"1.2 s\""), ("scenario.warmup", "\"0 s\""), ("s3.start", "\"0.4 s\""), ("s1.stop", "\"0.8 s\"")];
+    all.extend_from_slice(over);
+    let r = run(&scenario(&all), 0);
     let acr = |s: &str| &r.series.iter().find(|x| x.component == s && x.probe == "acr").unwrap_or_else(|| panic!("no series {s}.acr")).values;
     let dt = r.series[0].interval_s;
     // Mean of series `v` over [t1 − 100 ms, t1).
@@ -190,9 +185,8 @@ fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
         let w = &v[a..b.min(v.len())];
         w.iter().sum::<f64>() / w.len() as f64
     };
-    let both = max_min(0.9);
-    let without_s1 = water_fill(3, &[(0.9 * cells(100e6), &[1]), (0.9 * cells(149.76e6), &[1, 2])]);
-    assert!((without_s1[1] - 158_943.4).abs() < 0.1 && (without_s1[2] - 158_943.4).abs() < 0.1, "{without_s1:?}");
+    let both = max_min(u);
+    let without_s1 = water_fill(3, &[(u * cells(100e6), &[1]), (u * cells(149.76e6), &[1, 2])]);
     let phases: [(f64, &[(&str, f64)]); 3] = [
         (0.4, &[("s1", both[0]), ("s2", both[1])]),
         (0.8, &[("s1", both[0]), ("s2", both[1]), ("s3", both[2])]),
@@ -201,14 +195,30 @@ fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
     for (t1, want) in phases {
         for &(s, share) in want {
             let got = tail(acr(s), t1);
-            assert!(within(got, share * MB, 0.05), "{s}: ACR {got} Mb/s over the 100 ms before {t1} s, share {} Mb/s", share * MB);
+            assert!(within(got, share * MB, rel), "{s}: ACR {got} Mb/s over the 100 ms before {t1} s, share {} Mb/s", share * MB);
         }
     }
+    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+    (r, without_s1)
+}
+
+/// Sessions that start and stop mid-run (each source's `start` and `stop`): with ERICA
+/// the others re-converge to the new max-min shares ([`three_phases`]). Shares by
+/// water-filling at target 0.9: s1 84,905.7 and s2 127,358.5 cells/s in the first two
+/// phases (s2 is held by A, where s1 takes B's share), s3 190,528.3 in the second;
+/// without s1, A no longer binds and s2 and s3 split C: 158,943.4 each. Each phase
+/// within 5%, and the final ACRs of s2 and s3 too. δ = 0.04 as in `atmsim validate`
+/// (docs/validation.md g): ERICA's fixed points span [1, 1 + δ] × share, so with the
+/// example's δ = 0.1 a 5% bound is not ERICA's promise (measured with 0.1: s3 at
+/// 1.063 × its share after its late start).
+#[test]
+fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
+    let (r, without_s1) = three_phases(&[("sw1.delta", "0.04"), ("sw2.delta", "0.04")], 0.9, 0.05);
+    assert!((without_s1[1] - 158_943.4).abs() < 0.1 && (without_s1[2] - 158_943.4).abs() < 0.1, "{without_s1:?}");
     for (s, k) in [("s2", 1), ("s3", 2)] {
         let last = probe(&r, s, "abr_acr", "final");
         assert!(within(last, without_s1[k] * MB, 0.05), "{s}: final ACR {last} Mb/s");
     }
-    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
 }
 
 /// The same three phases with EPRCA on the three ports (issue 15 item 7: transients
@@ -216,36 +226,14 @@ fn erica_reconverges_when_sessions_start_and_stop_mid_run() {
 /// shares are water-filling of the full line rates: s1 94,339.6 and s2 141,509.4
 /// cells/s while s1 sends, s3 211,698.1 beside them; without s1, s2 and s3 split C,
 /// 176,603.8 each. EPRCA's ACRs swing around their shares as the queues cross QT, so
-/// each session's ACR is averaged over the last 100 ms of each phase; the final ACRs
-/// are not checked (as in `eprca_on_switch_ports_gets_fair_shares_within_10_percent`).
+/// only each phase's last 100 ms average is checked, not the final ACRs (as in
+/// `eprca_on_switch_ports_gets_fair_shares_within_10_percent`).
 #[test]
 fn eprca_reconverges_when_sessions_start_and_stop_mid_run() {
-    let r = run(&scenario(&[("scenario.duration", "\"1.2 s\""), ("scenario.warmup", "\"0 s\""), ("s3.start", "\"0.4 s\""), ("s1.stop", "\"0.8 s\""), ("sw1.abr", "[\"p3 = eprca\"]"), ("sw2.abr", "[\"p2 = eprca\", \"p3 = eprca\"]")]), 0);
-    let acr = |s: &str| &r.series.iter().find(|x| x.component == s && x.probe == "acr").unwrap_or_else(|| panic!("no series {s}.acr")).values;
-    let dt = r.series[0].interval_s;
-    let tail = |v: &Vec<f64>, t1: f64| {
-        let (a, b) = (((t1 - 0.1) / dt).round() as usize, (t1 / dt).round() as usize);
-        let w = &v[a..b.min(v.len())];
-        w.iter().sum::<f64>() / w.len() as f64
-    };
     let both = max_min(1.0);
-    let without_s1 = water_fill(3, &[(cells(100e6), &[1]), (cells(149.76e6), &[1, 2])]);
     assert!((both[0] - 94_339.6).abs() < 0.1 && (both[1] - 141_509.4).abs() < 0.1 && (both[2] - 211_698.1).abs() < 0.1, "{both:?}");
+    let (_, without_s1) = three_phases(&[("sw1.abr", "[\"p3 = eprca\"]"), ("sw2.abr", "[\"p2 = eprca\", \"p3 = eprca\"]")], 1.0, 0.10);
     assert!((without_s1[1] - 176_603.8).abs() < 0.1 && (without_s1[2] - 176_603.8).abs() < 0.1, "{without_s1:?}");
-    let phases: [(f64, &[(&str, f64)]); 3] = [
-        (0.4, &[("s1", both[0]), ("s2", both[1])]),
-        (0.8, &[("s1", both[0]), ("s2", both[1]), ("s3", both[2])]),
-        (1.2, &[("s2", without_s1[1]), ("s3", without_s1[2])]),
-    ];
-    let mut got_all = Vec::new();
-    for (t1, want) in phases {
-        for &(s, share) in want {
-            let got = tail(acr(s), t1);
-            got_all.push(format!("{s} before {t1} s: {:.1} against {:.1}", got, share * MB));
-            assert!(within(got, share * MB, 0.10), "{s}: ACR {got} Mb/s over the 100 ms before {t1} s, share {} Mb/s ({got_all:?})", share * MB);
-        }
-    }
-    assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
 }
 
 /// ERICA's capacity is net of CBR/VBR traffic (96-1172: target utilisation × (link
