@@ -2,6 +2,7 @@
 //! presets) used by `fifo`, `link`, switch ports and host interfaces, and random cell
 //! loss; SONET framing of the cell slots (`sonet`).
 
+pub mod line;
 pub mod loss;
 pub mod transmitter;
 pub mod sonet;

@@ -197,9 +197,15 @@ impl SourceCore {
     /// Emits one cell with these flags and payload on output port 0 now (sources whose
     /// cells carry more than metadata: an ABR source's RM cells).
     pub fn emit_with(&mut self, ctx: &mut Cx<'_>, flags: u8, payload: crate::payload::PayloadId) {
-        let cell = Cell { flags, payload, ..self.next_cell(ctx.now) };
-        self.counted += 1;
+        let cell = self.cell_with(ctx.now, flags, payload);
         ctx.send(0, Msg::Cell(cell));
+    }
+
+    /// The cell [`SourceCore::emit_with`] emits, for a source that puts it on its own
+    /// line ([`crate::link::line::Line`]); counted as emitted.
+    pub fn cell_with(&mut self, now: SimTime, flags: u8, payload: crate::payload::PayloadId) -> Cell {
+        self.counted += 1;
+        Cell { flags, payload, ..self.next_cell(now) }
     }
 
     /// Quantity `q` of [`SOURCE_SERIES`] (both are the running count of cells).

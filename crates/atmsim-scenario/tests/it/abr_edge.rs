@@ -140,3 +140,46 @@ fn an_idle_edge_still_sends_the_forward_rm_cell_trm_makes_due() {
     assert_eq!(later, after_burst + 1.0);
     assert_eq!(much_later, later, "after the Trm cell fewer than Mrm cells went: no more");
 }
+
+/// An edge's own line (`line_rate`, `line_length`) is a link of that rate and length
+/// behind it, without the link's component: every statistic the two runs share is the
+/// same bit for bit, on the fast path (cells handed over ahead) and on the event path
+/// (the line's own timer), with a self-similar source bursting above the line's rate.
+#[test]
+fn an_edges_own_line_is_a_link_behind_it() {
+    let base = EDGE.replace(
+        "kind = \"onoff\"\npeak = \"40 Mb/s\"\nmean = \"10 Mb/s\"\nburst_factor = \"250 cells\"",
+        "kind = \"selfsimilar\"\nmean = \"60 Mb/s\"\nstd = \"20 Mb/s\"",
+    );
+    let linked = base.replace("\"e -> mux.in\"", "\"e -> l\", \"l -> mux.in\"") + "\n[components.l]\nkind = \"link\"\nrate = \"155 Mb/s\"\nlength = \"40 km\"\n";
+    let own = base.replace("params = \"eprca95\"\n", "params = \"eprca95\"\nline_rate = \"155 Mb/s\"\nline_length = \"40 km\"\n");
+    for fast in ["true", "false"] {
+        let sc = |text: &str| Scenario::from_text(&text.replace("seed = 15", &format!("seed = 15\nfast_path = {fast}")), "edge_line.toml").expect("load");
+        let (a, b) = (run(&sc(&linked), 0), run(&sc(&own), 0));
+        let shared = |r: &atmsim_scenario::RunResult| super::golden::statistics(r).into_iter().filter(|s| !s.starts_with("l ")).collect::<Vec<_>>();
+        assert_eq!(shared(&a), shared(&b), "fast_path = {fast}");
+        assert!(probe(&b, "e", "abr_data_cells", "count") > 10_000.0);
+        assert!(b.ledger.violations().is_empty(), "{:?}", b.ledger.violations());
+        // The link's own events are gone: one fewer event per cell the edge sent.
+        let cells = probe(&b, "e", "src_tx_cells", "count");
+        assert!((b.events as f64) < a.events as f64 - 0.9 * cells, "fast_path = {fast}: {} events against {}", b.events, a.events);
+    }
+}
+
+/// A line length without a line, or a line slower than the connection's PCR, is
+/// refused with the key and what would do.
+#[test]
+fn an_edges_line_is_checked_against_its_length_and_pcr() {
+    for (extra, key, says) in [
+        ("line_length = \"4 km\"", "e.line_length", "needs line_rate"),
+        ("line_rate = \"100 Mb/s\"", "e.line_rate", "slower than PCR"),
+        ("line_rate = \"155 Mb/s\"\nline_length = \"5 ms\"", "e.line_length", "length"),
+    ] {
+        let text = EDGE.replace("params = \"eprca95\"\n", &format!("params = \"eprca95\"\n{extra}\n"));
+        let e = match Scenario::from_text(&text, "bad.toml") {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(key) && e.contains(says) && e.starts_with("bad.toml:"), "{extra}: {e}");
+    }
+}

@@ -39,7 +39,8 @@ use super::params::{AbrParams, PARAMS as ABR_PARAMS};
 use super::source::{AbrSource, PerAcr, Send};
 use crate::cell::{book_in_flight, Cell, Drops, FLAG_CLP};
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::link::line::Line;
+use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::{Payload, PayloadId};
 use crate::series::{KindSeries, SeriesDecl, MB_PER_CELL};
 use crate::timer::{Timer, TimerKey};
@@ -54,6 +55,26 @@ pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     help: "rate at which data cells become ready to send (default: greedy, a data cell always waits)",
     source: "atmsim convention (greedy sources as in dastangoo96's max-min study)",
 }];
+
+/// The line an ABR source or edge device sends on, when it is part of the kind.
+pub const LINE_PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "line_rate",
+        ty: ParamType::Rate,
+        default: None,
+        required: false,
+        help: "the sender's own line: its cells are serialised back to back at this rate, in the order sent (at least PCR; only an out-of-rate RM cell can find it busy), then cross line_length of fibre, with the instants of a link of that rate and length behind it but no event per cell. Unset: each cell leaves at its instant on whatever is wired to 'out' (a link, say)",
+        source: "atmsim convention (dastangoo96 section 2.1: the edges' OC-3c lines, 4 km)",
+    },
+    ParamSpec {
+        name: "line_length",
+        ty: ParamType::Length,
+        default: Some("0 m"),
+        required: false,
+        help: "fibre length of the sender's own line (5 us/km after transmission); needs line_rate",
+        source: "SPEC section 3 (5 us/km); 0: the next component is at the sender",
+    },
+];
 
 /// The `abr_edge` kind's own parameter.
 pub const EDGE_PARAMS: [ParamSpec; 1] = [ParamSpec {
@@ -92,6 +113,8 @@ pub const SERIES: [SeriesDecl; 3] = [
 const TAG_SEND: u32 = 0;
 /// The forward RM cell an idle source owes (rule 3; [`AbrSourceNode::idle_frm_at`]).
 const TAG_IDLE_FRM: u32 = 1;
+/// The sender's own line ([`Line::arrive`]).
+const TAG_LINE: u32 = 2;
 
 /// `abr_edge`'s input `in` (the traffic source's cells; [`EDGE_INPUTS`]).
 const EDGE_IN: PortId = 1;
@@ -106,6 +129,9 @@ pub struct AbrSourceParams {
     /// `abr_edge`: the data come from input `in` through a queue of this many cells
     /// (Some(None): unlimited).
     pub edge: Option<Option<usize>>,
+    /// The sender's own line: its rate, and its fibre length (m).
+    pub line_rate: Option<Rate>,
+    pub line_length: f64,
 }
 
 impl AbrSourceParams {
@@ -115,13 +141,34 @@ impl AbrSourceParams {
             None => None,
             Some(l) => Some(l.at_least_one("edge_capacity", "must be at least 1 cell (or \"unlimited\")")?),
         };
-        Ok(AbrSourceParams { abr: AbrParams::bind(p)?, demand: p.opt("demand", Params::rate)?, source: SourceParams::bind(p)?, edge })
+        Ok(AbrSourceParams {
+            abr: AbrParams::bind(p)?,
+            demand: p.opt("demand", Params::rate)?,
+            source: SourceParams::bind(p)?,
+            edge,
+            line_rate: p.opt("line_rate", Params::rate)?,
+            line_length: p.need("line_length", Params::length)?,
+        })
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.abr.validate()?;
+        match self.line_rate {
+            None if self.line_length > 0.0 => return Err(ParamIssue::new("line_length", "a line length needs line_rate (the line's rate); or wire a link")),
+            // PCR in cells/s against the line's, to a part in 10^9 (both from Mb/s).
+            Some(r) if self.abr.pcr > r.cells_per_s() * (1.0 + 1e-9) => {
+                let mbps = |cps: f64| cps * MB_PER_CELL;
+                return Err(ParamIssue::new("line_rate", format!("the line ({} Mb/s) is slower than PCR ({} Mb/s): the source could never send at its peak rate; give a line_rate of at least PCR", mbps(r.cells_per_s()), mbps(self.abr.pcr))));
+            }
+            _ => {}
+        }
         self.source.validate()
+    }
+
+    /// The sender's own line on output 0, its timer `tag` (None: no line).
+    fn line(&self, tag: u32) -> Option<Line> {
+        self.line_rate.map(|r| Line::new(r, fibre_delay(self.line_length), 0, tag))
     }
 }
 
@@ -164,6 +211,8 @@ struct Edge {
 #[derive(Clone, Debug)]
 pub struct AbrSourceNode {
     edge: Option<Edge>,
+    /// The sender's own line (None: cells leave on 'out' at their instants).
+    line: Option<Line>,
     core: SourceCore,
     abr: AbrSource,
     demand: Option<Rate>,
@@ -191,6 +240,7 @@ impl AbrSourceNode {
         let edge = params.edge.map(|capacity| Edge { queue: VecDeque::new(), capacity, full: Drops::new("edge_full"), level: TimeAverage::new(SimTime::ZERO, 0.0), sent_by_flow: Vec::new(), rx: 0, dropped: 0 });
         AbrSourceNode {
             edge,
+            line: params.line(TAG_LINE),
             acr: TimeAverage::new(SimTime::ZERO, abr.acr()),
             core,
             abr,
@@ -306,7 +356,16 @@ impl AbrSourceNode {
 
     fn send_rm(&mut self, ctx: &mut Cx<'_>, rm: atmsim_wire::rm::RmRepr, flags: u8) {
         let id = ctx.store().insert(Payload::Rm(rm));
-        self.core.emit_with(ctx, flags, id);
+        self.emit(ctx, flags, id);
+    }
+
+    /// Sends a cell of this connection now, on the sender's own line if it has one.
+    #[inline]
+    fn emit(&mut self, ctx: &mut Cx<'_>, flags: u8, payload: PayloadId) {
+        match self.line.as_mut() {
+            None => self.core.emit_with(ctx, flags, payload),
+            Some(line) => line.send(self.core.cell_with(ctx.now, flags, payload), ctx),
+        }
     }
 
     fn on_send(&mut self, ctx: &mut Cx<'_>) {
@@ -327,7 +386,7 @@ impl AbrSourceNode {
                     self.data += 1;
                     self.data_sent += 1;
                     match self.edge.as_mut() {
-                        None => self.core.emit_with(ctx, 0, PayloadId::NONE),
+                        None => self.emit(ctx, 0, PayloadId::NONE),
                         Some(e) => {
                             // The traffic source's cell ends here; its payload goes
                             // on in the ABR VC's cell.
@@ -345,7 +404,7 @@ impl AbrSourceNode {
                                 e.sent_by_flow.resize(f + 1, 0);
                             }
                             e.sent_by_flow[f] += 1;
-                            self.core.emit_with(ctx, 0, c.payload);
+                            self.emit(ctx, 0, c.payload);
                         }
                     }
                 }
@@ -389,12 +448,22 @@ impl crate::kind::Kind for AbrSourceNode {
         Ok(AbrSourceNode::new(params, b.flow))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
+        if let Some(line) = self.line.as_mut() {
+            line.start(ctx);
+        }
         self.plan(ctx);
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
         let fired = match tag {
             TAG_SEND => self.timer.fire(ctx.now),
             TAG_IDLE_FRM => self.idle_frm.fire(ctx.now),
+            TAG_LINE => {
+                match self.line.as_mut() {
+                    Some(line) => line.arrive(ctx),
+                    None => ctx.fail("line timer without a line".into()),
+                }
+                false
+            }
             _ => false,
         };
         if fired {
@@ -483,6 +552,9 @@ impl crate::kind::Kind for AbrSourceNode {
     }
     fn ledger(&self, l: &mut Ledger) {
         self.core.ledger(l);
+        if let Some(line) = &self.line {
+            line.ledger(l);
+        }
         for (f, &n) in self.brm_by_flow.iter().enumerate() {
             l.add_delivered(f as u32, n);
         }
@@ -518,7 +590,7 @@ pub const KIND: KindInfo = KindInfo {
     kind: "abr_source",
     help: "ABR source end system (TM 4.0 rules 1-13): greedy or demand-rate data at ACR, forward RM cells every Nrm cells; backward RM cells return on input 'back' (required: the path back for RM cells)",
     source: "ATM Forum TM 4.0 (af-tm-0056.000) section 5.10.4; dastangoo96 Table 1 (params = \"eprca95\")",
-    params: &[&ABR_PARAMS, &PARAMS, &COMMON_PARAMS],
+    params: &[&ABR_PARAMS, &PARAMS, &LINE_PARAMS, &COMMON_PARAMS],
     inputs: &INPUTS,
     outputs: &OUT,
     ports: None,
@@ -536,7 +608,7 @@ pub const EDGE_KIND: KindInfo = KindInfo {
     kind: "abr_edge",
     help: "ABR edge device: cells of any traffic source wired to input 'in' wait in a queue (unlimited, or edge_capacity with losses counted) drained by one ABR VC at its ACR (abr_source's rules and parameters); backward RM cells on 'back'",
     source: "dastangoo96 (ABR edge devices fed by self-similar traffic); ATM Forum TM 4.0 section 5.10.4",
-    params: &[&ABR_PARAMS, &EDGE_PARAMS, &COMMON_PARAMS],
+    params: &[&ABR_PARAMS, &EDGE_PARAMS, &LINE_PARAMS, &COMMON_PARAMS],
     inputs: &EDGE_INPUTS,
     outputs: &OUT,
     ports: None,
@@ -560,7 +632,7 @@ mod tests {
 
     #[test]
     fn demand_makes_data_ready_at_its_rate_from_start() {
-        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None };
+        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None, line_rate: None, line_length: 0.0 };
         let mut s = AbrSourceNode::new(p, 0);
         assert_eq!(s.data_ready_at(), SimTime(5));
         // 100,000 cells/s: one every 10 µs.

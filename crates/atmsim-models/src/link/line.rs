@@ -1,0 +1,119 @@
+//! An end system's own line: the cells it sends are serialised back to back at the
+//! line rate, in the order they are sent, then cross the fibre. For a source whose
+//! cells never outrun its line (an ABR source or edge device sends at ACR ≤ PCR ≤ the
+//! line rate; only an out-of-rate RM cell may find the line busy, and waits), so that
+//! it needs no `link` component of its own behind it: the same instants as a `link`
+//! of that rate and length (its busy periods and cell clock, [`CellClock`]), without
+//! its buffer statistics and without an event per cell.
+//!
+//! ```text
+//!   cell sent at t ──> [ serialised: starts at max(t, end of the last) ] ──> fibre ──> out
+//! ```
+
+use std::collections::VecDeque;
+
+use atmsim_kernel::rate::CellClock;
+use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
+
+use crate::cell::{book_in_flight, Cell, Msg};
+use crate::kind::Cx;
+
+/// The line of a sending component: rate, fibre, and (when the run does not deliver
+/// ahead) the cells on their way, delivered by one timer.
+#[derive(Clone, Debug)]
+pub struct Line {
+    clock: CellClock,
+    propagation: SimDuration,
+    /// When the last cell's transmission ends (a cell sent then continues the train).
+    last_end: SimTime,
+    out_port: PortId,
+    /// The timer tag the owner routes to [`Line::arrive`].
+    tag: u32,
+    /// Whether cells are handed over ahead, for their instants ([`Cx::may_deliver_ahead`]);
+    /// else they wait here (`wire`) for one timer at the first's instant.
+    ahead: bool,
+    wire: VecDeque<(SimTime, Cell)>,
+}
+
+impl Line {
+    /// A line of `rate` with `propagation` after it, sending on `out_port`; its timer
+    /// is `tag`.
+    pub fn new(rate: Rate, propagation: SimDuration, out_port: PortId, tag: u32) -> Line {
+        Line { clock: CellClock::new(rate), propagation, last_end: SimTime::ZERO, out_port, tag, ahead: false, wire: VecDeque::new() }
+    }
+
+    /// Called at start: hand cells over ahead where the run allows it.
+    pub fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.ahead = ctx.may_deliver_ahead(self.out_port);
+    }
+
+    /// When a cell sent at `now` reaches the far end: its transmission starts at once
+    /// on an idle line (a new busy period, unless the last one ends at this very
+    /// instant) or when the cell ahead of it ends, and lasts one cell time.
+    pub fn delivery(&mut self, now: SimTime) -> SimTime {
+        if self.last_end < now {
+            self.clock.restart(now);
+        }
+        self.last_end = self.clock.advance();
+        self.last_end.plus(self.propagation)
+    }
+
+    /// Sends `cell` at `ctx.now`.
+    #[inline]
+    pub fn send(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        let at = self.delivery(ctx.now);
+        if self.ahead {
+            ctx.send_at(at, self.out_port, Msg::Cell(cell));
+        } else {
+            if self.wire.is_empty() {
+                ctx.schedule_at(at, self.tag);
+            }
+            self.wire.push_back((at, cell));
+        }
+    }
+
+    /// The line's timer: the first cell on the wire arrives.
+    pub fn arrive(&mut self, ctx: &mut Cx<'_>) {
+        let Some((_, cell)) = self.wire.pop_front() else {
+            return ctx.fail("line timer with no cell on the wire".into());
+        };
+        if let Some(&(next, _)) = self.wire.front() {
+            ctx.schedule_at(next, self.tag);
+        }
+        ctx.send(self.out_port, Msg::Cell(cell));
+    }
+
+    /// Books the cells still on the wire.
+    pub fn ledger(&self, l: &mut Ledger) {
+        self.wire.iter().for_each(|(_, c)| book_in_flight(l, c));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_on_an_idle_line_takes_one_cell_time_then_the_fibre() {
+        // 149.76 Mb/s: 424 bits in 2.831196… µs, rounded up to the ps.
+        let r = Rate::from_bps(149.76e6).unwrap();
+        let mut l = Line::new(r, SimDuration(20_000_000), 0, 0);
+        assert_eq!(l.delivery(SimTime(1_000)), SimTime(1_000 + 2_831_197 + 20_000_000));
+    }
+
+    #[test]
+    fn cells_sent_while_the_line_is_busy_follow_back_to_back_on_the_cell_clock() {
+        let r = Rate::from_bps(149.76e6).unwrap();
+        let mut l = Line::new(r, SimDuration(0), 0, 0);
+        // Three cells at the same instant: a train of three from t = 5.
+        let got: Vec<SimTime> = (0..3).map(|_| l.delivery(SimTime(5))).collect();
+        let want: Vec<SimTime> = (1..=3).map(|k| SimTime(5).plus(r.cell_train_offset(k))).collect();
+        assert_eq!(got, want);
+        // Sent exactly when the last ends: the train goes on (no new rounding).
+        let end = got[2];
+        assert_eq!(l.delivery(end), SimTime(5).plus(r.cell_train_offset(4)));
+        // Sent after the line went idle: a new busy period from then.
+        let later = SimTime(end.0 + 10_000_000);
+        assert_eq!(l.delivery(later), later.plus(r.cell_train_offset(1)));
+    }
+}
