@@ -139,6 +139,8 @@ pub struct BuildInfo<'a> {
     pub run: u64,
     /// Flow number, for sources (assigned in scenario order).
     pub flow: u32,
+    /// The run's end (its duration): how much a source has to prepare for.
+    pub end: SimTime,
     /// The scenario file's directory: relative file names in parameters are resolved
     /// against it.
     pub dir: &'a std::path::Path,

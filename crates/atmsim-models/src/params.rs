@@ -555,7 +555,7 @@ mod tests {
                 let v = parse_value(spec, &raw).unwrap_or_else(|e| panic!("{}.{}: {e}", k.kind, spec.name));
                 p.values.insert(spec.name, v);
             }
-            let info = crate::BuildInfo { path: "x", seed: 1, run: 0, flow: 0, dir: &dir };
+            let info = crate::BuildInfo { path: "x", seed: 1, run: 0, flow: 0, end: atmsim_kernel::SimTime(1_000_000_000_000), dir: &dir };
             if let Err(e) = (k.build)(&p, &info) {
                 panic!("{} with its defaults: {}: {}", k.kind, e.key, e.msg);
             }

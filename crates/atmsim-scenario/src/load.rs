@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use atmsim_kernel::SimDuration;
+use atmsim_kernel::{SimDuration, SimTime};
 use atmsim_models::params::{parse_value, ParamType, Params, Raw, Value};
 use atmsim_models::suggest::did_you_mean;
 use atmsim_models::series::SeriesDecl;
@@ -324,7 +324,7 @@ fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: Sim
         let model = match built.entry(ci) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => {
-                let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0), dir: &raw.dir };
+                let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: c.flow.unwrap_or(0), end: SimTime::ZERO.plus(duration), dir: &raw.dir };
                 e.insert((c.kind.build)(&c.params, &info).map_err(|e| param_err(f, line, key, e.msg))?)
             }
         };
@@ -498,7 +498,7 @@ impl Scenario {
                 None
             };
             // Let the model check its own consistency now, so errors come at load time.
-            let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: flow.unwrap_or(0), dir: &raw.dir };
+            let info = atmsim_models::BuildInfo { path: &c.name, seed: 0, run: 0, flow: flow.unwrap_or(0), end: SimTime::ZERO.plus(duration), dir: &raw.dir };
             if let Err(issue) = (kspec.build)(&params, &info) {
                 let line = lines.get(issue.key.as_str()).copied().flatten().or(c.line);
                 let key = if issue.key.is_empty() { ckey.clone() } else { format!("{ckey}.{}", issue.key) };

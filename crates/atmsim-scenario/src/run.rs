@@ -66,7 +66,7 @@ impl Scenario {
         let mut paths = Vec::with_capacity(self.components.len());
         let mut routes: Vec<Vec<Option<Route>>> = Vec::with_capacity(self.components.len());
         for c in &self.components {
-            let info = BuildInfo { path: &c.name, seed, run, flow: c.flow.unwrap_or(0), dir: &self.raw.dir };
+            let info = BuildInfo { path: &c.name, seed, run, flow: c.flow.unwrap_or(0), end: SimTime::ZERO.plus(self.duration), dir: &self.raw.dir };
             let m = (c.kind.build)(&c.params, &info).map_err(|e| SimError::ModelPanic {
                 path: c.name.clone(),
                 time: SimTime::ZERO,

@@ -140,11 +140,13 @@ impl SourceParams {
         Ok(())
     }
 
-    fn start_time(&self) -> SimTime {
+    /// When the source starts emitting.
+    pub fn start_time(&self) -> SimTime {
         SimTime::ZERO.plus(self.start)
     }
 
-    fn stop_time(&self) -> SimTime {
+    /// When it stops (SimTime::MAX: never).
+    pub fn stop_time(&self) -> SimTime {
         self.stop.map(|d| SimTime::ZERO.plus(d)).unwrap_or(SimTime::MAX)
     }
 }
