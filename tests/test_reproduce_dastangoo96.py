@@ -109,8 +109,8 @@ def test_scenario_files_expand_to_the_studies():
     for i in range(1, 7):
         assert f'[components.e{i}]' in text and f'"e{i}.out -> sw1.p{i}"' in text
     assert 'mean = "76 Mb/s"' in text and 'mean = "10 Mb/s"' in text
-    # Each edge sends on its own OC-3c line (no link behind it).
-    assert text.count('line_rate = "155 Mb/s"') == 6 and "kind = \"link\"\nrate" not in text.split("[components.sw1]")[0]
+    # Each edge and each destination sends on its own OC-3c line (no link behind it).
+    assert text.count('line_rate = "155 Mb/s"') == 12 and "kind = \"link\"\nrate" not in text.split("[components.sw1]")[0]
 
 
 def test_quick_reproduction_runs_and_writes_every_row(tmp_path):

@@ -1,10 +1,11 @@
 //! An end system's own line: the cells it sends are serialised back to back at the
-//! line rate, in the order they are sent, then cross the fibre. For a source whose
-//! cells never outrun its line (an ABR source or edge device sends at ACR ≤ PCR ≤ the
-//! line rate; only an out-of-rate RM cell may find the line busy, and waits), so that
-//! it needs no `link` component of its own behind it: the same instants as a `link`
-//! of that rate and length (its busy periods and cell clock, [`CellClock`]), without
-//! its buffer statistics and without an event per cell.
+//! line rate, in the order they are sent, then cross the fibre. For an end system whose
+//! cells rarely find the line busy (an ABR source or edge device sends at ACR ≤ PCR ≤
+//! the line rate, only an out-of-rate RM cell may have to wait; an ABR destination
+//! sends backward RM cells, one per 32 cells), so that it needs no `link` component of
+//! its own behind it: the same instants as a `link` of that rate and length (its busy
+//! periods and cell clock, [`CellClock`]), without its buffer statistics and without
+//! an event per cell. Parameters `line_rate` and `line_length` ([`PARAMS`]).
 //!
 //! ```text
 //!   cell sent at t ──> [ serialised: starts at max(t, end of the last) ] ──> fibre ──> out
@@ -17,6 +18,56 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Cell, Msg};
 use crate::kind::Cx;
+use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
+
+/// The parameters of a component's own line (the kinds that have one declare them).
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "line_rate",
+        ty: ParamType::Rate,
+        default: None,
+        required: false,
+        help: "the component's own line: the cells it sends are serialised back to back at this rate, in the order sent, then cross line_length of fibre, with the instants of a link of that rate and length behind it but no event per cell (an ABR source's: at least PCR). Unset: each cell leaves at its instant on whatever is wired to 'out' (a link, say)",
+        source: "atmsim convention (dastangoo96 section 2.1: the end systems' OC-3c lines, 4 km)",
+    },
+    ParamSpec {
+        name: "line_length",
+        ty: ParamType::Length,
+        default: Some("0 m"),
+        required: false,
+        help: "fibre length of the component's own line (5 us/km after transmission); needs line_rate",
+        source: "SPEC section 3 (5 us/km); 0: the next component is at this one",
+    },
+];
+
+/// [`PARAMS`], bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineParams {
+    /// None: no line of its own.
+    pub rate: Option<Rate>,
+    /// Fibre length (m).
+    pub length: f64,
+}
+
+impl LineParams {
+    /// Reads each parameter once, as declared (the loader has filled in the defaults).
+    pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
+        Ok(LineParams { rate: p.opt("line_rate", Params::rate)?, length: p.need("line_length", Params::length)? })
+    }
+
+    /// A length needs a rate.
+    pub fn validate(&self) -> Result<(), ParamIssue> {
+        if self.rate.is_none() && self.length > 0.0 {
+            return Err(ParamIssue::new("line_length", "a line length needs line_rate (the line's rate); or wire a link"));
+        }
+        Ok(())
+    }
+
+    /// The line on output `out_port`, its timer `tag` (None: no line).
+    pub fn line(&self, out_port: PortId, tag: u32) -> Option<Line> {
+        self.rate.map(|r| Line::new(r, fibre_delay(self.length), out_port, tag))
+    }
+}
 
 /// The line of a sending component: rate, fibre, and (when the run does not deliver
 /// ahead) the cells on their way, delivered by one timer.
@@ -56,6 +107,15 @@ impl Line {
         }
         self.last_end = self.clock.advance();
         self.last_end.plus(self.propagation)
+    }
+
+    /// Sends `cell` at `ctx.now` on `line`, or on output port 0 at once without one.
+    #[inline]
+    pub fn send_on(line: Option<&mut Line>, cell: Cell, ctx: &mut Cx<'_>) {
+        match line {
+            Some(l) => l.send(cell, ctx),
+            None => ctx.send(0, Msg::Cell(cell)),
+        }
     }
 
     /// Sends `cell` at `ctx.now`.

@@ -141,33 +141,51 @@ fn an_idle_edge_still_sends_the_forward_rm_cell_trm_makes_due() {
     assert_eq!(much_later, later, "after the Trm cell fewer than Mrm cells went: no more");
 }
 
-/// An edge's own line (`line_rate`, `line_length`) is a link of that rate and length
-/// behind it, without the link's component: every statistic the two runs share is the
-/// same bit for bit, on the fast path (cells handed over ahead) and on the event path
-/// (the line's own timer), with a self-similar source bursting above the line's rate.
+/// An end system's own line (`line_rate`, `line_length`) is a link of that rate and
+/// length behind it, without the link's component: every statistic the two runs share
+/// is the same bit for bit, on the fast path (cells handed over ahead) and on the event
+/// path (the line's own timer), with a self-similar source bursting above the edge's
+/// ACR — the edge's line, the destination's (backward RM cells), and both.
 #[test]
-fn an_edges_own_line_is_a_link_behind_it() {
+fn an_end_systems_own_line_is_a_link_behind_it() {
     let base = EDGE.replace(
         "kind = \"onoff\"\npeak = \"40 Mb/s\"\nmean = \"10 Mb/s\"\nburst_factor = \"250 cells\"",
         "kind = \"selfsimilar\"\nmean = \"60 Mb/s\"\nstd = \"20 Mb/s\"",
     );
-    let linked = base.replace("\"e -> mux.in\"", "\"e -> l\", \"l -> mux.in\"") + "\n[components.l]\nkind = \"link\"\nrate = \"155 Mb/s\"\nlength = \"40 km\"\n";
-    let own = base.replace("params = \"eprca95\"\n", "params = \"eprca95\"\nline_rate = \"155 Mb/s\"\nline_length = \"40 km\"\n");
-    for fast in ["true", "false"] {
-        let sc = |text: &str| Scenario::from_text(&text.replace("seed = 15", &format!("seed = 15\nfast_path = {fast}")), "edge_line.toml").expect("load");
-        let (a, b) = (run(&sc(&linked), 0), run(&sc(&own), 0));
-        let shared = |r: &atmsim_scenario::RunResult| super::golden::statistics(r).into_iter().filter(|s| !s.starts_with("l ")).collect::<Vec<_>>();
-        assert_eq!(shared(&a), shared(&b), "fast_path = {fast}");
-        assert!(probe(&b, "e", "abr_data_cells", "count") > 10_000.0);
-        assert!(b.ledger.violations().is_empty(), "{:?}", b.ledger.violations());
-        // The link's own events are gone: one fewer event per cell the edge sent.
-        let cells = probe(&b, "e", "src_tx_cells", "count");
-        assert!((b.events as f64) < a.events as f64 - 0.9 * cells, "fast_path = {fast}: {} events against {}", b.events, a.events);
+    let line = "line_rate = \"155 Mb/s\"\nline_length = \"40 km\"\n";
+    let link = |name: &str| format!("\n[components.{name}]\nkind = \"link\"\nrate = \"155 Mb/s\"\nlength = \"40 km\"\n");
+    // (edge's line, destination's line): links for those not on a line of their own.
+    for (edge_line, dest_line) in [(true, false), (false, true), (true, true)] {
+        let linked = base.replace("\"e -> mux.in\"", "\"e -> l\", \"l -> mux.in\"").replace("\"d -> mux.back_in\"", "\"d -> m\", \"m -> mux.back_in\"") + &link("l") + &link("m");
+        let mut own = base.clone();
+        if edge_line {
+            own = own.replace("params = \"eprca95\"\n", &format!("params = \"eprca95\"\n{line}"));
+        } else {
+            own = own.replace("\"e -> mux.in\"", "\"e -> l\", \"l -> mux.in\"") + &link("l");
+        }
+        if dest_line {
+            own = own.replace("kind = \"abr_dest\"\n", &format!("kind = \"abr_dest\"\n{line}"));
+        } else {
+            own = own.replace("\"d -> mux.back_in\"", "\"d -> m\", \"m -> mux.back_in\"") + &link("m");
+        }
+        for fast in ["true", "false"] {
+            let case = format!("edge line {edge_line}, destination line {dest_line}, fast_path = {fast}");
+            let sc = |text: &str| Scenario::from_text(&text.replace("seed = 15", &format!("seed = 15\nfast_path = {fast}")), "end_line.toml").expect("load");
+            let (a, b) = (run(&sc(&linked), 0), run(&sc(&own), 0));
+            let gone = |s: &String| (edge_line && s.starts_with("l ")) || (dest_line && s.starts_with("m "));
+            let shared = |r: &atmsim_scenario::RunResult| super::golden::statistics(r).into_iter().filter(|s| !gone(s)).collect::<Vec<_>>();
+            assert_eq!(shared(&a), shared(&b), "{case}");
+            assert!(probe(&b, "e", "abr_data_cells", "count") > 10_000.0);
+            assert!(b.ledger.violations().is_empty(), "{case}: {:?}", b.ledger.violations());
+            // The link's own events are gone: one fewer event per cell it carried.
+            let carried = if edge_line { probe(&b, "e", "src_tx_cells", "count") } else { 0.0 } + if dest_line { probe(&b, "d/vc1", "abr_turned_cells", "count") } else { 0.0 };
+            assert!((b.events as f64) <= a.events as f64 - 0.9 * carried, "{case}: {} events against {}", b.events, a.events);
+        }
     }
 }
 
 /// A line length without a line, or a line slower than the connection's PCR, is
-/// refused with the key and what would do.
+/// refused with the key and what would do (the destination's line too).
 #[test]
 fn an_edges_line_is_checked_against_its_length_and_pcr() {
     for (extra, key, says) in [
@@ -182,4 +200,7 @@ fn an_edges_line_is_checked_against_its_length_and_pcr() {
         };
         assert!(e.contains(key) && e.contains(says) && e.starts_with("bad.toml:"), "{extra}: {e}");
     }
+    let text = EDGE.replace("kind = \"abr_dest\"\n", "kind = \"abr_dest\"\nline_length = \"4 km\"\n");
+    let e = Scenario::from_text(&text, "bad.toml").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("d.line_length") && e.contains("needs line_rate"), "{e}");
 }

@@ -15,6 +15,8 @@
 //! - With `becn = true`, a data cell arriving with EFCI set may make a backward RM cell
 //!   of the destination's own (BN = 1, CI = 1, at most 10 per second per connection);
 //!   the ledger books it as generated here.
+//! - With `line_rate` (and `line_length`), the backward RM cells leave on the
+//!   destination's own line ([`Line`]) instead of at once on `out`.
 
 use std::collections::BTreeMap;
 
@@ -22,7 +24,8 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, SimTime};
 
 use super::dest::AbrDest;
-use crate::cell::{vc_name, Cell, Msg, FLAG_CLP, FLAG_EFCI};
+use crate::cell::{vc_name, Cell, FLAG_CLP, FLAG_EFCI};
+use crate::link::line::{Line, LineParams, PARAMS as LINE_PARAMS};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, IN_MANY, OUT};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
@@ -46,17 +49,22 @@ pub const PROBES: [ProbeSpec; 3] = [
 ];
 
 /// The `abr_dest` kind's parameters, bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AbrDestParams {
     pub becn: bool,
+    /// The destination's own line, for the backward RM cells.
+    pub line: LineParams,
 }
 
 impl AbrDestParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(AbrDestParams { becn: p.need("becn", Params::bool)? })
+        Ok(AbrDestParams { becn: p.need("becn", Params::bool)?, line: LineParams::bind(p)? })
     }
 }
+
+/// The destination's line timer ([`Line::arrive`]).
+const TAG_LINE: u32 = 0;
 
 #[derive(Clone, Debug)]
 pub struct AbrDestNode {
@@ -66,11 +74,13 @@ pub struct AbrDestNode {
     sink: Sink,
     /// BECN cells made per flow, whole run (the ledger's generated).
     becn_by_flow: Vec<u64>,
+    /// The destination's own line (None: backward RM cells leave on 'out' at once).
+    line: Option<Line>,
 }
 
 impl AbrDestNode {
     pub fn new(p: AbrDestParams) -> AbrDestNode {
-        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(SinkParams), becn_by_flow: Vec::new() }
+        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(SinkParams), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
     }
 
     fn end(&mut self, vc: u32) -> &mut AbrDest {
@@ -81,7 +91,20 @@ impl AbrDestNode {
 
 impl Kind for AbrDestNode {
     fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
-        Ok(AbrDestNode::new(AbrDestParams::bind(p)?))
+        let params = AbrDestParams::bind(p)?;
+        params.line.validate()?;
+        Ok(AbrDestNode::new(params))
+    }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        if let Some(line) = self.line.as_mut() {
+            line.start(ctx);
+        }
+    }
+    fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+        match self.line.as_mut().filter(|_| tag == TAG_LINE) {
+            Some(line) => line.arrive(ctx),
+            None => ctx.fail(format!("abr_dest: timer {tag} without a line")),
+        }
     }
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
@@ -98,7 +121,7 @@ impl Kind for AbrDestNode {
                     self.becn_by_flow.resize(f + 1, 0);
                 }
                 self.becn_by_flow[f] += 1;
-                ctx.send(0, Msg::Cell(Cell { payload: id, ..Cell::plain(now, cell.flow, cell.vc, 0) }));
+                Line::send_on(self.line.as_mut(), Cell { payload: id, ..Cell::plain(now, cell.flow, cell.vc, 0) }, ctx);
             }
             self.sink.on_cell(port, cell, ctx);
             return;
@@ -120,7 +143,7 @@ impl Kind for AbrDestNode {
         if let Some(p) = ctx.store().get_mut(cell.payload) {
             *p = Payload::Rm(back);
         }
-        ctx.send(0, Msg::Cell(Cell { flags: cell.flags & FLAG_CLP, ..cell }));
+        Line::send_on(self.line.as_mut(), Cell { flags: cell.flags & FLAG_CLP, ..cell }, ctx);
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.sink.reset_stats(now);
@@ -137,6 +160,9 @@ impl Kind for AbrDestNode {
     }
     fn ledger(&self, l: &mut Ledger) {
         self.sink.ledger(l);
+        if let Some(line) = &self.line {
+            line.ledger(l);
+        }
         for (f, &n) in self.becn_by_flow.iter().enumerate() {
             l.add_generated(f as u32, n);
         }
@@ -154,7 +180,7 @@ pub const KIND: KindInfo = KindInfo {
     kind: "abr_dest",
     help: "ABR destination end system: turns forward RM cells around onto 'out' (CI from the last data cell's EFCI, optional BECN) and measures data cells like a sink",
     source: "ATM Forum TM 4.0 (af-tm-0056.000) section 5.10.5",
-    params: &[&PARAMS],
+    params: &[&PARAMS, &LINE_PARAMS],
     inputs: &IN_MANY,
     outputs: &OUT,
     ports: None,

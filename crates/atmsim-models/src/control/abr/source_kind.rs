@@ -39,8 +39,8 @@ use super::params::{AbrParams, PARAMS as ABR_PARAMS};
 use super::source::{AbrSource, PerAcr, Send};
 use crate::cell::{book_in_flight, Cell, Drops, FLAG_CLP};
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
-use crate::link::line::Line;
-use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
+use crate::link::line::{Line, LineParams, PARAMS as LINE_PARAMS};
+use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::{Payload, PayloadId};
 use crate::series::{KindSeries, SeriesDecl, MB_PER_CELL};
 use crate::timer::{Timer, TimerKey};
@@ -55,26 +55,6 @@ pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     help: "rate at which data cells become ready to send (default: greedy, a data cell always waits)",
     source: "atmsim convention (greedy sources as in dastangoo96's max-min study)",
 }];
-
-/// The line an ABR source or edge device sends on, when it is part of the kind.
-pub const LINE_PARAMS: [ParamSpec; 2] = [
-    ParamSpec {
-        name: "line_rate",
-        ty: ParamType::Rate,
-        default: None,
-        required: false,
-        help: "the sender's own line: its cells are serialised back to back at this rate, in the order sent (at least PCR; only an out-of-rate RM cell can find it busy), then cross line_length of fibre, with the instants of a link of that rate and length behind it but no event per cell. Unset: each cell leaves at its instant on whatever is wired to 'out' (a link, say)",
-        source: "atmsim convention (dastangoo96 section 2.1: the edges' OC-3c lines, 4 km)",
-    },
-    ParamSpec {
-        name: "line_length",
-        ty: ParamType::Length,
-        default: Some("0 m"),
-        required: false,
-        help: "fibre length of the sender's own line (5 us/km after transmission); needs line_rate",
-        source: "SPEC section 3 (5 us/km); 0: the next component is at the sender",
-    },
-];
 
 /// The `abr_edge` kind's own parameter.
 pub const EDGE_PARAMS: [ParamSpec; 1] = [ParamSpec {
@@ -129,9 +109,8 @@ pub struct AbrSourceParams {
     /// `abr_edge`: the data come from input `in` through a queue of this many cells
     /// (Some(None): unlimited).
     pub edge: Option<Option<usize>>,
-    /// The sender's own line: its rate, and its fibre length (m).
-    pub line_rate: Option<Rate>,
-    pub line_length: f64,
+    /// The sender's own line.
+    pub line: LineParams,
 }
 
 impl AbrSourceParams {
@@ -146,29 +125,20 @@ impl AbrSourceParams {
             demand: p.opt("demand", Params::rate)?,
             source: SourceParams::bind(p)?,
             edge,
-            line_rate: p.opt("line_rate", Params::rate)?,
-            line_length: p.need("line_length", Params::length)?,
+            line: LineParams::bind(p)?,
         })
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
         self.abr.validate()?;
-        match self.line_rate {
-            None if self.line_length > 0.0 => return Err(ParamIssue::new("line_length", "a line length needs line_rate (the line's rate); or wire a link")),
-            // PCR in cells/s against the line's, to a part in 10^9 (both from Mb/s).
-            Some(r) if self.abr.pcr > r.cells_per_s() * (1.0 + 1e-9) => {
-                let mbps = |cps: f64| cps * MB_PER_CELL;
-                return Err(ParamIssue::new("line_rate", format!("the line ({} Mb/s) is slower than PCR ({} Mb/s): the source could never send at its peak rate; give a line_rate of at least PCR", mbps(r.cells_per_s()), mbps(self.abr.pcr))));
-            }
-            _ => {}
+        self.line.validate()?;
+        // PCR in cells/s against the line's, to a part in 10^9 (both from Mb/s).
+        if let Some(r) = self.line.rate.filter(|r| self.abr.pcr > r.cells_per_s() * (1.0 + 1e-9)) {
+            let mbps = |cps: f64| cps * MB_PER_CELL;
+            return Err(ParamIssue::new("line_rate", format!("the line ({} Mb/s) is slower than PCR ({} Mb/s): the source could never send at its peak rate; give a line_rate of at least PCR", mbps(r.cells_per_s()), mbps(self.abr.pcr))));
         }
         self.source.validate()
-    }
-
-    /// The sender's own line on output 0, its timer `tag` (None: no line).
-    fn line(&self, tag: u32) -> Option<Line> {
-        self.line_rate.map(|r| Line::new(r, fibre_delay(self.line_length), 0, tag))
     }
 }
 
@@ -240,7 +210,7 @@ impl AbrSourceNode {
         let edge = params.edge.map(|capacity| Edge { queue: VecDeque::new(), capacity, full: Drops::new("edge_full"), level: TimeAverage::new(SimTime::ZERO, 0.0), sent_by_flow: Vec::new(), rx: 0, dropped: 0 });
         AbrSourceNode {
             edge,
-            line: params.line(TAG_LINE),
+            line: params.line.line(0, TAG_LINE),
             acr: TimeAverage::new(SimTime::ZERO, abr.acr()),
             core,
             abr,
@@ -362,10 +332,8 @@ impl AbrSourceNode {
     /// Sends a cell of this connection now, on the sender's own line if it has one.
     #[inline]
     fn emit(&mut self, ctx: &mut Cx<'_>, flags: u8, payload: PayloadId) {
-        match self.line.as_mut() {
-            None => self.core.emit_with(ctx, flags, payload),
-            Some(line) => line.send(self.core.cell_with(ctx.now, flags, payload), ctx),
-        }
+        let cell = self.core.cell_with(ctx.now, flags, payload);
+        Line::send_on(self.line.as_mut(), cell, ctx);
     }
 
     fn on_send(&mut self, ctx: &mut Cx<'_>) {
@@ -632,7 +600,7 @@ mod tests {
 
     #[test]
     fn demand_makes_data_ready_at_its_rate_from_start() {
-        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None, line_rate: None, line_length: 0.0 };
+        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None, line: LineParams { rate: None, length: 0.0 } };
         let mut s = AbrSourceNode::new(p, 0);
         assert_eq!(s.data_ready_at(), SimTime(5));
         // 100,000 cells/s: one every 10 µs.
