@@ -1,11 +1,12 @@
 //! An end system's own line: the cells it sends are serialised back to back at the
-//! line rate, in the order they are sent, then cross the fibre. For an end system whose
-//! cells rarely find the line busy (an ABR source or edge device sends at ACR ≤ PCR ≤
-//! the line rate, only an out-of-rate RM cell may have to wait; an ABR destination
-//! sends backward RM cells, one per 32 cells), so that it needs no `link` component of
-//! its own behind it: the same instants as a `link` of that rate and length (its busy
-//! periods and cell clock, [`CellClock`]), without its buffer statistics and without
-//! an event per cell. Parameters `line_rate` and `line_length` ([`PARAMS`]).
+//! line rate, in the order they are sent, then cross the fibre. Meant for an end
+//! system whose cells rarely find its line busy (an ABR source or edge device sends at
+//! ACR ≤ PCR ≤ the line rate, so only an out-of-rate RM cell may have to wait; an ABR
+//! destination sends backward RM cells, one per 32 cells): it then needs no `link`
+//! component behind it, and its cells get the same instants as through a `link` of
+//! that rate and length (its busy periods and cell clock, [`CellClock`]), without the
+//! link's buffer statistics and without an event per cell. Parameters `line_rate` and
+//! `line_length` ([`PARAMS`]).
 //!
 //! ```text
 //!   cell sent at t ──> [ serialised: starts at max(t, end of the last) ] ──> fibre ──> out
