@@ -188,17 +188,20 @@ impl Drops {
 /// flow, and its payload as held (see [`crate::payload`]).
 #[inline]
 pub fn book_in_flight(l: &mut Ledger, cell: &Cell) {
-    l.add_in_flight(cell.flow, 1);
-    l.add_payloads_held(u64::from(cell.payload.is_some()));
+    book_held(l, cell.flow, cell.payload);
+}
+
+/// Books one unit of `flow` still on its way, holding `payload` (a cell or frame, or
+/// what a component keeps of one).
+pub fn book_held(l: &mut Ledger, flow: u32, payload: PayloadId) {
+    l.add_in_flight(flow, 1);
+    l.add_payloads_held(u64::from(payload.is_some()));
 }
 
 /// Books a message still on its way (a cell, or a frame: one unit of its flow).
 pub fn book(msg: &Msg, l: &mut Ledger) {
     match msg {
         Msg::Cell(c) => book_in_flight(l, c),
-        Msg::Frame(f) => {
-            l.add_in_flight(f.flow, 1);
-            l.add_payloads_held(u64::from(f.payload.is_some()));
-        }
+        Msg::Frame(f) => book_held(l, f.flow, f.payload),
     }
 }

@@ -37,7 +37,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SeriesKind, SimTime};
 
 use super::params::{AbrParams, PARAMS as ABR_PARAMS};
 use super::source::{AbrSource, PerAcr, Send};
-use crate::cell::{book_in_flight, Cell, Drops, FLAG_CLP};
+use crate::cell::{book_held, Cell, Drops, FLAG_CLP};
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
 use crate::link::line::{Line, LineParams, PARAMS as LINE_PARAMS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -164,10 +164,21 @@ impl Train {
     }
 }
 
+/// What the edge keeps of a traffic source's cell while it waits: its flow (for the
+/// books) and its payload (carried on in the VC's cell). The rest ends at the edge,
+/// so a queue of 10^5 cells takes 8 bytes each, not a whole cell's 32.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    flow: u32,
+    payload: PayloadId,
+}
+
+const _: () = assert!(std::mem::size_of::<Waiting>() == 8, "a waiting cell stays 8 bytes at the edge");
+
 /// An edge device's queue: a traffic source's cells waiting for the ABR VC.
 #[derive(Clone, Debug)]
 struct Edge {
-    queue: VecDeque<Cell>,
+    queue: VecDeque<Waiting>,
     capacity: Option<usize>,
     full: Drops,
     level: TimeAverage,
@@ -450,7 +461,7 @@ impl crate::kind::Kind for AbrSourceNode {
                 return;
             }
             let was_empty = e.queue.is_empty();
-            e.queue.push_back(cell);
+            e.queue.push_back(Waiting { flow: cell.flow, payload: cell.payload });
             e.level.set(now, e.queue.len() as f64);
             // Only the first waiting cell changes when the VC next sends (data ready
             // now instead of never); behind it, the timer stays as planned, and the
@@ -531,7 +542,7 @@ impl crate::kind::Kind for AbrSourceNode {
                 l.add_delivered(f as u32, n);
             }
             e.full.ledger(l);
-            e.queue.iter().for_each(|c| book_in_flight(l, c));
+            e.queue.iter().for_each(|w| book_held(l, w.flow, w.payload));
         }
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
