@@ -96,6 +96,22 @@ def test_every_tcp_prediction_row_has_a_band_around_its_point(lazarou):
     assert float(arl["simulated"]) < 36.0
 
 
+def test_figure6_rows_have_a_band_over_the_dec_per_segment_time_and_profile(lazarou):
+    """Issue 18, deliver 2: Figure 6's values are predictions (not in the text), so
+    every window's row carries a band. Below 192 KiB the window limits the throughput,
+    and the DEC's per-segment time (Table 1: 200-300 us) is part of each round trip,
+    so the band has width there; from 192 KiB on the OC-3c line limits it."""
+    rows = {q: r for q, r in lazarou.items() if q.startswith("Figure 6: throughput with a ")}
+    assert len(rows) == 10
+    for r in rows.values():
+        lo, hi, x = float(r["band_low"]), float(r["band_high"]), float(r["simulated"])
+        assert lo <= x <= hi, r
+    mid = rows["Figure 6: throughput with a 128 KiB window"]
+    assert float(mid["band_high"]) > float(mid["simulated"]) > float(mid["band_low"])
+    line = rows["Figure 6: throughput with a 256 KiB window"]
+    assert float(line["band_high"]) - float(line["band_low"]) < 0.01 * float(line["simulated"])
+
+
 def test_evans96_paced_stream_within_5_percent_and_banded(evans):
     r = evans["TCP throughput, one stream, 70 Mb/s cell pacing"]
     assert abs(float(r["simulated"]) / 68.2 - 1) < 0.05

@@ -45,6 +45,17 @@ TABLE5 = (
 )
 
 
+def _window_of(row: pd.Series) -> float:
+    return window_kib(row["dec1.window"])
+
+
+def _window_values(stats: pd.DataFrame) -> dict[float, float]:
+    """Window (KiB) -> mean receiver throughput (Mb/s) of a Figure 6 run set."""
+    sel = stats[(stats["component"] == "dec2/tcp/vc100") & (stats["probe"] == "tcp_throughput")
+                & (stats["statistic"] == "value")]
+    return {_window_of(r): float(r["mean"]) / 1e6 for _, r in sel.iterrows()}
+
+
 def window_kib(v: object) -> float:
     """``"128 KiB"`` → 128."""
     s = str(v).strip()
@@ -64,6 +75,8 @@ TAXI_100 = '["p2 = 100 Mb/s"]'
 #: 10 under SunOS 4.1.x (evans96; lazarou96 says "another host"; the default since
 #: docs/models/lazarou96.md section 10), against Table 1's model (Reno on both).
 TCP_PROFILE = "TCP profile (the DEC's osf1 and the SPARC 10's sunos41; or Table 1's Reno for both)"
+#: Figure 6's hosts: Table 1's Reno model (the default) or the DECs' named stack.
+WINDOW_PROFILE = "TCP profile (Table 1's Reno, or the DECs' osf1)"
 PROFILES_OFF = {"tioc.profile": "table1", "arl.profile": "table1", "edc.profile": "table1"}
 
 
@@ -71,6 +84,12 @@ def tcp_variants() -> list[Variant]:
     """The bands and ablations of lazarou96's TCP rows (kept to the variants that move a
     row, so that the full reproduction stays within a few minutes)."""
     out: list[Variant] = vc_buffer_variants("mismatch", ["sw"], VC_BUFFER) + [
+        # Figure 6 (DEC 3000 -> DEC 3000, loss-free): Table 1's range of the DEC's
+        # per-segment time on both hosts, and the DECs' named stack (OSF/1) instead of
+        # Table 1's Reno model, which the figure's defaults keep.
+        Variant("window", "dec-200us", DEC_RANGE, {"dec1.tcp_overhead": "200 us", "dec2.tcp_overhead": "200 us"}),
+        Variant("window", "dec-300us", DEC_RANGE, {"dec1.tcp_overhead": "300 us", "dec2.tcp_overhead": "300 us"}),
+        Variant("window", "osf1", WINDOW_PROFILE, {"dec1.profile": "osf1", "dec2.profile": "osf1"}),
         Variant("mismatch", "table1-profiles", TCP_PROFILE, {"dec.profile": "table1", "sparc.profile": "table1"},
                 ablation=True),
         Variant("mismatch", "taxi-100", TAXI_CELLS, {"sw.port_phy": TAXI_100}, ablation=True, in_band=False),
@@ -169,7 +188,7 @@ class Lazarou96(Reproduction):
         if "table2" in by_key:
             rows += self._table2(by_key["table2"].stats)
         if "window" in by_key:
-            fig, wrows = self._figure6(by_key["window"].stats, figdir, out_dir)
+            fig, wrows = self._figure6(by_key, figdir, out_dir)
             figures.append(fig)
             rows += wrows
         rows += self._table3(by_key)
@@ -222,25 +241,35 @@ class Lazarou96(Reproduction):
                                      note="loss-free, window 512 KB (one replication: deterministic but for the timer phase)"))
         return out
 
-    def _figure6(self, st: pd.DataFrame, figdir: Path, out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
-        x = lambda row: window_kib(row["dec1.window"])  # noqa: E731
-        thr = series_from_stats(st, component="dec2/tcp/vc100", probe="tcp_throughput", statistic="value", x=x,
-                                label="simulated (DEC 3000 -> DEC 3000)", scale=1e-6)
+    def _figure6(self, by_key: dict[str, ExperimentResult], figdir: Path,
+                 out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
+        thr = series_from_stats(by_key["window"].stats, component="dec2/tcp/vc100", probe="tcp_throughput",
+                                statistic="value", x=_window_of, label="simulated (DEC 3000 -> DEC 3000)", scale=1e-6)
+        rows, lows, highs = [], [], []
+        for i, w in enumerate(thr.x):
+            row = ComparisonRow("window", f"Figure 6: throughput with a {w:g} KiB window", "Mb/s", float(thr.mean[i]),
+                                finite(thr.ci_low[i]), finite(thr.ci_high[i]),
+                                note="Figure 6's values are not in the text: prediction", detail=True)
+            read = lambda res, w=w: _window_values(res.stats).get(float(w))  # noqa: E731
+            row, ablations = band_and_ablation(row, "window", read, by_key, TCP_VARIANTS)
+            rows.append(row)
+            rows += ablations
+            lows.append(row.band_low if row.band_low is not None else row.simulated)
+            highs.append(row.band_high if row.band_high is not None else row.simulated)
         xs = np.linspace(0.0, float(thr.x.max()) * 1.05, 200)
         bound = np.minimum(xs * 1024 * 8 / MAGIC_RTT_S / 1e6, TABLE2["OC-3c"])
+        bands = [(f"band: {DEC_RANGE.split(' (')[0]}, TCP profile", thr.x, lows, highs)] \
+            if any(r.band_low is not None for r in rows) else []
         png, svg = plot_series([thr], figdir / "fig6_window", xlabel="TCP window (KiB)", ylabel="Throughput (Mb/s)",
                                title="Figure 6: TCP throughput vs window, 8.8 ms OC-3c path",
-                               reference=("min(window / 8.8 ms, 135 Mb/s)", xs, bound))
+                               reference=("min(window / 8.8 ms, 135 Mb/s)", xs, bound), bands=bands)
         fig = Figure("fig6_window", "Figure 6: throughput vs TCP window (MAGIC, 8.8 ms)", rel_path(png, out_dir),
                      rel_path(svg, out_dir),
                      "Receiver throughput with 95% intervals; dashed: the window/RTT bound capped at Table 2's "
                      "135 Mb/s. The model sits below the bound by the per-segment CPU time and the two segment "
-                     "transmission times each ACK waits for (delayed ACKs), and uses only whole segments of a window.")
-        rows = []
-        for i, w in enumerate(thr.x):
-            rows.append(ComparisonRow("window", f"Figure 6: throughput with a {w:g} KiB window", "Mb/s", float(thr.mean[i]),
-                                      finite(thr.ci_low[i]), finite(thr.ci_high[i]),
-                                      note="Figure 6's values are not in the text: prediction", detail=True))
+                     "transmission times each ACK waits for (delayed ACKs), and uses only whole segments of a window. "
+                     f"Shaded: the band over {DEC_RANGE} on both hosts and {WINDOW_PROFILE}; each row's "
+                     "band_low/band_high in comparison.csv, its note the parameter that moves it most.")
         return fig, rows
 
     def _table3(self, by_key: dict[str, ExperimentResult]) -> list[ComparisonRow]:
