@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, reproduce_quick
 
 from atmsim import api
+from atmsim.reproduce.domingo95 import _most
 
 SCEN = ROOT / "scenarios" / "domingo95"
 QUICK = {"ping.interval": "20 ms", "scenario.duration": "2.2 s"}
@@ -154,13 +155,26 @@ def test_every_packet_loss_prediction_has_a_band_around_it(quick_out):
 def test_ablation_and_receiving_buffer_rows(quick_out):
     rows = [r for r in _rows(quick_out / "comparison.csv") if r["paper"] == "domingo95"]
     abl = [r for r in rows if r["quantity"].startswith("ablation, ") and "ping packets lost" in r["quantity"]]
-    assert len(abl) == 2 * 5  # two features off, five lengths
+    # Issue 18, deliver 4: every experiment whose switch has both new features gets the
+    # ablation, two features off at each of its lengths (6, 7, 5 and 5 lengths).
+    per = {e: sum(r["experiment"] == e for r in abl) for e in ("exp1-both", "exp1-one", "exp2", "exp2-lowload")}
+    assert per == {"exp1-both": 2 * 6, "exp1-one": 2 * 7, "exp2": 2 * 5, "exp2-lowload": 2 * 5}
+    for e in per:
+        clr = [r for r in rows if r["experiment"] == e and r["quantity"].startswith("ablation, ")
+               and "cell loss ratio at port 4" in r["quantity"]]
+        assert len(clr) == 2 and all(0.0 <= float(r["simulated"]) <= 1.0 for r in clr)
+        assert (quick_out / "figures" / "domingo95" / f"{e.replace('-', '_')}_ablation.png").stat().st_size > 1000
     ratio = [r for r in rows if r["quantity"].startswith("receiving-buffer loss")]
     assert len(ratio) == 1 and float(ratio[0]["paper_value"]) == pytest.approx(2.4e-5 / 2.3e-4)
     # Receiving-buffer loss ratios are proportions.
     for r in rows:
         if "receiving buffer" in r["quantity"] and r["unit"] == "1":
             assert 0.0 <= float(r["simulated"]) <= 1.0, r
+
+
+def test_the_band_legend_names_the_parameter_dominant_at_most_lengths():
+    assert _most(["fabric speedup", "arbitration", "fabric speedup"]) == " (most: fabric speedup, at 2 of 3 lengths)"
+    assert _most([]) == ""
 
 
 def test_receiving_buffers_lose_cells_where_trains_meet_trains():

@@ -14,8 +14,9 @@ loss ratio at port 4; every packet-loss number is a prediction.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -48,11 +49,16 @@ BAND = {
 }
 #: Band files' stem -> the experiment whose rows get the band.
 BAND_OF = {"exp1_both": "exp1-both", "exp1_one": "exp1-one", "exp2": "exp2", "exp2_lowload": "exp2-lowload"}
-#: Experiment 2 with one new feature switched off.
+#: Ablation files' stem -> the experiment whose curve they switch features off in.
+ABLATION_OF = {"exp1_both": "exp1-both", "exp1_one": "exp1-one", "exp2": "exp2", "exp2_lowload": "exp2-lowload"}
+#: One new feature switched off.
 ABLATION = {
     "output_buffered": "receiving buffers off (the output-buffered switch of before issue 18)",
     "paced_background": "background cell trains off (ws3's adapter paced at 30 Mb/s)",
 }
+#: Figure titles of the experiments with an ablation.
+EXPERIMENT_NAMES = {"exp1-both": "Experiment 1", "exp1-one": "Experiment 1", "exp2": "Experiment 2",
+                    "exp2-lowload": "Experiment 2, lower load"}
 #: Section 5: cell loss in port 4's receiving and transmitting buffers.
 RX_TX_LOSS = (2.4e-5, 2.3e-4)
 
@@ -63,9 +69,11 @@ def _band_experiments() -> tuple[Experiment, ...]:
         for b, (grid_key, what) in BAND.items():
             out.append(Experiment(f"band-{key}-{b}", f"band/{stem}_{b}.toml", f"band of {key}: {what}",
                                   {"group": "band", "of": key, "param": b, "grid_key": grid_key}))
-    for a, what in ABLATION.items():
-        out.append(Experiment(f"ablation-{a}", f"band/exp2_ablation_{a}.toml", f"ablation of exp2: {what}",
-                              {"group": "ablation", "of": "exp2", "feature": a, "label": what}))
+    for stem, key in ABLATION_OF.items():
+        for a, what in ABLATION.items():
+            name = f"ablation-{a}" if key == "exp2" else f"ablation-{key}-{a}"
+            out.append(Experiment(name, f"band/{stem}_ablation_{a}.toml", f"ablation of {key}: {what}",
+                                  {"group": "ablation", "of": key, "feature": a, "label": what}))
     return tuple(out)
 
 
@@ -103,6 +111,15 @@ def _pooled(stats: pd.DataFrame, component: str, probe: str, statistic: str):
     if sel.empty:
         return None
     return float(sel["mean"].mean()), _f(sel["ci_low"].min()), _f(sel["ci_high"].max())
+
+
+def _most(dominants: Iterable[str]) -> str:
+    """' (most: P, at k of n lengths)': the parameter that is dominant at most lengths."""
+    counts = Counter(dominants)
+    if not counts:
+        return ""
+    p, k = counts.most_common(1)[0]
+    return f" (most: {p}, at {k} of {sum(counts.values())} lengths)"
 
 
 def _band_table(results: Sequence[ExperimentResult]) -> dict[tuple[str, float], list[tuple[str, str, float]]]:
@@ -242,10 +259,12 @@ class Domingo95(Reproduction):
             rows += self._predictions(key, r)
         figures += self._band_figures(by_key, figdir, out_dir)
         abl = [r for r in extra.values() if r.experiment.labels["group"] == "ablation"]
-        if abl and "exp2" in by_key:
-            fig, arows = self._ablation(by_key["exp2"], abl, figdir, out_dir)
-            figures.append(fig)
-            rows += arows
+        for key in ABLATION_OF.values():
+            mine = [r for r in abl if r.experiment.labels["of"] == key]
+            if mine and key in by_key:
+                fig, arows = self._ablation(key, by_key[key], mine, figdir, out_dir)
+                figures.append(fig)
+                rows += arows
         if "exp2" in by_key:
             fig = self._counters_figure(by_key["exp2"].stats, figdir, out_dir)
             if fig:
@@ -260,9 +279,10 @@ class Domingo95(Reproduction):
             headline += trows
         return figures, headline + rows
 
-    def _band(self, key: str, length: float, default: float, scale: float) -> Optional[tuple[float, float, str]]:
-        """(low, high, note) of a ping-loss prediction over the band's variants and the
-        default (``default``, unscaled); None where no band was run."""
+    def _band(self, key: str, length: float, default: float,
+              scale: float) -> Optional[tuple[float, float, str, str]]:
+        """(low, high, note, dominant parameter) of a ping-loss prediction over the band's
+        variants and the default (``default``, unscaled); None where no band was run."""
         entries = self._bands.get((key, float(length)))
         if not entries or default is None or not math.isfinite(default):
             return None
@@ -275,7 +295,7 @@ class Domingo95(Reproduction):
         lo, hi = spans[dom]
         note = (f"band over the open parameters; dominant: {BAND[dom][1]} "
                 f"({lo * scale:.3g} to {hi * scale:.3g} with the others at their defaults)")
-        return min(vals) * scale, max(vals) * scale, note
+        return min(vals) * scale, max(vals) * scale, note, BAND[dom][1]
 
     def _band_figures(self, by_key: dict, figdir: Path, out_dir: Path) -> list[Figure]:
         """Ping loss against length at the defaults, with each experiment's band shaded."""
@@ -290,7 +310,8 @@ class Domingo95(Reproduction):
             series.append(loss)
             got = [(x, self._band(key, float(x), m / 100.0, 100.0)) for x, m in zip(loss.x, loss.mean)]
             got = [(x, b) for x, b in got if b]
-            bands.append((f"{label}: band", [x for x, _b in got], [b[0] for _x, b in got], [b[1] for _x, b in got]))
+            bands.append((f"{label}: band{_most(b[3] for _x, b in got)}", [x for x, _b in got],
+                          [b[0] for _x, b in got], [b[1] for _x, b in got]))
         png, svg = plot_series(series, figdir / "ping_loss_bands", xlabel="Ping packet length (bytes)",
                                ylabel="Packets lost (%)", title="Ping loss with the band over the open parameters",
                                ylim=(0.0, None), bands=bands)
@@ -298,12 +319,16 @@ class Domingo95(Reproduction):
                        _rel(png, out_dir), _rel(svg, out_dir),
                        "Mean over batches of 100 pings with 95% intervals at the documented defaults; each shaded "
                        "band spans the variants of fabric speedup, receiving and transmitting buffer sizes, "
-                       "arbitration and background train length (one at a time, one batch each).")]
+                       "arbitration and background train length (one at a time, one batch each). The legend "
+                       "names the parameter that moves each curve most, with the number of lengths at which it "
+                       "does; each row's note in the table names it for its own length.")]
 
-    def _ablation(self, default: ExperimentResult, abl: Sequence[ExperimentResult], figdir: Path,
+    def _ablation(self, key: str, default: ExperimentResult, abl: Sequence[ExperimentResult], figdir: Path,
                   out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
-        """Experiment 2 with each new feature switched off: ping loss and port 4's cell loss."""
+        """Experiment ``key`` with each new feature switched off: ping loss and the cell
+        loss of port 4's transmitting buffer."""
         rows: list[ComparisonRow] = []
+        label = default.experiment.labels.get("label", key)
         series = [series_from_stats(default.stats, component=PING, probe="ping_loss", statistic="value", x=_x,
                                     label="all features (default)", scale=100.0)]
         for r in abl:
@@ -312,18 +337,22 @@ class Domingo95(Reproduction):
                                    label=what, scale=100.0)
             series.append(s_)
             for i, xv in enumerate(s_.x):
-                rows.append(ComparisonRow("exp2", f"ablation, {what}: ping packets lost, {int(xv)} bytes", "%",
+                rows.append(ComparisonRow(key, f"ablation, {what}: ping packets lost, {int(xv)} bytes", "%",
                                           s_.mean[i], _f(s_.ci_low[i]), _f(s_.ci_high[i]), detail=True))
             c = _pooled(r.stats, f"{SW}/p4", "q_loss_ratio", "value")
             if c:
-                rows.append(ComparisonRow("exp2", f"ablation, {what}: cell loss ratio at port 4 transmit buffer", "1",
+                rows.append(ComparisonRow(key, f"ablation, {what}: cell loss ratio at port 4 transmit buffer", "1",
                                           c[0], c[1], c[2], detail=True))
-        png, svg = plot_series(series, figdir / "exp2_ablation", xlabel="Ping packet length (bytes)",
-                               ylabel="Packets lost (%)", title="Experiment 2: ablation of the new features")
-        return Figure("exp2_ablation", "Experiment 2 — ablation (each new feature off alone)", _rel(png, out_dir),
-                      _rel(svg, out_dir), "Mean ping loss with 95% intervals: the default model, the model without "
-                      "receiving buffers (output-buffered switch), and the model whose background adapter paces its "
-                      "cells at 30 Mb/s instead of sending each datagram as a back-to-back train."), rows
+        fname = f"{key.replace('-', '_')}_ablation"
+        title = f"{EXPERIMENT_NAMES.get(key, key)} ({label}): ablation of the new features"
+        png, svg = plot_series(series, figdir / fname, xlabel="Ping packet length (bytes)",
+                               ylabel="Packets lost (%)", title=title)
+        return Figure(fname, f"{EXPERIMENT_NAMES.get(key, key)} — ablation (each new feature off alone)",
+                      _rel(png, out_dir), _rel(svg, out_dir),
+                      "Mean ping loss with 95% intervals: the default model, the model without receiving buffers "
+                      "(output-buffered switch), and the model whose background adapter paces its cells at 30 Mb/s "
+                      "instead of sending each datagram as a back-to-back train. Each feature's file is the "
+                      "experiment's own with that one change (scenarios/domingo95/band/*_ablation_*.toml)."), rows
 
     def _exp3(self, st: pd.DataFrame, figdir: Path, out_dir: Path) -> tuple[Figure, list[ComparisonRow]]:
         """Table 4: TCP throughput vs background rate (predictions) and the loss conditions."""
