@@ -389,8 +389,14 @@ impl<M, S> Ctx<'_, M, S> {
     /// ([`Simulation::deliver_ahead`]), at the price of the order of simultaneous
     /// events there (a delivery sent ahead takes its place among the events of its
     /// instant by when it was sent: see docs/architecture.md, the ordering rules).
+    ///
+    /// Never to itself (a port wired back into its own component, as a switch's fibre
+    /// loop): its deliveries would take their places among its own events of an instant
+    /// by when it sent them, an order the exact path does not have, and there is no
+    /// other component's event to save.
     pub fn may_deliver_ahead(&self, port: PortId) -> bool {
-        (self.core.ahead && self.core.route(self.id, port).comp != CompId::MAX) || self.passive_downstream(port)
+        let to = self.core.route(self.id, port).comp;
+        (self.core.ahead && to != CompId::MAX && to != self.id) || self.passive_downstream(port)
     }
     /// Asks that each message this component hands over ahead of time on output port
     /// `port` be finished by it just before delivery ([`Component::finish`]): for a
@@ -401,7 +407,7 @@ impl<M, S> Ctx<'_, M, S> {
     /// order (anything else is a model fault). Called at start.
     pub fn finish_on_delivery(&mut self, port: PortId) -> bool {
         let r = self.core.route(self.id, port);
-        if !self.core.ahead || r.comp == CompId::MAX || self.passive_downstream(port) {
+        if !self.core.ahead || r.comp == CompId::MAX || r.comp == self.id || self.passive_downstream(port) {
             return false;
         }
         let idx = self.core.route_index(self.id, port);
@@ -1524,6 +1530,26 @@ mod tests {
         assert!(!ask(false, true, false, true));
         assert!(!ask(false, false, true, true));
         assert!(!ask(false, true, true, false));
+    }
+
+    /// A port wired back into its own component never delivers ahead, even with the
+    /// fast path and delivering ahead on (a switch's fibre loop): the exact path's order
+    /// of its own events stays.
+    #[test]
+    fn a_component_never_delivers_ahead_to_itself() {
+        let ask = |to_itself: bool| {
+            let answer: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
+            let rec = Part::R(Recorder::plain());
+            let q = Part::Q(answer.clone());
+            let to = Some(Route { comp: if to_itself { 1 } else { 0 }, port: 0 });
+            let mut sim = Simulation::new(vec![rec, q], vec!["r".into(), "q".into()], vec![vec![], vec![to]]);
+            sim.fast_path(true);
+            sim.deliver_ahead(true);
+            sim.run(SimTime(10), SimTime::ZERO, &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+            answer.get().unwrap_or_else(|| panic!("start did not run"))
+        };
+        assert!(ask(false));
+        assert!(!ask(true));
     }
 
     /// Deliveries to an ordinary component sent from one port in time order wait on
