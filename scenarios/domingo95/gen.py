@@ -112,7 +112,7 @@ SWITCH = """[components.sw]
 kind = "switch"                 # SynOptics LattisCell 10114-SM, 16 ports at 155 Mb/s (section 2.2)
 ports = 16
 capacity = "{capacity}"         # output buffer per port: not given by the paper, calibrated
-vcs = {vcs}
+{loop}vcs = {vcs}
 """
 
 #: The ping experiments' switch: receiving and transmitting buffers (sections 2.2, 5).
@@ -125,23 +125,18 @@ buffering = "{buffering}"    # receiving and transmitting buffers per port, NMA 
 input_capacity = "{input_capacity}"     # receiving buffer per port: not given, calibrated (docs/models/domingo95.md)
 speedup = {speedup}                   # fabric rate / line rate: not given, calibrated
 arbitration = "{arbitration}"    # not given: the band shows random and oldest-first
-vcs = {vcs}
+{loop}vcs = {vcs}
 """
 
 
 def switch_io(vcs: str) -> str:
     return SWITCH_IO.format(capacity=CAPACITY, buffering=BUFFERING, input_capacity=INPUT_CAPACITY, speedup=SPEEDUP,
-                            arbitration=ARBITRATION, vcs=vcs)
+                            arbitration=ARBITRATION, loop=LOOP, vcs=vcs)
 
-LOOP = """[components.loop45]
-kind = "link"                   # the fibre loop, port 4 out -> port 5 in (section 2.2)
-phy = "OC-3c"
-length = "10 m"
-
-[components.loop54]
-kind = "link"                   # and port 5 out -> port 4 in
-phy = "OC-3c"
-length = "10 m"
+#: The fibre loop (section 2.2): port 4's line goes to port 5's input and port 5's to
+#: port 4's. Each port is its line's transmitter (docs/models/switch.md): a cell is
+#: serialised once, at the port, then crosses 10 m of fibre; no `link` behind it.
+LOOP = """port_length = ["p4 = 10 m", "p5 = 10 m"]   # the fibre loop: p4 out -> p5 in, p5 out -> p4 in (section 2.2)
 """
 
 
@@ -170,8 +165,7 @@ connections = [
   "ping -> sw.p1", "sw.p1 -> ping",
   "ws2 -> sw.p2", "sw.p2 -> ws2",
   "ws3 -> ws3nic", "ws3nic -> sw.p3",
-  "sw.p4 -> loop45", "loop45 -> sw.p5",
-  "sw.p5 -> loop54", "loop54 -> sw.p4",
+  "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
 ]
 
 [scenario]
@@ -184,8 +178,7 @@ seed = 1995
 {ping_host("ping", 92, "512 B")}
 {host("ws2", 93)}
 {ws3(rate)}
-{switch_io(vcs)}
-{LOOP}{sweep(lengths, quick_lengths)}"""
+{switch_io(vcs)}{sweep(lengths, quick_lengths)}"""
 
 
 def exp2(name: str, desc: str, k_a: int, rate: str, lengths, quick_lengths, header: str, ext: int = 0) -> str:
@@ -195,8 +188,7 @@ def exp2(name: str, desc: str, k_a: int, rate: str, lengths, quick_lengths, head
 connections = [
   "ping -> sw.p1", "sw.p1 -> ping",
   "ws3 -> ws3nic", "ws3nic -> sw.p3",
-  "sw.p4 -> loop45", "loop45 -> sw.p5",
-  "sw.p5 -> loop54", "loop54 -> sw.p4",
+  "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
   "sw.p15 -> wan_out", "wan_out -> net.p1", "net.p2 -> bag1",
   "bag1 -> net.p2", "net.p1 -> wan_in", "wan_in -> sw.p15",
 ]
@@ -212,7 +204,6 @@ seed = 1995
 {host("bag1", 92)}
 {ws3(rate)}
 {switch_io(vcs)}
-{LOOP}
 [components.wan_out]
 kind = "link"                   # UNI (port 15) to the carrier: OC-3c, one-way delay not given
 phy = "OC-3c"
@@ -264,8 +255,7 @@ connections = [
   "ws1 -> sw.p1", "sw.p1 -> ws1",
   "ws2 -> sw.p2", "sw.p2 -> ws2",
   "ws3 -> ws3nic", "ws3nic -> sw.p3",
-  "sw.p4 -> loop45", "loop45 -> sw.p5",
-  "sw.p5 -> loop54", "loop54 -> sw.p4",
+  "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
 ]
 
 [scenario]
@@ -284,8 +274,7 @@ kind = "host"                   # icsibag2, ttcp -r
 tcp = ["recv 92 ack 93"]
 {tcp_host}
 {ws3("20 Mb/s")}
-{SWITCH.format(capacity=CAPACITY, vcs=vcs)}
-{LOOP}
+{SWITCH.format(capacity=CAPACITY, loop=LOOP, vcs=vcs)}
 [sweep]
 replications = 3
 quick_replications = 3
@@ -344,7 +333,7 @@ HEADER_COMMON = """
 # Switch (section 2.2): SynOptics LattisCell 10114, 16 OC-3c ports, output buffers of
 # `sw.capacity` cells (not given by the paper; calibrated only on its conditions:
 # cell loss at port 4 and the loops' multiplying factor).  A fibre loop joins ports 4
-# and 5 (two `link`s).  Background (Figure 4): workstation 3 at port 3 sends on VCI 200
+# and 5 (`port_length`).  Background (Figure 4): workstation 3 at port 3 sends on VCI 200
 # into a point-to-multipoint PVC; flow a goes to port 4 (VCI 201), flow b to port 5
 # (VCI 301).  Each pass i of flow a leaves port 4 on VCI 200+i, returns through the loop
 # into port 5 and is switched back to port 4 on VCI 200+i+1 ("p5:vc_k -> p4:vc_k+1");
