@@ -177,6 +177,35 @@ def test_the_band_legend_names_the_parameter_dominant_at_most_lengths():
     assert _most([]) == ""
 
 
+def test_experiment3_runs_on_the_ping_experiments_switch():
+    """One LattisCell, one calibrated model: experiment 3's switch has experiment 2's
+    buffers, speedup and arbitration; only its table (the passes) differs."""
+    import tomllib
+
+    def switch(name):
+        with open(SCEN / name, "rb") as fh:
+            sw = tomllib.load(fh)["components"]["sw"]
+        return {k: v for k, v in sw.items() if k != "vcs"}, sw["vcs"]
+
+    (sw3, vcs3), (sw2, _) = switch("exp3.toml"), switch("exp2.toml")
+    assert sw3 == sw2
+    assert sum(v.startswith("p5:20") for v in vcs3) == 5 - 1  # 5 passes: p5:201..204 -> p4
+
+
+def test_tcp_data_are_lost_in_port_1s_receiving_buffer_not_counted_at_port_4():
+    # Experiment 3 at 20 Mb/s of background: ws1's back-to-back segments enter port 1's
+    # receiving buffer at the line rate while port 4's output serves three inputs, so
+    # TCP's data cells are dropped there; with the receiving buffers switched off
+    # (output-buffered) there is no input buffer to drop them.
+    sc = api.load(SCEN / "exp3.toml").with_overrides({"scenario.duration": "6 s", "ws3.udp_rate": "18.0342 Mb/s"})
+    r = sc.run()
+    assert r.value("sw/p1", "sw_in_drop_cells", "count") > 0
+    assert r.value("sw/p4", "sw_in_drop_cells", "count") == 0  # only TCP's ACKs enter port 4 from the loop
+    off = sc.with_overrides({"sw.buffering": "output"}).run()
+    with pytest.raises(KeyError):
+        off.value("sw/p1", "sw_in_drop_cells", "count")
+
+
 def test_receiving_buffers_lose_cells_where_trains_meet_trains():
     # Experiment 2's switch: the loop's input (p5) and ws3's (p3) lose cells in their
     # receiving buffers, the ping's input (p1, one train at a time) does not; the
