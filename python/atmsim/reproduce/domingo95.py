@@ -387,30 +387,31 @@ class Domingo95(Reproduction):
                      _rel(svg, out_dir), "Mean over replications with 95% intervals; 64 KB windows, 8192-octet "
                      "segments, loops in one direction (only data cells are lost).")
         rows: list[ComparisonRow] = []
-        clr = series_from_stats(st, component=f"{SW}/p4", probe="q_loss_ratio", statistic="value", x=x, label="clr")
-        rx4 = series_from_stats(st, component=f"{SW}/p4", probe="sw_in_loss_ratio", statistic="value", x=x, label="rx4")
-        rx1 = series_from_stats(st, component=f"{SW}/p1", probe="sw_in_loss_ratio", statistic="value", x=x, label="rx1")
         for i, bg in enumerate(thr.x):
             rows.append(ComparisonRow("exp3", f"Table 4: TCP throughput with {bg:g} Mb/s of background at port 4", "Mb/s",
                                       float(thr.mean[i]), _f(thr.ci_low[i]), _f(thr.ci_high[i]),
                                       note="withheld in the paper: prediction"))
-        for i, bg in enumerate(clr.x):
-            pv = 2.3e-4 if bg == 20.0 else None
-            rows.append(ComparisonRow("exp3", f"cell loss ratio at port 4 transmit buffer, {bg:g} Mb/s background", "1",
-                                      float(clr.mean[i]), _f(clr.ci_low[i]), _f(clr.ci_high[i]), paper_value=pv,
-                                      note=("section 5 condition (the paper does not say at which background): sets "
-                                            "the number of passes, 5; 4 passes give about 5e-5") if pv else "prediction"))
-        for i, bg in enumerate(rx4.x):
-            pv = 2.4e-5 if bg == 20.0 else None
-            rows.append(ComparisonRow("exp3", f"cell loss ratio at port 4 receiving buffer, {bg:g} Mb/s background", "1",
-                                      float(rx4.mean[i]), _f(rx4.ci_low[i]), _f(rx4.ci_high[i]), paper_value=pv,
-                                      note=("section 5 condition; with loops in one direction only TCP's ACKs enter "
-                                            "port 4's receiving buffer in the model") if pv else "prediction"))
-        for i, bg in enumerate(rx1.x):
-            rows.append(ComparisonRow("exp3", f"cell loss ratio at port 1 receiving buffer (TCP's data), {bg:g} Mb/s "
-                                      "background", "1", float(rx1.mean[i]), _f(rx1.ci_low[i]), _f(rx1.ci_high[i]),
-                                      note="not measured in the paper (its counters are port 4's): prediction",
-                                      detail=True))
+        # Section 5's two conditions are port 4's; port 1's receiving buffer (TCP's data)
+        # is not counted in the paper: (component, probe, quantity, paper value at 20 Mb/s,
+        # note on the condition, detail).
+        losses = (
+            ("p4", "q_loss_ratio", "cell loss ratio at port 4 transmit buffer", 2.3e-4,
+             "section 5 condition (the paper does not say at which background): sets the number of passes, 5; "
+             "4 passes give about 5e-5", False),
+            ("p4", "sw_in_loss_ratio", "cell loss ratio at port 4 receiving buffer", 2.4e-5,
+             "section 5 condition; with loops in one direction only TCP's ACKs enter port 4's receiving buffer "
+             "in the model", False),
+            ("p1", "sw_in_loss_ratio", "cell loss ratio at port 1 receiving buffer (TCP's data)", None,
+             "not measured in the paper (its counters are port 4's): prediction", True),
+        )
+        for port, probe, quantity, paper, cond, detail in losses:
+            ser = series_from_stats(st, component=f"{SW}/{port}", probe=probe, statistic="value", x=x, label=quantity)
+            for i, bg in enumerate(ser.x):
+                pv = paper if bg == 20.0 else None
+                rows.append(ComparisonRow("exp3", f"{quantity}, {bg:g} Mb/s background", "1", float(ser.mean[i]),
+                                          _f(ser.ci_low[i]), _f(ser.ci_high[i]), paper_value=pv,
+                                          note=cond if pv is not None or paper is None else "prediction",
+                                          detail=detail))
         for probe, what in (("tcp_timeouts", "retransmission timeouts"), ("tcp_fast_retransmits", "fast retransmits")):
             c = series_from_stats(st, component="ws1/tcp/vc92", probe=probe, statistic="count", x=x, label=what)
             for i, bg in enumerate(c.x):
