@@ -406,8 +406,8 @@ impl<M, S> Ctx<'_, M, S> {
     /// ([`Ctx::may_deliver_ahead`]); its messages must then be sent ahead, in time
     /// order (anything else is a model fault). Called at start.
     pub fn finish_on_delivery(&mut self, port: PortId) -> bool {
-        let r = self.core.route(self.id, port);
-        if !self.core.ahead || r.comp == CompId::MAX || r.comp == self.id || self.passive_downstream(port) {
+        // Granted where an ordinary component takes this port's messages ahead.
+        if !self.may_deliver_ahead(port) || self.passive_downstream(port) {
             return false;
         }
         let idx = self.core.route_index(self.id, port);
