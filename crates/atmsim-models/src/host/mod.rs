@@ -8,7 +8,7 @@
 //!        AAL5 SAR (segment; reassemble per VC)  ◄────────────────┘
 //!                    │
 //!   in ──► [ interface: cells of a PDU leave back to back at the line rate,
-//!            or spaced at `peak`; per-VC adapter pacers ] ──► out
+//!            or spaced at `peak`; per-VC adapter pacers ] ──► line_length ──► out
 //! ```
 //!
 //! One component holds the whole stack, so a host costs one dispatch per cell. The
@@ -56,7 +56,7 @@ use crate::cell::Cell;
 use crate::control::credit::CreditGate;
 use crate::control::pacer::Pacer;
 use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAMES};
-use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
+use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::series::SeriesDecl;
 use crate::wirecheck;
@@ -72,10 +72,11 @@ use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::udp::UdpRepr;
 use tcp::Segment;
 
-pub const PARAMS: [ParamSpec; 19] = [
+pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "credit_window", ty: ParamType::Size, default: None, required: false, help: "hop-by-hop credit flow control on the adapter: each VC the host sends on starts with this many credits (cells; the downstream node's buffer for it) and sends a cell only while it holds credit; credit cells arriving on 'in' feed the credit (one entry per cell cycle); VCs need VPI 0, VCI 1 ... 4095; default: no credit control", source: "evans96 (credit flow control, the upstream node's linecard); the window is atmsim convention" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
+    ParamSpec { name: "line_length", ty: ParamType::Length, default: Some("0 m"), required: false, help: "fibre length of the interface's line: propagation at 5 µs/km after the interface's transmission (the interface is the line's transmitter: no link of the same rate behind it, which would serialise each cell twice)", source: "SPEC section 3 (5 µs/km); 0: the next component is at the host" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: None, required: false, help: "peak cell rate limit of the adapter (cells spaced at this rate); default: none, cells of a PDU leave back to back", source: "domingo95 section 4 (drivers should limit the peak rate)" },
     ParamSpec { name: "vc", ty: ParamType::Int { min: 0, max: 4_294_967_295 }, default: None, required: false, help: "VC label (VCI, or VPI<<16|VCI) of the PVC ping and UDP send on (TCP connections name their own)", source: "scenario" },
     ParamSpec { name: "mtu", ty: ParamType::Size, default: Some("9180 B"), required: false, help: "IP MTU in octets", source: "RFC 1626 (IP over ATM default MTU 9180)" },
@@ -191,6 +192,8 @@ pub(crate) fn octets(size: Size, key: &str) -> Result<usize, ParamIssue> {
 pub struct HostParams {
     /// The interface line rate (`phy` or `rate`; neither: OC-3c).
     pub line: LineRateParams,
+    /// Fibre after the interface (m).
+    pub line_length: f64,
     /// The adapter's peak cell rate (None: cells of a PDU leave back to back).
     pub peak: Option<Rate>,
     /// The VC ping and UDP send on.
@@ -233,6 +236,7 @@ impl HostParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
         Ok(HostParams {
             line: LineRateParams::bind(p)?,
+            line_length: p.need("line_length", Params::length)?,
             peak: p.opt("peak", Params::rate)?,
             vc: p.opt("vc", Params::int)?.map(|v| v as u32),
             mtu: p.need("mtu", Params::size)?,
@@ -374,7 +378,7 @@ impl Host {
             fast_tick: tcp_cfg.fast_tick,
             tcp_start: SimTime::ZERO.plus(params.tcp.tcp_start),
             pacers,
-            nic: Transmitter::with(rate, CellBuffer::fifo(None), SimDuration::ZERO, 0, TAG_NIC),
+            nic: Transmitter::with(rate, CellBuffer::fifo(None), fibre_delay(params.line_length), 0, TAG_NIC),
             // The gate's cell cycle is the interface's (its peak rate when one is set).
             gate: credit.map(|(w, vcis)| Box::new(CreditGate::new(rate, &vcis, w))),
             since: SimTime::ZERO,

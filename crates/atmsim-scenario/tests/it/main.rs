@@ -759,6 +759,30 @@ vcs = ["p1:92 -> p2:92", "p2:93 -> p1:93"]
     }
 
     #[test]
+    fn a_hosts_line_length_is_propagation_after_its_interface() {
+        // 100 km at a (500 µs) and 20 km at b (100 µs) add 600 µs to the 8-slot round
+        // trip, exactly, on the event path and on the fast path; the cells still on a
+        // fibre when the run ends are in the books.
+        let slot = 2.8311965811e-6;
+        for fast in [false, true] {
+            let text = pair("line_length = \"100 km\"", "").replace("vc = 93\n", "vc = 93\nline_length = \"20 km\"\n").replace("duration = \"2 s\"", &format!("duration = \"2 s\"\nfast_path = {fast}"));
+            let sc = Scenario::from_text(&text, "h.toml").unwrap_or_else(|e| panic!("{e}"));
+            let r = run(&sc, 0);
+            assert_eq!(probe(&r, "a", "ping_rx", "count"), 10.0, "fast {fast}");
+            let rtt = probe(&r, "a", "ping_rtt", "max");
+            assert!((rtt - (8.0 * slot + 600e-6)).abs() < 1e-11, "fast {fast}: {rtt}");
+            assert!((probe(&r, "a", "ping_rtt", "min") - rtt).abs() < 1e-12, "fast {fast}");
+            assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+        }
+        // Cut off mid-flight: a request on a's fibre at the end is booked in flight.
+        let text = pair("line_length = \"100 km\"", "").replace("duration = \"2 s\"", "duration = \"300 us\"");
+        let r = run(&Scenario::from_text(&text, "h.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(probe(&r, "sw/p1/vc92", "port_rx_cells", "count"), 0.0);
+        assert!(r.ledger.violations().is_empty(), "{:?}", r.ledger.violations());
+        assert!(r.flows.iter().map(|f| f.in_flight).sum::<u64>() > 0);
+    }
+
+    #[test]
     fn peak_rate_limit_spaces_cells() {
         let sc = Scenario::from_text(&pair("peak = \"14.976 Mb/s\"", ""), "h.toml").unwrap();
         let r = run(&sc, 0);
