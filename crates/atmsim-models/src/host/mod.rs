@@ -236,7 +236,6 @@ impl HostParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
         Ok(HostParams {
             line: LineRateParams::bind(p)?,
-            line_length: p.need("line_length", Params::length)?,
             peak: p.opt("peak", Params::rate)?,
             vc: p.opt("vc", Params::int)?.map(|v| v as u32),
             mtu: p.need("mtu", Params::size)?,
@@ -255,6 +254,7 @@ impl HostParams {
             reply: p.need("reply", Params::bool)?,
             tcp: TcpParams::bind(p)?,
             credit_window: p.opt("credit_window", Params::cells)?,
+            line_length: p.need("line_length", Params::length)?,
         })
     }
 
