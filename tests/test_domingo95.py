@@ -179,12 +179,14 @@ def test_the_band_legend_names_the_parameter_dominant_at_most_lengths():
 
 def test_experiment3_runs_on_the_ping_experiments_switch():
     """One LattisCell, one calibrated model: experiment 3's switch has experiment 2's
-    buffers, speedup and arbitration; only its table (the passes) differs."""
+    buffers, speedup and arbitration; only its table (the passes) differs, and
+    experiment 2's port 15 has its line to the carrier."""
     import tomllib
 
     def switch(name):
         with open(SCEN / name, "rb") as fh:
             sw = tomllib.load(fh)["components"]["sw"]
+        sw["port_length"] = [e for e in sw["port_length"] if not e.startswith("p15 ")]
         return {k: v for k, v in sw.items() if k != "vcs"}, sw["vcs"]
 
     (sw3, vcs3), (sw2, _) = switch("exp3.toml"), switch("exp2.toml")

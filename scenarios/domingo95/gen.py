@@ -23,7 +23,7 @@ SPEEDUP = 1.5
 ARBITRATION = "round-robin"
 MTU = "1500 B"                 # inferred from Table 2's first row
 BG_MTU = "9180 B"              # ws3's MTU: an 8192-octet datagram is one 172-cell PDU ("about 172 cells", section 5)
-WAN_DELAY = "1 ms"             # one way, icsibag1 <-> bag1 (not given: parameter)
+WAN_KM = 200                    # one way, icsibag1 <-> bag1: 1 ms at 5 us/km (not given: parameter)
 PING_INTERVAL = "30 ms"        # paper: ping default 1 s; shortened (pings stay independent samples), see the doc
 PING_START = "60 ms"           # after the warm-up (50 ms): the loops have filled, counters start clean
 
@@ -90,11 +90,7 @@ app = "udp"
 length = "8192 B"               # one ttcp datagram: 172 cells
 udp_rate = "{udp:.4f} Mb/s"          # IP layer; = {rate} of cells (x 424 bits)
 udp_spacing = "poisson"         # exponential gaps of the same mean
-
-[components.ws3nic]
-kind = "link"                   # ws3's OC-3c fibre into port 3
-phy = "OC-3c"
-length = "10 m"
+line_length = "10 m"            # ws3's OC-3c fibre into port 3
 """
 
 
@@ -121,14 +117,20 @@ arbitration = "{arbitration}"    # not given: the band shows random and oldest-f
 """
 
 
-def switch_io(vcs: str) -> str:
+def switch_io(vcs: str, wan: bool = False) -> str:
+    """`wan`: port 15's line to the carrier (experiment 2) is the port's own, WAN_KM long."""
+    loop = WAN_LOOP if wan else LOOP
     return SWITCH_IO.format(capacity=CAPACITY, buffering=BUFFERING, input_capacity=INPUT_CAPACITY, speedup=SPEEDUP,
-                            arbitration=ARBITRATION, loop=LOOP, vcs=vcs)
+                            arbitration=ARBITRATION, loop=loop, vcs=vcs)
 
 #: The fibre loop (section 2.2): port 4's line goes to port 5's input and port 5's to
 #: port 4's. Each port is its line's transmitter (docs/models/switch.md): a cell is
 #: serialised once, at the port, then crosses 10 m of fibre; no `link` behind it.
 LOOP = """port_length = ["p4 = 10 m", "p5 = 10 m"]   # the fibre loop: p4 out -> p5 in, p5 out -> p4 in (section 2.2)
+"""
+#: Experiment 2 adds port 15's OC-3c to the carrier (the UNI, section 4.1), the port's
+#: own line too (one-way delay not given: WAN_KM at 5 us/km).
+WAN_LOOP = f"""port_length = ["p4 = 10 m", "p5 = 10 m", "p15 = {WAN_KM} km"]   # the fibre loop (section 2.2); p15: the UNI to the carrier, {WAN_KM * 0.005:g} ms
 """
 
 
@@ -156,7 +158,7 @@ def exp1(name: str, desc: str, k_a: int, k_b: int, rate: str, lengths, quick_len
 connections = [
   "ping -> sw.p1", "sw.p1 -> ping",
   "ws2 -> sw.p2", "sw.p2 -> ws2",
-  "ws3 -> ws3nic", "ws3nic -> sw.p3",
+  "ws3 -> sw.p3",
   "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
 ]
 
@@ -179,10 +181,10 @@ def exp2(name: str, desc: str, k_a: int, rate: str, lengths, quick_lengths, head
     return f"""{header}
 connections = [
   "ping -> sw.p1", "sw.p1 -> ping",
-  "ws3 -> ws3nic", "ws3nic -> sw.p3",
+  "ws3 -> sw.p3",
   "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
-  "sw.p15 -> wan_out", "wan_out -> net.p1", "net.p2 -> bag1",
-  "bag1 -> net.p2", "net.p1 -> wan_in", "wan_in -> sw.p15",
+  "sw.p15 -> net.p1", "net.p2 -> bag1",
+  "bag1 -> net.p2", "net.p1 -> sw.p15",
 ]
 
 [scenario]
@@ -195,20 +197,11 @@ seed = 1995
 {ping_host("ping", 92, "512 B")}
 {host("bag1", 92)}
 {ws3(rate)}
-{switch_io(vcs)}
-[components.wan_out]
-kind = "link"                   # UNI (port 15) to the carrier: OC-3c, one-way delay not given
-phy = "OC-3c"
-delay = "{WAN_DELAY}"
-
-[components.wan_in]
-kind = "link"
-phy = "OC-3c"
-delay = "{WAN_DELAY}"
-
+{switch_io(vcs, wan=True)}
 [components.net]
 kind = "switch"                 # the carrier's switch: VCI 92 to bag1; unassigned VCIs dropped (4.3)
 ports = 2
+port_length = ["p1 = {WAN_KM} km"]   # back to the UNI (port 15): one-way delay not given
 vcs = ["p1:92 -> p2:92", "p2:92 -> p1:92"]
 {sweep(lengths, quick_lengths)}"""
 
@@ -252,7 +245,7 @@ profile = "sunos41"             # "standard" SunOS 4.1.x TCP (section 5): Tahoe 
 connections = [
   "ws1 -> sw.p1", "sw.p1 -> ws1",
   "ws2 -> sw.p2", "sw.p2 -> ws2",
-  "ws3 -> ws3nic", "ws3nic -> sw.p3",
+  "ws3 -> sw.p3",
   "sw.p4 -> sw.p5", "sw.p5 -> sw.p4",
 ]
 
@@ -354,9 +347,10 @@ HEADER_EXP2 = "# domingo95 experiment 2 (section 4, Figure 5, Tables 2-3): {what
 # p1:92 -> p4:92 -> loop -> p5:92 -> p15:92 -> WAN -> carrier switch -> bag1, and back
 # p15:92 -> p5 -> loop -> p4:92 -> p1 (Table 2 counts cells received at ports 1, 5, 15, 4).
 # Only flow a (port 4's transmit buffer) is looped: Table 2 says every cell received at
-# port 15 reaches port 4, so the reply path is loss-free.  The WAN: an OC-3c link each way
-# with a one-way delay `wan_out.delay`/`wan_in.delay` (not given: 1 ms default) and the
-# carrier's switch, which drops unassigned VCIs (section 4.3).""" + HEADER_COMMON
+# port 15 reaches port 4, so the reply path is loss-free.  The WAN: port 15's OC-3c line
+# to the carrier's switch and that switch's port back, each the port's own line with a
+# one-way delay not given (`sw.port_length` p15, `net.port_length` p1: 200 km, 1 ms),
+# and the carrier's switch, which drops unassigned VCIs (section 4.3).""" + HEADER_COMMON
 
 
 # ---- bands and ablation (issue 18) --------------------------------------------------

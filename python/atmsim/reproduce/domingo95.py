@@ -447,7 +447,7 @@ class Domingo95(Reproduction):
         st = r.stats
         out: list[ComparisonRow] = []
         n = self._cells_per_ping(st, r.experiment)
-        bg = _pooled(st, "ws3nic", "q_tx_cells", "rate")
+        bg = _pooled(st, "ws3/nic", "q_tx_cells", "rate")
         if bg:
             note = {"exp1": "section 3.1: up to 20 Mb/s from a SPARC 2",
                     "exp2": "section 4.2: 23-25 Mb/s"}[r.experiment.labels["group"]]
