@@ -341,7 +341,8 @@ def txdim() -> str:
 """
 
 
-def main() -> None:
+def generated() -> dict[str, str]:
+    """Every file this script writes: its path under scenarios/buddhikot92/ and text."""
     files: dict[str, str] = {}
     for b in (250, 500, 1000):
         files[f"bf{b}"] = forward(
@@ -384,9 +385,13 @@ def main() -> None:
     files["txgain"] = txgain()
     for name, axes in BAND_FILES.items():
         files[name] = band(name, axes)
-    for name, text in files.items():
-        (HERE / f"{name}.toml").write_text(text, encoding="utf-8")
-        print(f"wrote {name}.toml")
+    return {f"{name}.toml": text for name, text in files.items()}
+
+
+def main() -> None:
+    for name, text in generated().items():
+        (HERE / name).write_text(text, encoding="utf-8")
+        print(f"wrote {name}")
 
 
 if __name__ == "__main__":

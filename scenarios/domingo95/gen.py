@@ -428,12 +428,14 @@ def band_files() -> dict[str, str]:
     return out
 
 
+def generated() -> dict[str, str]:
+    """Every file this script writes: its path under scenarios/domingo95/ and text."""
+    return {**{name: make() for name, make in FILES.items()}, **band_files()}
+
+
 def main() -> None:
-    for name, make in FILES.items():
-        (HERE / name).write_text(make(), encoding="utf-8")
-        print("wrote", HERE / name)
     (HERE / "band").mkdir(exist_ok=True)
-    for name, text in band_files().items():
+    for name, text in generated().items():
         (HERE / name).write_text(text, encoding="utf-8")
         print("wrote", HERE / name)
 

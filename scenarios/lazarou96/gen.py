@@ -332,9 +332,14 @@ FILES = {
 }
 
 
+def generated() -> dict[str, str]:
+    """Every file this script writes: its path under scenarios/lazarou96/ and text."""
+    return {name: make() for name, make in FILES.items()}
+
+
 def main() -> None:
-    for name, make in FILES.items():
-        (HERE / name).write_text(make(), encoding="utf-8")
+    for name, text in generated().items():
+        (HERE / name).write_text(text, encoding="utf-8")
         print("wrote", HERE / name)
 
 
