@@ -126,11 +126,12 @@ def switch_io(vcs: str, wan: bool = False) -> str:
 #: The fibre loop (section 2.2): port 4's line goes to port 5's input and port 5's to
 #: port 4's. Each port is its line's transmitter (docs/models/switch.md): a cell is
 #: serialised once, at the port, then crosses 10 m of fibre; no `link` behind it.
-LOOP = """port_length = ["p4 = 10 m", "p5 = 10 m"]   # the fibre loop: p4 out -> p5 in, p5 out -> p4 in (section 2.2)
+LOOP_LINES = ["p4 = 10 m", "p5 = 10 m"]
+LOOP = f"""port_length = {json.dumps(LOOP_LINES)}   # the fibre loop: p4 out -> p5 in, p5 out -> p4 in (section 2.2)
 """
 #: Experiment 2 adds port 15's OC-3c to the carrier (the UNI, section 4.1), the port's
 #: own line too (one-way delay not given: WAN_KM at 5 us/km).
-WAN_LOOP = f"""port_length = ["p4 = 10 m", "p5 = 10 m", "p15 = {WAN_KM} km"]   # the fibre loop (section 2.2); p15: the UNI to the carrier, {WAN_KM * 0.005:g} ms
+WAN_LOOP = f"""port_length = {json.dumps(LOOP_LINES + [f"p15 = {WAN_KM} km"])}   # the fibre loop (section 2.2); p15: the UNI to the carrier, {WAN_KM * 0.005:g} ms
 """
 
 

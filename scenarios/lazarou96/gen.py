@@ -43,13 +43,13 @@ delay = "{delay}"
 
 def fibre(delay_ms: float) -> str:
     """The fibre length (5 us/km) whose propagation is `delay_ms`."""
-    return f'"{delay_ms * 200:g} km"'
+    return f"{delay_ms * 200:g} km"
 
 
 def line(delay_ms: float, note: str) -> str:
     """A host's own line: the interface sends straight onto the fibre (no link of its own
     rate behind it, which would serialise each cell twice)."""
-    return f"line_length = {fibre(delay_ms)}".ljust(32) + f"# {delay_ms:g} ms at 5 us/km: {note}\n"
+    return f'line_length = "{fibre(delay_ms)}"'.ljust(32) + f"# {delay_ms:g} ms at 5 us/km: {note}\n"
 
 
 def switch(name: str, ports: int, port_phy: list[str], vcs: list[str], note: str, queueing: str = "per-vc",
@@ -59,7 +59,7 @@ def switch(name: str, ports: int, port_phy: list[str], vcs: list[str], note: str
     q = f'queueing = "per-vc"\nvc_capacity = "{VC_BUFFER}"' if queueing == "per-vc" else 'queueing = "fifo"'
     pl = ""
     if lines:
-        entries = [f"{p} = {fibre(ms)[1:-1]}" for p, ms in lines.items()]
+        entries = [f"{p} = {fibre(ms)}" for p, ms in lines.items()]
         pl = f"port_length = {json.dumps(entries)}\n"
     return f"""[components.{name}]
 kind = "switch"                 # {note}
