@@ -120,6 +120,29 @@ def test_evans96_paced_stream_within_5_percent_and_banded(evans):
             assert r["band_low"] != "" and float(r["band_low"]) <= float(r["simulated"]) <= float(r["band_high"]), r
 
 
+def test_two_paced_streams_band_over_the_pacing_rate_shared_between_the_hosts(evans):
+    """Issue 18: evans96's "a pacing rate of 70 Mb/s" may be each host's (the default: 2 x
+    77.3 Mb/s of cells overload the 98.15 Mb/s TAXI port) or the two hosts' together (35
+    Mb/s each, 77.3 Mb/s of cells: loss-free, 2 x 34.71 Mb/s of TCP data). The variant's
+    entries are the file's own with only the pace changed, and the band reaches the
+    loss-free reading."""
+    import tomllib
+
+    from atmsim.reproduce import evans96
+
+    v = next(v for v in evans96.TCP_VARIANTS if v.name == "pace-35-each")
+    assert v.base == "two-streams-paced" and v.in_band and not v.ablation
+    scenario = Path(__file__).parents[1] / "scenarios" / "evans96" / "two_streams_paced.toml"
+    comps = tomllib.loads(scenario.read_text(encoding="utf-8"))["components"]
+    for key, value in v.overrides.items():
+        host, param = key.split(".")
+        entries = comps[host][param]
+        assert [e.replace("pace 70 Mb/s", "pace 35 Mb/s") for e in entries] == tomllib.loads(f"x = {value}")["x"]
+        assert all("pace 70 Mb/s" in e for e in entries)
+    r = evans["TCP throughput, two streams from two hosts, 70 Mb/s cell pacing each (combined)"]
+    assert float(r["band_high"]) > 69.0 > float(r["simulated"]), r
+
+
 def test_taxi_carries_98_mbps_of_cells_and_the_100_mbps_reading_is_an_ablation(lazarou, evans):
     """Issue 18: lazarou96 Table 2's 98 Mb/s of TAXI cells (one start-of-cell octet per
     53-octet cell): 231,481 cells/s carry at most 231,481 x 9140 x 8 / 192 = 88.2 Mb/s of
