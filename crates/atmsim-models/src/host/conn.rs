@@ -430,11 +430,12 @@ fn piggyback(rcv: &mut Receiver, out: &mut Vec<Segment>, at: usize) {
     }
 }
 
-fn size_of(text: &str, key: &str) -> Result<u64, ParamIssue> {
+/// A size in octets from a `tcp` entry's field (the message names the text).
+fn size_of(text: &str) -> Result<u64, String> {
     match parse_quantity(text, Dimension::Size) {
         Ok(Quantity::Size(Size::Bytes(b))) if b >= 1.0 => Ok(b.round() as u64),
-        Ok(_) => Err(ParamIssue::new(key, format!("'{text}': give octets, e.g. \"128 KiB\""))),
-        Err(e) => Err(ParamIssue::new(key, format!("'{text}': {e}"))),
+        Ok(_) => Err(format!("'{text}': give octets, e.g. \"128 KiB\"")),
+        Err(e) => Err(format!("'{text}': {e}")),
     }
 }
 
@@ -567,7 +568,7 @@ impl TcpParams {
         if cfg.min_rto > cfg.max_rto {
             return Err(ParamIssue::new("min_rto", "must not exceed max_rto"));
         }
-        check_window(window, mss, "window")?;
+        check_window(window, mss).map_err(|m| ParamIssue::new("window", m))?;
         Ok(cfg)
     }
 
@@ -594,9 +595,11 @@ impl TcpParams {
     }
 }
 
-fn check_window(window: u64, mss: u64, key: &str) -> Result<(), ParamIssue> {
+/// A window or send buffer of `window` octets is within what the connection can use;
+/// the message says the range.
+fn check_window(window: u64, mss: u64) -> Result<(), String> {
     if window < mss.min(2048) || window > MAX_WINDOW {
-        return Err(ParamIssue::new(key, format!("a window must be {} .. {MAX_WINDOW} octets (window scale 2^4)", mss.min(2048))));
+        return Err(format!("{window} octets; a window or send buffer must be {} .. {MAX_WINDOW} octets (window scale 2^4)", mss.min(2048)));
     }
     Ok(())
 }
@@ -639,8 +642,8 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
         let ack = parse_vc_label(get("ack").ok_or_else(|| bad("missing 'ack VC'".into()))?).map_err(bad)?;
         let mut cfg = base.clone();
         if let Some(w) = get("window") {
-            let w = size_of(w, "tcp")?;
-            check_window(w, cfg.mss as u64, "tcp")?;
+            let w = size_of(w).map_err(|m| bad(format!("window {m}")))?;
+            check_window(w, cfg.mss as u64).map_err(|m| bad(format!("window {m}")))?;
             cfg.sndbuf = w;
             cfg.rcvbuf = w;
         }
@@ -648,15 +651,15 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
             if !role_send {
                 return Err(bad("'sndbuf' applies to send or duplex (a receiver's buffer is its window)".into()));
             }
-            let w = size_of(w, "tcp")?;
-            check_window(w, cfg.mss as u64, "tcp")?;
+            let w = size_of(w).map_err(|m| bad(format!("sndbuf {m}")))?;
+            check_window(w, cfg.mss as u64).map_err(|m| bad(format!("sndbuf {m}")))?;
             cfg.sndbuf = w;
         }
         if let Some(b) = get("bytes") {
             if !role_send {
                 return Err(bad("'bytes' applies to send".into()));
             }
-            cfg.bytes = Some(size_of(b, "tcp")?);
+            cfg.bytes = Some(size_of(b).map_err(|m| bad(format!("bytes {m}")))?);
         }
         let pace = match get("pace") {
             None => None,
@@ -841,6 +844,15 @@ mod tests {
         assert_eq!((s.cfg.sndbuf, s.cfg.rcvbuf), (16_384, 65_536));
         let e = parse(&["recv 0/101 ack 0/201 sndbuf 16 KiB".to_string()], &base).map(drop).unwrap_err();
         assert!(e.msg.contains("'sndbuf' applies to send"), "{e:?}");
+        // A size out of range names the entry and its key.
+        let e = parse(&["send 0/101 ack 0/201 window 64 KiB".to_string(), "send 0/102 ack 0/202 sndbuf 1 B".to_string()], &base)
+            .map(drop)
+            .unwrap_err();
+        assert!(e.msg.starts_with("entry 2 'send 0/102 ack 0/202 sndbuf 1 B': sndbuf 1 octets; a window or send buffer must be 1000 .."), "{e:?}");
+        let e = parse(&["recv 0/101 ack 0/201 window 2 MiB".to_string()], &base).map(drop).unwrap_err();
+        assert!(e.msg.contains("entry 1") && e.msg.contains("window 2097152 octets"), "{e:?}");
+        let e = parse(&["send 0/101 ack 0/201 bytes 3 parsecs".to_string()], &base).map(drop).unwrap_err();
+        assert!(e.msg.starts_with("entry 1 'send 0/101 ack 0/201 bytes 3 parsecs': bytes '3 parsecs': unknown unit"), "{e:?}");
     }
 
     #[test]

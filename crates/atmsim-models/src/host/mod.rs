@@ -292,6 +292,12 @@ impl HostParams {
         }
         let tcp_cfg = self.tcp.config(mtu)?;
         let conns = self.tcp.conns(&tcp_cfg)?;
+        let unit = crate::control::pacer::UNITS.iter().find(|u| u.1 == self.tcp.pace_unit).map_or("", |u| u.0);
+        if let Some(fast) = conns.iter().filter_map(|c| c.pace).find(|p| p.bps() > rate.bps() * (1.0 + 1e-9)) {
+            return Err(ParamIssue::new("tcp", format!(
+                "a pace comes to {:.6} Mb/s of cells (pace_unit = \"{}\"), above the {:.6} Mb/s of cells the host sends at: the pacer would never hold a cell; give a pace the line can carry",
+                fast.bps() / 1e6, unit, rate.bps() / 1e6)));
+        }
         let credit = match self.credit_window {
             None => None,
             Some(0) => return Err(ParamIssue::new("credit_window", "0 cells: a VC without credit never sends; give 1 cell or more")),

@@ -986,6 +986,24 @@ delay = "{delay}"
         assert!(got < bound * 1.001 && got > 0.97 * bound, "{got} vs {bound}");
     }
 
+    /// A pace the host's line cannot carry would never hold a cell (a unit slip, say
+    /// 700 for 70 Mb/s): refused with the rate in cells and the line's. An OC-3c host
+    /// sends 149.76 Mb/s of cells: 135 Mb/s of payload (149.06 of cells) runs, 140
+    /// (154.58 of cells) does not, and read in cells 149.76 is the line itself.
+    #[test]
+    fn a_pace_above_the_hosts_line_is_refused() {
+        let base = path("OC-3c", "1 ms", "128 KiB", "", "", "2 s");
+        let entry = "tcp = [\"send 100 ack 200 window 128 KiB\"]";
+        assert!(base.contains(entry));
+        let paced = |rate: &str, unit: &str| base.replace(entry, &format!("tcp = [\"send 100 ack 200 window 128 KiB pace {rate}\"]{unit}"));
+        Scenario::from_text(&paced("135 Mb/s", ""), "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+        Scenario::from_text(&paced("149.76 Mb/s", "\npace_unit = \"cell\""), "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
+        let e = err(&paced("140 Mb/s", ""));
+        assert!(e.contains("components.snd.tcp") && e.contains("154.58") && e.contains("above the 149.76"), "{e}");
+        let e = err(&paced("150 Mb/s", "\npace_unit = \"cell\""));
+        assert!(e.contains("pace_unit = \"cell\"") && e.contains("150.000000 Mb/s of cells"), "{e}");
+    }
+
     /// The `pacer` kind paces only the VCs it lists, each at the pacing rate; cells it
     /// holds at the end are in flight in the books.
     #[test]
