@@ -145,6 +145,30 @@ def test_quick_is_a_separate_set_of_runs(scenario, tmp_path):
     assert db_rows(db, "SELECT quick, count(*) FROM runs GROUP BY quick") == [(0, 12), (1, 4)]
 
 
+def test_quick_lists_run_only_the_selected_points(cli, write_scenario, tmp_path):
+    """A ``[sweep.quick]`` list of a swept key's values: --quick runs only those points,
+    under their full-sweep indices and seeds; the full sweep runs every point."""
+    text = BASE + SWEEP.replace('"scenario.duration" = "1 ms"',
+                                '"scenario.duration" = "1 ms"\n"mux.capacity" = ["16 cells"]')
+    path = str(write_scenario(text))
+    spec = load_sweep(path)
+    assert spec.quick_select == {"mux.capacity": ["16 cells"]}
+    assert spec.point_indices(True) == [2, 3] and spec.point_indices(False) == [0, 1, 2, 3]
+    db = str(tmp_path / "r.sqlite")
+    q = run_sweep(path, db, quick=True, workers=1)
+    assert sorted(q.runs["point"].tolist()) == [2, 3]
+    assert (q.runs["mux.capacity"] == "16 cells").all()
+    assert q.runs.set_index("point")["seed"].to_dict() == {i: spec.seed_of(i) for i in (2, 3)}
+    assert run_sweep(path, db, workers=1).executed == 12
+    p = cli("sweep", path, "--db", str(tmp_path / "c.sqlite"), "--quick", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "points       2 of 4 ([sweep.quick] lists)" in p.stdout
+    bad = write_scenario(text.replace('"mux.capacity" = ["16 cells"]', '"mux.capacity" = ["12 cells"]'), name="bad.toml")
+    p = cli("sweep", str(bad), "--db", str(tmp_path / "b.sqlite"), "--quick")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "sweep.quick.\"mux.capacity\": value '12 cells' is not one of the swept values ('4 cells', '16 cells')" in p.stderr
+
+
 def test_worker_count_and_dask_same_fingerprints(cli, scenario, tmp_path):
     one = run_sweep(scenario, str(tmp_path / "one.sqlite"), workers=1)
     two = run_sweep(scenario, str(tmp_path / "two.sqlite"), workers=2)

@@ -339,7 +339,9 @@ def sweep_cmd(
     n_runs = len(res.runs)
     n_failed = len(res.failures)
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}")
-    print(f"points       {len(spec.points)} ({', '.join(spec.keys) or 'no swept keys'})")
+    ran = len(spec.point_indices(quick))
+    shown = f"{ran} of {len(spec.points)} ([sweep.quick] lists)" if ran != len(spec.points) else f"{len(spec.points)}"
+    print(f"points       {shown} ({', '.join(spec.keys) or 'no swept keys'})")
     print(f"runs         {n_runs}: {n_runs - n_failed} done, {n_failed} failed "
           f"({res.executed} run now, {res.skipped} already in the store)")
     print(f"executor     {res.executor}" + (f", pool restarted {res.restarts}x" if res.restarts else ""))

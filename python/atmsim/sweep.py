@@ -19,8 +19,9 @@ same one-line errors and did-you-mean hints; the per-point seed is the core's to
     "src.peak" = ["20 Mb/s", "40 Mb/s"]
     "src.mean" = ["10 Mb/s", "20 Mb/s"]
 
-    [sweep.quick]               # overrides applied only with --quick
-    "scenario.duration" = "0.1 s"
+    [sweep.quick]               # applied only with --quick
+    "scenario.duration" = "0.1 s"           # a value: an override of an unswept key
+    "src.rate" = ["20 Mb/s"]                # a list: only these values of a swept key
 
 See docs/experiments.md for the full description (seeds, store, executors,
 statistics, resume).
@@ -152,6 +153,10 @@ class SweepSpec:
     has_sweep_table: bool
     #: ``[sweep] precision`` with ``statistics``: one target per named statistic.
     precision: list[Target] = dataclasses.field(default_factory=list)
+    #: ``[sweep.quick]`` lists: swept key -> the values --quick runs (empty: all).
+    quick_select: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: The indices of the points --quick runs (the core's selection).
+    quick_points: Optional[list[int]] = None
 
     @property
     def targets(self) -> list[Target]:
@@ -164,6 +169,13 @@ class SweepSpec:
 
     def seed_of(self, index: int) -> int:
         return point_seed(self.seed, self.points[index])
+
+    def point_indices(self, quick: bool) -> list[int]:
+        """The points that run: every one, or with --quick those ``[sweep.quick]``
+        lists select (same indices and seeds as in the full sweep)."""
+        if quick and self.quick_points is not None:
+            return list(self.quick_points)
+        return list(range(len(self.points)))
 
 
 def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSpec:
@@ -192,7 +204,8 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
                      name=d["name"], seed=int(d["seed"]), keys=d["keys"], points=d["points"], written=d["written"],
                      replications=d["replications"], quick_replications=d["quick_replications"],
                      quick_overrides=d["quick_overrides"], target=target, overrides=overrides,
-                     has_sweep_table=d["has_sweep_table"], precision=precision)
+                     has_sweep_table=d["has_sweep_table"], precision=precision,
+                     quick_select=d["quick_select"], quick_points=list(d["quick_points"]))
 
 
 # --------------------------------------------------------------------------- running
@@ -323,7 +336,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
         store.ensure_sweep(sweep_key, name=spec.name, path=os.path.abspath(spec.path),
                            scenario_hash=spec.scenario_hash, quick=quick, overrides=spec.overrides,
                            software_version=version)
-        planned = {i: reps for i in range(len(spec.points))}
+        planned = {i: reps for i in spec.point_indices(quick)}
         keys: dict[tuple[int, int], str] = {}
 
         def key_of(i: int, r: int) -> str:

@@ -342,6 +342,12 @@ fn loads_sweep<'py>(py: Python<'py>, text: &str, path: String, overrides: Option
         quick.set_item(k, v)?;
     }
     d.set_item("quick_overrides", quick)?;
+    let select = PyDict::new_bound(py);
+    for (k, values) in &spec.quick_select {
+        select.set_item(k, values.clone())?;
+    }
+    d.set_item("quick_select", select)?;
+    d.set_item("quick_points", spec.point_indices(true))?;
     let target_dict = |t: &atmsim_scenario::sweep::Target| -> PyResult<Bound<'_, PyDict>> {
         let td = PyDict::new_bound(py);
         td.set_item("component", &t.component)?;

@@ -157,6 +157,9 @@ pub struct SweepSpec {
     pub quick_replications: u64,
     /// `[sweep.quick]`: overrides applied only with --quick, in file order.
     pub quick: Vec<(String, String)>,
+    /// `[sweep.quick]` lists: with --quick only the points whose value of each such
+    /// swept key is one of its listed values run (in file order; empty: every point).
+    pub quick_select: Vec<(String, Vec<String>)>,
     pub target: Option<Target>,
     /// `precision` with `statistics` and `max_replications`: one target per named
     /// statistic, all with the same half-width and cap (empty without `precision`).
@@ -187,10 +190,20 @@ impl SweepSpec {
         if quick { self.quick_replications } else { self.replications }
     }
 
+    /// The indices of the points that run, with or without --quick (`quick_select`).
+    pub fn point_indices(&self, quick: bool) -> Vec<usize> {
+        (0..self.points.len()).filter(|&i| !quick || selected(&self.points[i], &self.quick_select)).collect()
+    }
+
     /// The master seed of point `index` of a scenario whose seed is `scenario_seed`.
     pub fn seed_of(&self, scenario_seed: u64, index: usize) -> u64 {
         point_seed(scenario_seed, self.points[index].iter().map(|(k, v)| (k, v)))
     }
+}
+
+/// Whether `point` has, for each key of `select`, one of its values.
+fn selected(point: &[(String, String)], select: &[(String, Vec<String>)]) -> bool {
+    select.iter().all(|(key, values)| point.iter().any(|(k, v)| k == key && values.contains(v)))
 }
 
 /// Overrides as `with_overrides` gets them from Python (a dict: one value per key, the
@@ -540,14 +553,35 @@ impl Reader<'_> {
         }
 
         let mut quick_overrides = Vec::new();
+        let mut quick_select: Vec<(String, Vec<String>)> = Vec::new();
         for (key, item) in quick.iter().flat_map(|t| t.iter()) {
-            let Some(q) = quick else { break };
-            let line = self.key_line(q, key);
+            let Some(qt) = quick else { break };
+            let line = self.key_line(qt, key);
+            if item.is_array() || item.is_table_like() {
+                // A list (or range) selects values of a swept key for --quick.
+                let Some(axis) = axes.iter().find(|a| a.keys.iter().any(|k| k == key)) else {
+                    let swept: Vec<String> = axes.iter().flat_map(|a| a.keys.iter().map(|k| q(k))).collect();
+                    let valid = if swept.is_empty() { "this sweep has none".to_string() } else { swept.join(", ") };
+                    return Err(self.err(line, "sweep.quick", Some(key), format!("a list selects values of a key of [sweep.grid] or [sweep.zip] for --quick, and this key is not swept (swept: {valid}); give one value to override it")));
+                };
+                let column = axis.keys.iter().position(|k| k == key).unwrap_or(0);
+                let on_axis: Vec<&String> = axis.texts.iter().map(|row| &row[column]).collect();
+                let (texts, _) = self.values("sweep.quick", qt, key, item)?;
+                if let Some(t) = texts.iter().find(|t| !on_axis.contains(t)) {
+                    let shown: Vec<String> = on_axis.iter().map(|v| quoted(v)).collect();
+                    return Err(self.err(line, "sweep.quick", Some(key), format!("value {} is not one of the swept values ({})", quoted(t), shown.join(", "))));
+                }
+                quick_select.push((key.to_string(), texts));
+                continue;
+            }
             let text = item.as_value().and_then(value_text).map(|(t, _)| t).ok_or_else(|| {
                 self.err(line, "sweep.quick", Some(key), format!("value {} is {}; it must be a string with a unit or a number", shown(item), type_name(item)))
             })?;
             if !key.contains('.') {
                 return Err(self.err(line, "sweep.quick", Some(key), KEY_FORM));
+            }
+            if axes.iter().any(|a| a.keys.iter().any(|k| k == key)) {
+                return Err(self.err(line, "sweep.quick", Some(key), "is swept: each point sets it, so one value here would change nothing; give a list of its swept values to run only those with --quick"));
             }
             self.check([(key.to_string(), text.clone())]).map_err(|m| self.err(line, "sweep.quick", Some(key), format!("value {}: {m}", quoted(&text))))?;
             quick_overrides.push((key.to_string(), text));
@@ -576,7 +610,7 @@ impl Reader<'_> {
         // Combinations can be invalid even when every value is (e.g. warmup >= duration).
         for p in &points {
             self.check(p.iter().cloned()).map_err(|m| self.err(sweep_line, "sweep", None, format!("point {}: {m}", canonical_point(p.iter().map(|(k, v)| (k, v))))))?;
-            if !quick_overrides.is_empty() {
+            if !quick_overrides.is_empty() && selected(p, &quick_select) {
                 self.check(p.iter().cloned().chain(quick_overrides.iter().cloned()))
                     .map_err(|m| self.err(sweep_line, "sweep", None, format!("point {} with [sweep.quick]: {m}", canonical_point(p.iter().map(|(k, v)| (k, v))))))?;
             }
@@ -587,7 +621,7 @@ impl Reader<'_> {
             Some(item) => Some(self.target(sweep, item, replications)?),
         };
         let precision = self.precision(sweep, replications)?;
-        Ok(SweepSpec { keys, points, written, replications, quick_replications, quick: quick_overrides, target, precision, has_table, line: sweep_line })
+        Ok(SweepSpec { keys, points, written, replications, quick_replications, quick: quick_overrides, quick_select, target, precision, has_table, line: sweep_line })
     }
 
     /// The values of one axis `key = item` of `table` (`[sweep.grid]` or `[sweep.zip]`).
@@ -1061,11 +1095,57 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         assert!(m.contains("got a string"), "{m}");
         let m = error_at("[sweep.quick]\n\"scenario.duration\" = \"5 cells\"\n", "\"scenario.duration\"", "sweep.quick.\"scenario.duration\"");
         assert!(m.contains("a time is needed"), "{m}");
-        error_at("[sweep.quick]\n\"scenario.duration\" = [\"1 ms\"]\n", "\"scenario.duration\"", "sweep.quick.\"scenario.duration\"");
+        let m = error_at("[sweep.quick]\n\"scenario.duration\" = [\"1 ms\"]\n", "\"scenario.duration\"", "sweep.quick.\"scenario.duration\"");
+        assert!(m.contains("this key is not swept (swept: this sweep has none)"), "{m}");
         let m = error_at("[sweep.grid]\n\"scenario.duration\" = [\"2 ms\", \"20 ms\"]\n\"scenario.warmup\" = [\"1 ms\", \"4 ms\"]\n", "[sweep.grid]", "sweep");
         assert!(m.contains("point {\"scenario.duration\":\"2 ms\",\"scenario.warmup\":\"4 ms\"}: scenario.warmup: warm-up must be shorter"), "{m}");
         let m = error_at("[sweep]\nreplications = 2\n[sweep.grid]\n\"scenario.warmup\" = [\"1 ms\", \"2 ms\"]\n[sweep.quick]\n\"scenario.duration\" = \"1.5 ms\"\n", "[sweep]", "sweep");
         assert!(m.contains("point {\"scenario.warmup\":\"2 ms\"} with [sweep.quick]: scenario.warmup"), "{m}");
+    }
+
+    /// `[sweep.quick]` lists pick, for --quick, the points whose swept value is listed;
+    /// the points keep their indices and seeds, and the full sweep is unchanged.
+    #[test]
+    fn quick_lists_select_points_of_the_sweep() {
+        let text = "[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\", \"32 cells\"]\n\"scenario.seed\" = [1, 2]\n\
+                    [sweep.zip]\n\"src.rate\" = [\"80 Mb/s\", \"90 Mb/s\"]\n\"src.start\" = [\"0 s\", \"1 ms\"]\n\
+                    [sweep.quick]\n\"mux.capacity\" = [\"32 cells\", \"8 cells\"]\n\"src.start\" = [\"1 ms\"]\n\"scenario.duration\" = \"2 ms\"\n";
+        let spec = load(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.points.len(), 12);
+        assert_eq!(spec.point_indices(false), (0..12).collect::<Vec<_>>());
+        // capacity (slowest), seed, then the zip row (fastest): capacity 8 or 32, row 2.
+        assert_eq!(spec.point_indices(true), [1, 3, 9, 11]);
+        for &i in &spec.point_indices(true) {
+            let p = &spec.points[i];
+            assert!(p.contains(&("src.start".to_string(), "1 ms".to_string())), "{p:?}");
+            assert!(!p.contains(&("mux.capacity".to_string(), "16 cells".to_string())), "{p:?}");
+        }
+        assert_eq!(spec.quick_select, [("mux.capacity".to_string(), vec!["32 cells".to_string(), "8 cells".to_string()]),
+                                       ("src.start".to_string(), vec!["1 ms".to_string()])]);
+        assert_eq!(spec.quick, [("scenario.duration".to_string(), "2 ms".to_string())]);
+        let plain = load(&text.replace("\"mux.capacity\" = [\"32 cells\", \"8 cells\"]\n\"src.start\" = [\"1 ms\"]\n", "")).unwrap();
+        assert_eq!((plain.points.clone(), plain.written.clone()), (spec.points.clone(), spec.written.clone()));
+        assert_eq!(plain.point_indices(true), (0..12).collect::<Vec<_>>());
+        // A range selects too, written as the axis writes its values.
+        let ranged = load("[sweep.grid]\n\"mux.capacity\" = { from = 8, to = 64, step = 8, unit = \"cells\" }\n[sweep.quick]\n\"mux.capacity\" = { from = 16, to = 64, step = 16, unit = \"cells\" }\n").unwrap();
+        assert_eq!(ranged.point_indices(true), [1, 3, 5, 7]);
+        // A point left out by the selection is not checked with the quick overrides.
+        let spec = load("[sweep.grid]\n\"scenario.warmup\" = [\"1 ms\", \"2 ms\"]\n[sweep.quick]\n\"scenario.warmup\" = [\"1 ms\"]\n\"scenario.duration\" = \"1.5 ms\"\n").unwrap();
+        assert_eq!(spec.point_indices(true), [0]);
+    }
+
+    #[test]
+    fn quick_lists_and_values_are_checked_against_the_swept_keys() {
+        let grid = "[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\"]\n";
+        let key = "sweep.quick.\"mux.capacity\"";
+        let m = error_at(&format!("{grid}[sweep.quick]\n\"mux.capacity\" = [\"8 cells\", \"24 cells\"]\n"), "\"mux.capacity\" = [\"8 cells\", \"24", key);
+        assert!(m.ends_with("value '24 cells' is not one of the swept values ('8 cells', '16 cells')"), "{m}");
+        let m = error_at(&format!("{grid}[sweep.quick]\n\"mux.capacity\" = \"8 cells\"\n"), "\"mux.capacity\" = \"8", key);
+        assert!(m.contains("is swept: each point sets it"), "{m}");
+        let m = error_at(&format!("{grid}[sweep.quick]\n\"mux.capacity\" = []\n"), "\"mux.capacity\" = []", key);
+        assert!(m.contains("empty list"), "{m}");
+        let m = error_at(&format!("{grid}[sweep.quick]\n\"src.rate\" = [\"80 Mb/s\"]\n"), "\"src.rate\"", "sweep.quick.\"src.rate\"");
+        assert!(m.contains("this key is not swept (swept: \"mux.capacity\"); give one value to override it"), "{m}");
     }
 
     #[test]
