@@ -65,6 +65,7 @@ use atmsim_kernel::SeriesKind;
 use atmsim_kernel::units::Size;
 use conn::{Conn, TcpParams};
 use cpu::Cpu;
+use atmsim_kernel::rate::CELL_BITS;
 use ip::{Ident, IpReassembly, Kind, Piece, ICMP_HEADER, RECEIVER, SENDER, TTCP_PORT, TTL, UDP_HEADER};
 use crate::payload::L4;
 use atmsim_wire::icmp::IcmpEchoRepr;
@@ -283,6 +284,19 @@ impl HostParams {
             (AppKind::Udp, Some(r)) => Some(r.time_for_bits(8 * (length + UDP_HEADER + ip::IP_HEADER) as u64)),
             _ => None,
         };
+        if let (Some(gap), Some(r)) = (udp_gap, self.udp_rate) {
+            // The datagrams' cells must fit on the line, or the interface queue grows
+            // without end (a real host drops there or blocks the sender).
+            let cells: u64 = ip::fragment_cells(length + UDP_HEADER, mtu).iter().map(|&c| u64::from(c)).sum();
+            let busy = rate.time_for_bits(cells * CELL_BITS);
+            if gap < busy {
+                let datagram_bits = (8 * (length + UDP_HEADER + ip::IP_HEADER)) as f64;
+                let most = datagram_bits / (busy.0 as f64 * 1e-12) / 1e6;
+                return Err(ParamIssue::new("udp_rate", format!(
+                    "{:.6} Mb/s of {length}-octet datagrams ({cells} cells each) is {:.6} Mb/s of cells, above the {:.6} Mb/s of cells the host sends at: its queue would grow without end; give at most {most:.6} Mb/s",
+                    r.bps() / 1e6, (cells * CELL_BITS) as f64 / (gap.0 as f64 * 1e-12) / 1e6, rate.bps() / 1e6)));
+            }
+        }
         if self.app == AppKind::Ping && length + ICMP_HEADER + ip::IP_HEADER > 65_535 {
             return Err(ParamIssue::new("length", "an IPv4 datagram is at most 65,535 octets"));
         }

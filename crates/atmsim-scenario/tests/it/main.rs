@@ -986,6 +986,26 @@ delay = "{delay}"
         assert!(got < bound * 1.001 && got > 0.97 * bound, "{got} vs {bound}");
     }
 
+    /// UDP datagrams whose cells the host's line cannot carry would queue without end
+    /// in the interface: refused with the most the line carries. 9152-octet datagrams
+    /// are 9180-octet IP packets, 192 cells each: an OC-3c line (149.76 Mb/s of cells)
+    /// carries at most 9180 x 8 bits per 192 x 424 / 149.76e6 s = 135.10 Mb/s of them.
+    #[test]
+    fn a_udp_rate_above_the_hosts_line_is_refused() {
+        let host = |rate: &str, extra: &str| format!(
+            "connections = [\"a -> b\", \"b -> a\"]\n[scenario]\nduration = \"1 s\"\n[components.a]\nkind = \"host\"\nvc = 5\napp = \"udp\"\nudp_rate = \"{rate}\"\nlength = \"9152 B\"\n{extra}\n[components.b]\nkind = \"host\"\nvc = 5\n");
+        Scenario::from_text(&host("135.1 Mb/s", ""), "udp.toml").unwrap_or_else(|e| panic!("{e}"));
+        let e = err(&host("135.2 Mb/s", ""));
+        assert!(e.contains("components.a.udp_rate") && e.contains("(192 cells each)") && e.contains("give at most 135.10"), "{e}");
+        // Spaced at a peak of 100 Mb/s of cells: at most 100/149.76 of that.
+        let e = err(&host("91 Mb/s", "peak = \"100 Mb/s\""));
+        assert!(e.contains("above the 100.000000 Mb/s of cells") && e.contains("give at most 90.21"), "{e}");
+        // Fragments count: a 1500-octet MTU cuts the 9160 octets of UDP into six
+        // fragments of 1480 (32 cells each) and one of 280 (7 cells).
+        let e = err(&host("200 Mb/s", "mtu = \"1500 B\""));
+        assert!(e.contains("(199 cells each)"), "{e}");
+    }
+
     /// A pace the host's line cannot carry would never hold a cell (a unit slip, say
     /// 700 for 70 Mb/s): refused with the rate in cells and the line's. An OC-3c host
     /// sends 149.76 Mb/s of cells: 135 Mb/s of payload (149.06 of cells) runs, 140
