@@ -607,6 +607,10 @@ impl Reader<'_> {
             points.push(p);
             written.push(w);
         }
+        if !quick_select.is_empty() && !points.iter().any(|p| selected(p, &quick_select)) {
+            let line = quick.and_then(|_| self.key_line(sweep, "quick"));
+            return Err(self.err(line, "sweep.quick", None, "its lists select no point together (zipped keys vary together: list values of the same rows)"));
+        }
         // Combinations can be invalid even when every value is (e.g. warmup >= duration).
         for p in &points {
             self.check(p.iter().cloned()).map_err(|m| self.err(sweep_line, "sweep", None, format!("point {}: {m}", canonical_point(p.iter().map(|(k, v)| (k, v))))))?;
@@ -1144,6 +1148,9 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         assert!(m.contains("is swept: each point sets it"), "{m}");
         let m = error_at(&format!("{grid}[sweep.quick]\n\"mux.capacity\" = []\n"), "\"mux.capacity\" = []", key);
         assert!(m.contains("empty list"), "{m}");
+        let zip = "[sweep.zip]\n\"src.rate\" = [\"80 Mb/s\", \"90 Mb/s\"]\n\"src.start\" = [\"0 s\", \"1 ms\"]\n";
+        let m = error_at(&format!("{zip}[sweep.quick]\n\"src.rate\" = [\"80 Mb/s\"]\n\"src.start\" = [\"1 ms\"]\n"), "[sweep.quick]", "sweep.quick");
+        assert!(m.contains("select no point together"), "{m}");
         let m = error_at(&format!("{grid}[sweep.quick]\n\"src.rate\" = [\"80 Mb/s\"]\n"), "\"src.rate\"", "sweep.quick.\"src.rate\"");
         assert!(m.contains("this key is not swept (swept: \"mux.capacity\"); give one value to override it"), "{m}");
     }
