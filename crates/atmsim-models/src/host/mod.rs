@@ -271,6 +271,11 @@ impl HostParams {
         // written here only (see the help of `phy`).
         let line = self.line.rate(Some("OC-3c"))?;
         let rate = match self.peak {
+            Some(pk) if pk.bps() > line.bps() * (1.0 + 1e-9) => {
+                return Err(ParamIssue::new("peak", format!(
+                    "{:.6} Mb/s is above the line's {:.6} Mb/s of cells: the adapter cannot space cells wider than back to back; give at most the line rate, or leave peak out",
+                    pk.bps() / 1e6, line.bps() / 1e6)));
+            }
             Some(pk) if pk < line => pk,
             _ => line,
         };

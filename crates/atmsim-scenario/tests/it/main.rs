@@ -987,11 +987,12 @@ delay = "{delay}"
     }
 
     /// UDP datagrams whose cells the host's line cannot carry would queue without end
-    /// in the interface: refused with the most the line carries. 9152-octet datagrams
+    /// in the interface: refused with the most the line carries (and a `peak` above
+    /// the line, which could only mean the line). 9152-octet datagrams
     /// are 9180-octet IP packets, 192 cells each: an OC-3c line (149.76 Mb/s of cells)
     /// carries at most 9180 x 8 bits per 192 x 424 / 149.76e6 s = 135.10 Mb/s of them.
     #[test]
-    fn a_udp_rate_above_the_hosts_line_is_refused() {
+    fn a_udp_rate_or_peak_above_the_hosts_line_is_refused() {
         let host = |rate: &str, extra: &str| format!(
             "connections = [\"a -> b\", \"b -> a\"]\n[scenario]\nduration = \"1 s\"\n[components.a]\nkind = \"host\"\nvc = 5\napp = \"udp\"\nudp_rate = \"{rate}\"\nlength = \"9152 B\"\n{extra}\n[components.b]\nkind = \"host\"\nvc = 5\n");
         Scenario::from_text(&host("135.1 Mb/s", ""), "udp.toml").unwrap_or_else(|e| panic!("{e}"));
@@ -1000,6 +1001,10 @@ delay = "{delay}"
         // Spaced at a peak of 100 Mb/s of cells: at most 100/149.76 of that.
         let e = err(&host("91 Mb/s", "peak = \"100 Mb/s\""));
         assert!(e.contains("above the 100.000000 Mb/s of cells") && e.contains("give at most 90.21"), "{e}");
+        // A peak above the line is refused too (it would be the line itself).
+        let e = err(&host("10 Mb/s", "peak = \"200 Mb/s\""));
+        assert!(e.contains("components.a.peak") && e.contains("above the line's 149.760000 Mb/s"), "{e}");
+        Scenario::from_text(&host("10 Mb/s", "peak = \"149.76 Mb/s\""), "udp.toml").unwrap_or_else(|e| panic!("{e}"));
         // Fragments count: a 1500-octet MTU cuts the 9160 octets of UDP into six
         // fragments of 1480 (32 cells each) and one of 280 (7 cells).
         let e = err(&host("200 Mb/s", "mtu = \"1500 B\""));
