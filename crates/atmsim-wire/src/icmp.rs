@@ -39,6 +39,8 @@ pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
+crate::byte_view!(Packet);
+
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Checks that the buffer (the whole message) holds the 8-octet header. Does not
     /// look at the type, code or checksum; [`IcmpEchoRepr::parse`] does.
@@ -48,19 +50,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(WireError::Truncated { got, need: HEADER_LEN });
         }
         Ok(Packet { buffer })
-    }
-
-    /// The underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
-    fn b(&self) -> &[u8] {
-        self.buffer.as_ref()
-    }
-
-    fn be16(&self, i: usize) -> u16 {
-        u16::from_be_bytes([self.b()[i], self.b()[i + 1]])
     }
 
     pub fn msg_type(&self) -> u8 {

@@ -89,6 +89,8 @@ pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
+crate::byte_view!(Packet);
+
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Checks that the buffer holds a whole header and the datagram its Total Length
     /// claims (the buffer may be longer: link-layer padding is ignored). Does not look
@@ -114,19 +116,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(WireError::Truncated { got: b.len(), need: total });
         }
         Ok(Packet { buffer })
-    }
-
-    /// The underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
-    fn b(&self) -> &[u8] {
-        self.buffer.as_ref()
-    }
-
-    fn be16(&self, i: usize) -> u16 {
-        u16::from_be_bytes([self.b()[i], self.b()[i + 1]])
     }
 
     pub fn version(&self) -> u8 {

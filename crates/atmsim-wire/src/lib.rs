@@ -29,6 +29,35 @@
 //! - [`icmp`]: ICMP echo request and echo reply (RFC 792: type 8 and 0, identifier,
 //!   sequence number, data) with the ICMP checksum.
 
+/// The accessors every checked view over a byte buffer shares ([`ipv4::Packet`],
+/// [`tcp::Packet`], [`udp::Packet`], [`icmp::Packet`]: a struct with one field, `buffer:
+/// T`): the buffer back, its bytes, and big-endian fields at an offset.
+macro_rules! byte_view {
+    ($view:ident) => {
+        impl<T: AsRef<[u8]>> $view<T> {
+            /// The underlying buffer.
+            pub fn into_inner(self) -> T {
+                self.buffer
+            }
+
+            fn b(&self) -> &[u8] {
+                self.buffer.as_ref()
+            }
+
+            fn be16(&self, i: usize) -> u16 {
+                u16::from_be_bytes([self.b()[i], self.b()[i + 1]])
+            }
+
+            #[allow(dead_code)] // TCP's sequence numbers only
+            fn be32(&self, i: usize) -> u32 {
+                let b = self.b();
+                u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
+            }
+        }
+    };
+}
+pub(crate) use byte_view;
+
 pub mod aal5;
 pub mod cell;
 pub mod credit;

@@ -105,6 +105,8 @@ pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
+crate::byte_view!(Packet);
+
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Checks that the buffer (the whole segment) holds the header its data offset
     /// claims and is no longer than the pseudo-header's 16-bit length. Does not look at
@@ -126,24 +128,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(WireError::Truncated { got: b.len(), need: header });
         }
         Ok(Packet { buffer })
-    }
-
-    /// The underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
-    fn b(&self) -> &[u8] {
-        self.buffer.as_ref()
-    }
-
-    fn be16(&self, i: usize) -> u16 {
-        u16::from_be_bytes([self.b()[i], self.b()[i + 1]])
-    }
-
-    fn be32(&self, i: usize) -> u32 {
-        let b = self.b();
-        u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
     }
 
     pub fn src_port(&self) -> u16 {

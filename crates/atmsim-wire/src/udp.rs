@@ -37,6 +37,8 @@ pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
+crate::byte_view!(Packet);
+
 impl<T: AsRef<[u8]>> Packet<T> {
     /// Checks that the buffer holds the header and the datagram its Length claims (the
     /// buffer may be longer: what follows is ignored), and that Length covers at least
@@ -54,19 +56,6 @@ impl<T: AsRef<[u8]>> Packet<T> {
             return Err(WireError::Truncated { got: b.len(), need: usize::from(length) });
         }
         Ok(Packet { buffer })
-    }
-
-    /// The underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
-    fn b(&self) -> &[u8] {
-        self.buffer.as_ref()
-    }
-
-    fn be16(&self, i: usize) -> u16 {
-        u16::from_be_bytes([self.b()[i], self.b()[i + 1]])
     }
 
     pub fn src_port(&self) -> u16 {
