@@ -169,6 +169,29 @@ def test_quick_lists_run_only_the_selected_points(cli, write_scenario, tmp_path)
     assert "sweep.quick.\"mux.capacity\": value '12 cells' is not one of the swept values ('4 cells', '16 cells')" in p.stderr
 
 
+def test_dry_run_lists_the_runs_and_what_the_store_holds_without_running(cli, scenario, tmp_path):
+    """``atmsim sweep --dry-run``: the points, seeds and replications the sweep would run
+    and how many of them the store already holds; nothing runs and no store is made."""
+    from atmsim.sweep import plan_sweep
+
+    db = str(tmp_path / "r.sqlite")
+    spec, plan = plan_sweep(scenario, db)
+    assert plan["point"].tolist() == [0, 1, 2, 3] and (plan["replications"] == 3).all() and (plan["done"] == 0).all()
+    assert plan["seed"].tolist() == [spec.seed_of(i) for i in range(4)]
+    p = cli("sweep", scenario, "--db", db, "--dry-run")
+    assert p.returncode == 0, p.stderr
+    assert f"runs         12: 0 already done in {db}, 12 to run" in p.stdout and not os.path.exists(db)
+    run_sweep(scenario, db, quick=True, workers=1)
+    # the quick runs are their own sweep: the full one still has all 12 to run
+    assert plan_sweep(scenario, db)[1]["done"].sum() == 0
+    assert plan_sweep(scenario, db, quick=True)[1]["done"].tolist() == [1, 1, 1, 1]
+    before = db_rows(db, "SELECT count(*) FROM runs")
+    p = cli("sweep", scenario, "--db", db, "--quick", "--dry-run")
+    assert p.returncode == 0, p.stderr
+    assert f"runs         4: 4 already done in {db}, 0 to run" in p.stdout
+    assert db_rows(db, "SELECT count(*) FROM runs") == before
+
+
 def test_worker_count_and_dask_same_fingerprints(cli, scenario, tmp_path):
     one = run_sweep(scenario, str(tmp_path / "one.sqlite"), workers=1)
     two = run_sweep(scenario, str(tmp_path / "two.sqlite"), workers=2)

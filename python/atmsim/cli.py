@@ -320,12 +320,18 @@ def sweep_cmd(
     allow_mixed: Annotated[bool, typer.Option(
         "--allow-mixed", help="Resume even over runs made by another atmsim version or from another text of the "
                               "scenario file (refused by default).")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Check the sweep and list the points and runs it would make (and how many are already "
+                          "done in the store) without running anything or writing the store.")] = False,
 ) -> None:
     """Run a scenario's parameter sweep with replications into a resumable result store."""
     from atmsim import sweep, store
     from atmsim.progress import stderr_is_tty
 
     overrides = parse_set(set_)
+    if dry_run:
+        _sweep_plan(scenario, db, quick, overrides)
+        return
     try:
         with _interruptible():
             res = sweep.run_sweep(scenario, db, quick=quick, executor=executor, workers=workers,
@@ -339,9 +345,7 @@ def sweep_cmd(
     n_runs = len(res.runs)
     n_failed = len(res.failures)
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}")
-    ran = len(spec.point_indices(quick))
-    shown = f"{ran} of {len(spec.points)} ([sweep.quick] lists)" if ran != len(spec.points) else f"{len(spec.points)}"
-    print(f"points       {shown} ({', '.join(spec.keys) or 'no swept keys'})")
+    print(_points_line(spec, len(spec.point_indices(quick))))
     print(f"runs         {n_runs}: {n_runs - n_failed} done, {n_failed} failed "
           f"({res.executed} run now, {res.skipped} already in the store)")
     print(f"executor     {res.executor}" + (f", pool restarted {res.restarts}x" if res.restarts else ""))
@@ -382,6 +386,32 @@ def sweep_cmd(
             print(f"  ... and {n_failed - shown} more (atmsim export --db {db} --what runs lists them all)",
                   file=sys.stderr)
         raise SystemExit(1)
+
+
+def _points_line(spec: Any, ran: int) -> str:
+    """The summary line of a sweep's points: how many run (of how many, when
+    ``[sweep.quick]`` lists select some) and the swept keys."""
+    shown = f"{ran} of {len(spec.points)} ([sweep.quick] lists)" if ran != len(spec.points) else f"{ran}"
+    return f"points       {shown} ({', '.join(spec.keys) or 'no swept keys'})"
+
+
+def _sweep_plan(scenario: str, db: str, quick: bool, overrides: dict[str, str]) -> None:
+    """`atmsim sweep --dry-run`: the points and runs a sweep would make."""
+    from atmsim import sweep, store
+
+    try:
+        spec, plan = sweep.plan_sweep(scenario, db, quick=quick, overrides=overrides)
+    except store.StoreError as exc:
+        _die(_one_line(exc), 1)
+    planned = int(plan["replications"].sum()) if len(plan) else 0
+    done = int(plan["done"].sum()) if len(plan) else 0
+    print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}  (dry run: nothing runs)")
+    print(_points_line(spec, len(plan)))
+    rule = "" if quick or not spec.targets else "; a precision rule adds rounds where its interval is still too wide"
+    print(f"runs         {planned}: {done} already done in {db}, {planned - done} to run{rule}")
+    rows = [[str(int(r["point"])), json.dumps(spec.written[int(r["point"])], ensure_ascii=False), str(int(r["seed"])),
+             str(int(r["replications"])), str(int(r["done"]))] for r in plan.to_dict("records")]
+    print(_table(rows, ["point", "values", "seed", "replications", "done"], indent="  "))
 
 
 @app.command("export")

@@ -30,6 +30,7 @@ Python API (also used by ``atmsim reproduce``)::
 
     from atmsim.sweep import run_sweep, load_sweep
     spec = load_sweep("scenarios/x.toml")     # SweepSpec: .points, .replications, ...
+    spec, plan = plan_sweep("scenarios/x.toml", "results.sqlite")   # what would run (--dry-run)
     res = run_sweep(scenario_path: str, db: str, *, quick: bool = False,
                     executor: str = "local", workers: int | None = None,
                     scheduler: str | None = None, progress: bool = False,
@@ -170,6 +171,12 @@ class SweepSpec:
     def seed_of(self, index: int) -> int:
         return point_seed(self.seed, self.points[index])
 
+    def sweep_key(self, quick: bool) -> str:
+        """The store's key of this sweep: the file's text, the mode and the extra
+        overrides (two runs of the same command share it and so their runs)."""
+        material = f"{self.scenario_hash}|{int(quick)}|{canonical_point(self.overrides)}"
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
     def point_indices(self, quick: bool) -> list[int]:
         """The points that run: every one, or with --quick those ``[sweep.quick]``
         lists select (same indices and seeds as in the full sweep)."""
@@ -305,6 +312,27 @@ def _fail_points() -> set[int]:
     return {int(x) for x in raw.split(",") if x.strip().lstrip("-").isdigit()}
 
 
+def plan_sweep(scenario_path: str, db: Optional[str] = None, *, quick: bool = False,
+               overrides: Optional[dict[str, str]] = None) -> tuple[SweepSpec, pd.DataFrame]:
+    """What :func:`run_sweep` would run, without running anything: the checked spec and
+    one row per point that runs (``point``, the swept keys as written, ``seed``,
+    ``replications`` — the fixed count, or the first round of a precision rule — and
+    ``done``, how many of those are already done in ``db``; 0 without a store or when
+    the file does not exist). The store is opened read-only."""
+    spec = load_sweep(scenario_path, overrides)
+    reps = spec.replications_for(quick)
+    done: set[str] = set()
+    if db is not None and os.path.isfile(db):
+        with Store(db, readonly=True) as st:
+            done = st.done_keys(spec.sweep_key(quick))
+    rows = []
+    for i in spec.point_indices(quick):
+        n = sum(run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides) in done for r in range(reps))
+        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "seed": spec.seed_of(i),
+                     "replications": reps, "done": n})
+    return spec, pd.DataFrame(rows)
+
+
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
               workers: Optional[int] = None, scheduler: Optional[str] = None, progress: bool = False,
               overrides: Optional[dict[str, str]] = None, allow_mixed: bool = False,
@@ -323,8 +351,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
     fail_points = _fail_points()
     version = _software_version()
     run_overrides_base = {**(spec.quick_overrides if quick else {})}
-    sweep_key = hashlib.sha256(
-        f"{spec.scenario_hash}|{int(quick)}|{canonical_point(spec.overrides)}".encode("utf-8")).hexdigest()
+    sweep_key = spec.sweep_key(quick)
     store = Store(db)
     ex = None
     bar = None
