@@ -403,8 +403,7 @@ def _sweep_plan(scenario: str, db: str, quick: bool, overrides: dict[str, str]) 
         spec, plan = sweep.plan_sweep(scenario, db, quick=quick, overrides=overrides)
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
-    planned = int(plan["replications"].sum()) if len(plan) else 0
-    done = int(plan["done"].sum()) if len(plan) else 0
+    planned, done = int(plan["replications"].sum()), int(plan["done"].sum())   # a sweep has at least one point
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}  (dry run: nothing runs)")
     print(_points_line(spec, len(plan)))
     rule = "" if quick or not spec.targets else "; a precision rule adds rounds where its interval is still too wide"

@@ -559,12 +559,11 @@ impl Reader<'_> {
             let line = self.key_line(qt, key);
             if item.is_array() || item.is_table_like() {
                 // A list (or range) selects values of a swept key for --quick.
-                let Some(axis) = axes.iter().find(|a| a.keys.iter().any(|k| k == key)) else {
+                let Some((axis, column)) = axes.iter().find_map(|a| a.keys.iter().position(|k| k == key).map(|c| (a, c))) else {
                     let swept: Vec<String> = axes.iter().flat_map(|a| a.keys.iter().map(|k| q(k))).collect();
                     let valid = if swept.is_empty() { "this sweep has none".to_string() } else { swept.join(", ") };
                     return Err(self.err(line, "sweep.quick", Some(key), format!("a list selects values of a key of [sweep.grid] or [sweep.zip] for --quick, and this key is not swept (swept: {valid}); give one value to override it")));
                 };
-                let column = axis.keys.iter().position(|k| k == key).unwrap_or(0);
                 let on_axis: Vec<&String> = axis.texts.iter().map(|row| &row[column]).collect();
                 let (texts, _) = self.values("sweep.quick", qt, key, item)?;
                 if let Some(t) = texts.iter().find(|t| !on_axis.contains(t)) {

@@ -271,7 +271,7 @@ impl HostParams {
         // written here only (see the help of `phy`).
         let line = self.line.rate(Some("OC-3c"))?;
         let rate = match self.peak {
-            Some(pk) if pk.bps() > line.bps() * (1.0 + 1e-9) => {
+            Some(pk) if above(pk, line) => {
                 return Err(ParamIssue::new("peak", format!(
                     "{:.6} Mb/s is above the line's {:.6} Mb/s of cells: the adapter cannot space cells wider than back to back; give at most the line rate, or leave peak out",
                     pk.bps() / 1e6, line.bps() / 1e6)));
@@ -286,22 +286,9 @@ impl HostParams {
         let length = octets(self.length, "length")?;
         let udp_gap = match (self.app, self.udp_rate) {
             (AppKind::Udp, None) => return Err(ParamIssue::new("udp_rate", "app = \"udp\" needs udp_rate")),
-            (AppKind::Udp, Some(r)) => Some(r.time_for_bits(8 * (length + UDP_HEADER + ip::IP_HEADER) as u64)),
+            (AppKind::Udp, Some(r)) => Some(udp_gap(r, length, mtu, rate)?),
             _ => None,
         };
-        if let (Some(gap), Some(r)) = (udp_gap, self.udp_rate) {
-            // The datagrams' cells must fit on the line, or the interface queue grows
-            // without end (a real host drops there or blocks the sender).
-            let cells: u64 = ip::fragment_cells(length + UDP_HEADER, mtu).iter().map(|&c| u64::from(c)).sum();
-            let busy = rate.time_for_bits(cells * CELL_BITS);
-            if gap < busy {
-                let datagram_bits = (8 * (length + UDP_HEADER + ip::IP_HEADER)) as f64;
-                let most = datagram_bits / (busy.0 as f64 * 1e-12) / 1e6;
-                return Err(ParamIssue::new("udp_rate", format!(
-                    "{:.6} Mb/s of {length}-octet datagrams ({cells} cells each) is {:.6} Mb/s of cells, above the {:.6} Mb/s of cells the host sends at: its queue would grow without end; give at most {most:.6} Mb/s",
-                    r.bps() / 1e6, (cells * CELL_BITS) as f64 / (gap.0 as f64 * 1e-12) / 1e6, rate.bps() / 1e6)));
-            }
-        }
         if self.app == AppKind::Ping && length + ICMP_HEADER + ip::IP_HEADER > 65_535 {
             return Err(ParamIssue::new("length", "an IPv4 datagram is at most 65,535 octets"));
         }
@@ -311,8 +298,8 @@ impl HostParams {
         }
         let tcp_cfg = self.tcp.config(mtu)?;
         let conns = self.tcp.conns(&tcp_cfg)?;
-        let unit = crate::control::pacer::UNITS.iter().find(|u| u.1 == self.tcp.pace_unit).map_or("", |u| u.0);
-        if let Some(fast) = conns.iter().filter_map(|c| c.pace).find(|p| p.bps() > rate.bps() * (1.0 + 1e-9)) {
+        if let Some(fast) = conns.iter().filter_map(|c| c.pace).find(|&p| above(p, rate)) {
+            let unit = crate::control::pacer::UNITS.iter().find(|u| u.1 == self.tcp.pace_unit).map_or("", |u| u.0);
             return Err(ParamIssue::new("tcp", format!(
                 "a pace comes to {:.6} Mb/s of cells (pace_unit = \"{}\"), above the {:.6} Mb/s of cells the host sends at: the pacer would never hold a cell; give a pace the line can carry",
                 fast.bps() / 1e6, unit, rate.bps() / 1e6)));
@@ -336,6 +323,28 @@ impl HostParams {
         };
         Ok(Resolved { rate, mtu, length, udp_gap, tcp_cfg, conns, credit })
     }
+}
+
+/// Whether rate `a` is above `b` beyond rounding (a setting equal to the line is fine).
+fn above(a: Rate, b: Rate) -> bool {
+    a.bps() > b.bps() * (1.0 + 1e-9)
+}
+
+/// The time between `length`-octet UDP datagrams sent at `r` (IP layer), refused when
+/// their cells (every fragment's PDU) do not fit on the host's `line`: the interface
+/// queue would grow without end, where a real host drops or blocks the sender.
+fn udp_gap(r: Rate, length: usize, mtu: usize, line: Rate) -> Result<SimDuration, ParamIssue> {
+    let datagram_bits = (8 * (length + UDP_HEADER + ip::IP_HEADER)) as u64;
+    let gap = r.time_for_bits(datagram_bits);
+    let cells: u64 = ip::fragment_cells(length + UDP_HEADER, mtu).iter().map(|&c| u64::from(c)).sum();
+    let busy = line.time_for_bits(cells * CELL_BITS);
+    if gap < busy {
+        let mbps = |bits: u64, d: SimDuration| bits as f64 / (d.0 as f64 * 1e-12) / 1e6;
+        return Err(ParamIssue::new("udp_rate", format!(
+            "{:.6} Mb/s of {length}-octet datagrams ({cells} cells each) is {:.6} Mb/s of cells, above the {:.6} Mb/s of cells the host sends at: its queue would grow without end; give at most {:.6} Mb/s",
+            r.bps() / 1e6, mbps(cells * CELL_BITS, gap), line.bps() / 1e6, mbps(datagram_bits, busy))));
+    }
+    Ok(gap)
 }
 
 /// The checking mode: emits the PDU whose last cell `c` carries headers `h` through the
