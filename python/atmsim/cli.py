@@ -239,10 +239,20 @@ def run_cmd(
         help="Make the fingerprint cover what each delivered message carries (cell fields, payloads), "
              "not only when and where it was delivered; about 5% slower on plain cell queues "
              "(same as [scenario] fingerprint_content = true).")] = False,
+    pcap: Annotated[Optional[list[str]], typer.Option(
+        "--pcap", metavar="HOST=FILE",
+        help="Capture every AAL5 PDU the host sends or receives into FILE, a libpcap file for tcpdump or "
+             "Wireshark (link type SUNATM: LLC/SNAP, IPv4 and TCP/UDP/ICMP headers); the same as "
+             "--set HOST.pcap=FILE. Repeatable.")] = None,
 ) -> None:
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
     rate_unit = _rate_unit(units)
     overrides = parse_set(set_)
+    for item in pcap or []:
+        host, sep, path = item.partition("=")
+        if not sep or not host.strip() or not path.strip():
+            raise ScenarioError(f"--pcap {item}: give HOST=FILE, e.g. --pcap sender=sender.pcap")
+        overrides[f"{host.strip()}.pcap"] = path.strip()
     if check_wire:
         overrides["scenario.check_wire"] = "true"
     if fingerprint_content:
@@ -260,6 +270,9 @@ def run_cmd(
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
         print(format_result(res, scenario, rate_unit))
+        for item in pcap or []:
+            host, _, path = item.partition("=")
+            print(f"capture      {host.strip()}: {path.strip().replace('{run}', str(run))} (libpcap, SUNATM)")
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:

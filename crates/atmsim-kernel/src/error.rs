@@ -11,6 +11,9 @@ pub enum SimError {
     /// Cells were created or lost without being accounted for.
     #[error("conservation check failed: {0}")]
     Conservation(String),
+    /// What the run writes besides its results (a capture file) could not be written.
+    #[error("{0}")]
+    Output(String),
     /// The caller asked the run to stop (Ctrl-C, a progress callback).
     #[error("run interrupted at {0}")]
     Interrupted(SimTime),

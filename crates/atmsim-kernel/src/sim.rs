@@ -51,6 +51,11 @@ pub type PortId = u16;
 /// run it asks for its books ([`Ledger::payloads_live`]), so a payload that was never
 /// released fails the conservation check like a lost cell.
 pub trait RunStore: Default {
+    /// The run has ended: finish what the store writes outside the run (capture
+    /// files). An error fails the run ([`SimError::Output`]).
+    fn close(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     /// Adds what the store still holds to the ledger.
     fn ledger(&self, ledger: &mut Ledger) {
         let _ = ledger;
@@ -986,6 +991,7 @@ impl<C: Component> Simulation<C> {
         // Samples up to and including the end; a warm-up the events never reached.
         self.catch_up::<CONTENT>(SimTime(end.0.saturating_add(1)), end, warmup, &mut warm, &mut sampler)?;
         self.settle_all::<CONTENT>(end)?;
+        self.core.store.close().map_err(SimError::Output)?;
         if !warm {
             // The run ended before the warm-up did: nothing is measured.
             self.comps.iter_mut().for_each(|c| c.reset_stats(end));

@@ -18,6 +18,7 @@
 //! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
 pub mod aal;
+pub mod capture;
 pub mod cell;
 pub mod control;
 pub mod hold;

@@ -25,6 +25,7 @@ use atmsim_wire::rm::RmRepr;
 use atmsim_wire::tcp::TcpRepr;
 use atmsim_wire::udp::UdpRepr;
 
+use crate::capture::Capture;
 use crate::wirecheck::WireCheck;
 
 /// A handle into the run's [`Payloads`]; 0 is "no payload".
@@ -81,6 +82,8 @@ pub struct Payloads {
     wire: Vec<Vec<u8>>,
     /// The byte-exact checking mode ([`crate::wirecheck`]).
     pub check: WireCheck,
+    /// Packet capture at hosts ([`crate::capture`]).
+    pub capture: Capture,
 }
 
 impl Payloads {
@@ -196,6 +199,9 @@ pub fn digest(p: &Payload) -> u64 {
 }
 
 impl RunStore for Payloads {
+    fn close(&mut self) -> Result<(), String> {
+        self.capture.close()
+    }
     fn ledger(&self, ledger: &mut Ledger) {
         ledger.payloads_live += self.live;
         ledger.wire_checked += self.check.checked;

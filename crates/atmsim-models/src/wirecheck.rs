@@ -45,6 +45,14 @@ pub struct WireCheck {
 /// datagram's zero data, and the first fragment carries the first `payload_len` octets
 /// of that message.
 pub fn emit_pdu(p: &Payload) -> Result<Vec<u8>, String> {
+    let sdu = emit_sdu(p)?;
+    Aal5Repr { uu: 0, cpi: 0, payload: sdu }.emit().map_err(|e| format!("AAL5 emit: {e}"))
+}
+
+/// The AAL5 CPCS-SDU carrying the IP packet `p` — what [`emit_pdu`] pads and closes
+/// with the trailer: LLC/SNAP, IPv4, the transport header on a first fragment, zero
+/// data (also what a capture at the host records, [`crate::capture`]).
+pub fn emit_sdu(p: &Payload) -> Result<Vec<u8>, String> {
     let Payload::Ip { ip, l4 } = p else { return Err("RM and credit cells are checked cell by cell, not as AAL5 PDUs".into()) };
     let snap = SnapRepr { ethertype: ETHERTYPE_IPV4 };
     let mut sdu = vec![0u8; snap.buffer_len() + ip.total_len()];
@@ -72,7 +80,7 @@ pub fn emit_pdu(p: &Payload) -> Result<Vec<u8>, String> {
     };
     let n = message.len().min(ip.payload_len);
     sdu[th..th + n].copy_from_slice(&message[..n]);
-    Aal5Repr { uu: 0, cpi: 0, payload: sdu }.emit().map_err(|e| format!("AAL5 emit: {e}"))
+    Ok(sdu)
 }
 
 /// Parses `pdu` back and compares it with the payload `p` its last cell carried. A

@@ -81,6 +81,15 @@ impl Scenario {
         }
         let mut sim = Simulation::new(comps, paths, routes);
         sim.store_mut().check.on = self.check_wire;
+        for (i, c) in self.components.iter().enumerate() {
+            if c.kind.kind != "host" {
+                continue;
+            }
+            let capture = atmsim_models::host::capture_file(&c.params, run).map_err(|e| SimError::Output(format!("{}: {}: {}", c.name, e.key, e.msg)))?;
+            if let Some((path, snaplen)) = capture {
+                sim.store_mut().capture.open(i, &path, snaplen).map_err(|e| SimError::Output(format!("{}: {e}", c.name)))?;
+            }
+        }
         sim.fingerprint_content(self.fingerprint_content);
         sim.fast_path(self.fast_path);
         sim.deliver_ahead(self.deliver_ahead);

@@ -73,7 +73,7 @@ use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::udp::UdpRepr;
 use tcp::Segment;
 
-pub const PARAMS: [ParamSpec; 20] = [
+pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "credit_window", ty: ParamType::Size, default: None, required: false, help: "hop-by-hop credit flow control on the adapter: each VC the host sends on starts with this many credits (cells; the downstream node's buffer for it) and sends a cell only while it holds credit; credit cells arriving on 'in' feed the credit (one entry per cell cycle); VCs need VPI 0, VCI 1 ... 4095; default: no credit control", source: "evans96 (credit flow control, the upstream node's linecard); the window is atmsim convention" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "interface line rate (default OC-3c; or give rate)", source: "SBus OC-3c adapters in domingo95 and lazarou96" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "interface cell rate instead of phy", source: "" },
@@ -94,6 +94,8 @@ pub const PARAMS: [ParamSpec; 20] = [
     ParamSpec { name: "start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when the application starts", source: "" },
     ParamSpec { name: "stop", ty: ParamType::Time, default: None, required: false, help: "udp: when the blaster stops (default: never)", source: "" },
     ParamSpec { name: "reply", ty: ParamType::Bool, default: Some("true"), required: false, help: "answer ICMP echo requests", source: "" },
+    ParamSpec { name: "pcap", ty: ParamType::Text, default: None, required: false, help: "capture file: every AAL5 PDU the host sends or receives whole, written as a libpcap file (link type SUNATM: VPI/VCI, direction, LLC/SNAP, IPv4, TCP/UDP/ICMP headers with real checksums, zero data) for tcpdump or Wireshark; the path is relative to the working directory, {run} in it becomes the run number; default: no capture", source: "atmsim convention (docs/models/host.md, \"Capture\")" },
+    ParamSpec { name: "pcap_snaplen", ty: ParamType::Size, default: Some("128 B"), required: false, help: "capture: octets kept of each PDU, the 4-octet SunATM header included (as tcpdump -s; the record keeps the PDU's full length); 16 B to 256 KiB", source: "atmsim convention: 128 octets hold LLC/SNAP, IPv4 and TCP headers with options" },
 ];
 
 /// What a host samples as time series (its interface: `<host>/nic`, with the
@@ -218,6 +220,9 @@ pub struct HostParams {
     pub tcp: TcpParams,
     /// Credits each VC starts with (None: no credit flow control).
     pub credit_window: Option<u64>,
+    /// The capture file (None: no capture).
+    pub pcap: Option<String>,
+    pub pcap_snaplen: Size,
 }
 
 /// What the parameters come to once checked against each other.
@@ -256,6 +261,8 @@ impl HostParams {
             tcp: TcpParams::bind(p)?,
             credit_window: p.opt("credit_window", Params::cells)?,
             line_length: p.need("line_length", Params::length)?,
+            pcap: p.opt("pcap", Params::word)?.map(str::to_string),
+            pcap_snaplen: p.need("pcap_snaplen", Params::size)?,
         })
     }
 
@@ -321,8 +328,43 @@ impl HostParams {
                 Some((w, vcis))
             }
         };
+        if let Some(path) = &self.pcap {
+            self.check_capture(path, &conns)?;
+        }
         Ok(Resolved { rate, mtu, length, udp_gap, tcp_cfg, conns, credit })
     }
+
+    /// A capture's snap length in octets, as `pcap_snaplen` gives it.
+    fn snaplen(&self) -> Result<usize, ParamIssue> {
+        let n = octets(self.pcap_snaplen, "pcap_snaplen")?;
+        if !(16..=262_144).contains(&n) {
+            return Err(ParamIssue::new("pcap_snaplen", format!("{n} octets is out of range; give 16 B to 256 KiB")));
+        }
+        Ok(n)
+    }
+
+    /// The checks of a capture: its directory exists, its snap length, VPIs SunATM can hold.
+    fn check_capture(&self, path: &str, conns: &[Conn]) -> Result<(), ParamIssue> {
+        let dir = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(d) = dir.filter(|d| !d.is_dir()) {
+            return Err(ParamIssue::new("pcap", format!("the directory {} does not exist; give a file in an existing directory", d.display())));
+        }
+        self.snaplen()?;
+        let labels = conns.iter().flat_map(|c| [c.out_vc, c.in_vc]).chain(self.vc);
+        if let Some(l) = labels.into_iter().find(|l| l >> 16 > 255) {
+            return Err(ParamIssue::new("pcap", format!("the host uses {}, whose VPI does not fit the capture format's one octet (SunATM); captured hosts need VPIs 0 to 255", crate::cell::vc_name(l))));
+        }
+        Ok(())
+    }
+}
+
+/// The capture a host's parameters ask for: the file (with `{run}` replaced by `run`)
+/// and the snap length in octets; None without `pcap`. The run opens it
+/// ([`crate::capture::Capture::open`]) before the host starts.
+pub fn capture_file(p: &Params, run: u64) -> Result<Option<(String, usize)>, ParamIssue> {
+    let params = HostParams::bind(p)?;
+    let Some(path) = &params.pcap else { return Ok(None) };
+    Ok(Some((path.replace("{run}", &run.to_string()), params.snaplen()?)))
 }
 
 /// Whether rate `a` is above `b` beyond rounding (a setting equal to the line is fine).
@@ -362,6 +404,19 @@ fn emit_wire(c: &Cell, h: &Payload, ctx: &mut Cx<'_>) {
             store.set_wire(c.payload, bytes);
         }
         Err(e) => ctx.fail(format!("--check-wire: {} PDU {}: {e}", crate::cell::vc_name(c.vc), c.seq)),
+    }
+}
+
+/// Records the PDU carrying `h` (sent: `tx`) on VC `vc` in the host's capture file,
+/// if it has one ([`crate::capture`]).
+fn capture(h: &Payload, tx: bool, vc: u32, ctx: &mut Cx<'_>) {
+    let (id, now) = (ctx.id(), ctx.now);
+    if !ctx.store().capture.on(id) {
+        return;
+    }
+    match wirecheck::emit_sdu(h) {
+        Ok(sdu) => ctx.store().capture.record(id, now, tx, vc, &sdu),
+        Err(e) => ctx.fail(format!("capture: {} PDU: {e}", crate::cell::vc_name(vc))),
     }
 }
 
@@ -497,6 +552,7 @@ impl Host {
                     if ctx.store().check.on {
                         emit_wire(&c, &h, ctx);
                     }
+                    capture(&h, true, c.vc, ctx);
                 }
                 match p.pacer {
                     Some(k) => self.pacers[k as usize].enqueue(c, TAG_PACER + k as u32, ctx),
@@ -658,6 +714,7 @@ impl crate::kind::Kind for Host {
             self.non_ip += 1;
             return;
         };
+        capture(&Payload::Ip { ip, l4 }, false, cell.vc, ctx);
         if ctx.store().check.on {
             match wirecheck::check_arrival(&cell, &wire, &Payload::Ip { ip, l4 }) {
                 Ok(()) => ctx.store().check.checked += 1,

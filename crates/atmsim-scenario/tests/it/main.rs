@@ -1198,6 +1198,49 @@ mod payloads {
         }
     }
 
+    /// Capturing both hosts of the duplex example changes no trace and no statistic,
+    /// and each file holds one record per PDU the host sent and per PDU it reassembled
+    /// (the file's records counted here from libpcap's layout; their contents are read
+    /// back with an independent parser in tests/test_capture.py).
+    #[test]
+    fn capturing_hosts_changes_no_trace_and_records_every_pdu() {
+        let path = format!("{}/../../scenarios/examples/tcp_duplex.toml", env!("CARGO_MANIFEST_DIR"));
+        let sc = Scenario::load(&path).expect("load");
+        let plain = run(&sc, 1);
+        let dir = std::env::temp_dir();
+        let file = |h: &str| dir.join(format!("atmsim-it-{}-{h}-{{run}}.pcap", std::process::id())).to_string_lossy().into_owned();
+        let sets = [("a.pcap".to_string(), format!("\"{}\"", file("a"))), ("b.pcap".to_string(), format!("\"{}\"", file("b")))];
+        let captured = sc.with_overrides(&sets).expect("pcap overrides");
+        let r = run(&captured, 1);
+        assert_eq!((r.fingerprint, r.events), (plain.fingerprint, plain.events), "a capture changed the trace");
+        assert_eq!(r.probes, plain.probes, "a capture changed a statistic");
+        for h in ["a", "b"] {
+            let f = file(h).replace("{run}", "1");
+            let bytes = std::fs::read(&f).expect("the capture file of run 1");
+            std::fs::remove_file(&f).expect("remove");
+            let (mut at, mut sent, mut received) = (24, 0.0, 0.0);
+            while at < bytes.len() {
+                let incl = u32::from_le_bytes([bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11]]) as usize;
+                // SunATM's first octet: 0x80 sent, 0x00 received, ORed with 0x02 (LLC)
+                match bytes[at + 16] {
+                    0x82 => sent += 1.0,
+                    0x02 => received += 1.0,
+                    other => panic!("{h}: SunATM octet {other:#04x}"),
+                }
+                at += 16 + incl;
+            }
+            assert_eq!(at, bytes.len(), "{h}: records end at the file's end");
+            // PDUs out: the data segments of its sending half (retransmissions included)
+            // and the ACK-only segments of its receiving half; PDUs in: what its AAL5
+            // reassembled
+            let (tx, rx) = if h == "a" { ("vc100", "vc200") } else { ("vc200", "vc100") };
+            let out = probe(&r, &format!("{h}/tcp/{tx}"), "tcp_segments", "count") + probe(&r, &format!("{h}/tcp/{rx}"), "tcp_acks", "count");
+            let got = probe(&r, h, "aal5_rx_pdus", "count");
+            // (a segment TCP has made may still wait for the CPU when the run ends)
+            assert!(received == got && sent <= out && sent >= out - 2.0 && sent > 1_000.0, "{h}: {sent} sent and {received} received in the file, {out} and {got} by the probes");
+        }
+    }
+
     /// One duplex connection (data both ways, 4.3BSD piggybacking) against the same
     /// transfers as two one-way connections: the same data flows, but ACK-only segments
     /// almost vanish, and every PDU still checks byte for byte.
