@@ -135,6 +135,39 @@ def test_summarize_reports_domain_method_and_note():
     assert st.loc[(2, "q_wait")].ci_note == "n = 1: too few for an interval"
 
 
+def test_summarize_groups_like_a_plain_groupby_over_shuffled_runs():
+    """summarize() cuts one value array into groups; a plain groupby loop written here
+    gives the same rows in the same order (first appearance, values in replication order,
+    a missing unit a group of its own), whatever order the runs arrive in."""
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for sweep in ("b", "a"):
+        for point in (2, 0, 1):
+            for rep in rng.permutation(4):
+                for comp, probe, stat, unit in (("q", "q_loss_ratio", "value", "1"), ("q", "q_wait", "mean", "s"),
+                                                ("h/tcp/vc1", "tcp_segments", "count", "1"), ("x", "odd", "value", None)):
+                    rows.append((sweep, point, int(rep), comp, probe, stat, float(rng.random()), unit))
+    v = pd.DataFrame(rows, columns=["sweep_key", "point", "replication", "component", "probe", "statistic", "value", "unit"])
+    by = ["sweep_key", "point"]
+    keys = by + ["component", "probe", "statistic", "unit"]
+    want = []
+    ordered = v.sort_values(by + ["replication"], kind="stable")
+    for key, grp in ordered.groupby(keys, sort=False, dropna=False):
+        dom = stats.domain_of(str(key[-3]), str(key[-2]), str(key[-1]))
+        iv = interval(grp["value"].to_numpy(), dom)
+        want.append((*key, iv.n, iv.mean, iv.std, iv.low, iv.high, iv.method, iv.note))
+    got = stats.summarize(v, by=by)
+    assert len(got) == len(want) == 2 * 3 * 4
+    have = [(*r[:6], r.n, r.mean, r.std, r.ci_low, r.ci_high, r.interval, r.ci_note)
+            for r in got[[*keys, "n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"]].itertuples(index=False)]
+    for h, w in zip(have, want):
+        assert h[:6] == w[:6] or (h[:5] == w[:5] and pd.isna(h[5]) and pd.isna(w[5]))
+        assert h[6] == w[6] and h[11:] == w[11:]
+        np.testing.assert_array_equal(np.array(h[7:11], dtype=float), np.array(w[7:11], dtype=float))
+
+
 def test_every_probe_of_every_kind_has_a_declared_domain():
     # A probe with unit "1" is a proportion or a count, and must say which; every other
     # unit must be a known non-negative one (or the probe is treated as signed: add it
