@@ -97,8 +97,8 @@ mtu = "1500 B"
 
 
 @pytest.fixture(scope="module")
-def quick_out(tmp_path_factory) -> Path:
-    return reproduce_quick(tmp_path_factory.mktemp("domingo95"), "domingo95")
+def quick_out(tmp_path_factory, quick_store) -> Path:
+    return reproduce_quick(tmp_path_factory.mktemp("domingo95"), "domingo95", quick_store)
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, reproduce_quick, run_cli
+from conftest import ROOT, reproduce_quick
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -20,17 +20,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory) -> Path:
-    return reproduce_quick(tmp_path_factory.mktemp("reproduce-browser"), "buddhikot92")
+def report_dir(tmp_path_factory, quick_store) -> Path:
+    return reproduce_quick(tmp_path_factory.mktemp("reproduce-browser"), "buddhikot92", quick_store)
 
 
 @pytest.fixture(scope="module")
-def index_dir(report_dir) -> Path:
-    """The same directory after `reproduce all` (resumes: no run is recomputed): report.html
-    becomes the index and buddhikot92.html links back to it."""
-    proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(report_dir), timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return report_dir
+def index_dir(quick_store) -> Path:
+    """The directory `reproduce all --quick` wrote (the session's quick_store): report.html
+    is the index and buddhikot92.html links back to it."""
+    return quick_store.parent
 
 
 def _open(page_path: Path, tmp_path: Path, shot_name: str) -> dict:

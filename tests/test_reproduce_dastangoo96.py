@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import assert_intervals_in_domain, run_cli
+from conftest import reproduce_quick
 
 from atmsim.reproduce import get
 from atmsim.reproduce.base import Experiment, ExperimentResult
@@ -113,11 +113,8 @@ def test_scenario_files_expand_to_the_studies():
     assert text.count('line_rate = "155 Mb/s"') == 12 and "kind = \"link\"\nrate" not in text.split("[components.sw1]")[0]
 
 
-def test_quick_reproduction_runs_and_writes_every_row(tmp_path):
-    out = tmp_path / "o"
-    proc = run_cli("reproduce", "dastangoo96", "--quick", "--quiet", "--out", str(out), timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    assert_intervals_in_domain(out)
+def test_quick_reproduction_runs_and_writes_every_row(tmp_path, quick_store):
+    out = reproduce_quick(tmp_path / "o", "dastangoo96", quick_store)
     with open(out / "comparison.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     quantities = {r["quantity"] for r in rows}

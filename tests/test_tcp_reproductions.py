@@ -16,15 +16,15 @@ def _rows(path: Path, paper: str) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def lazarou(tmp_path_factory) -> dict[str, dict[str, str]]:
-    out = reproduce_quick(tmp_path_factory.mktemp("lazarou96"), "lazarou96")
+def lazarou(tmp_path_factory, quick_store) -> dict[str, dict[str, str]]:
+    out = reproduce_quick(tmp_path_factory.mktemp("lazarou96"), "lazarou96", quick_store)
     assert (out / "figures" / "lazarou96" / "fig6_window.png").stat().st_size > 1000
     return _rows(out / "comparison.csv", "lazarou96")
 
 
 @pytest.fixture(scope="module")
-def evans(tmp_path_factory) -> dict[str, dict[str, str]]:
-    return _rows(reproduce_quick(tmp_path_factory.mktemp("evans96"), "evans96") / "comparison.csv", "evans96")
+def evans(tmp_path_factory, quick_store) -> dict[str, dict[str, str]]:
+    return _rows(reproduce_quick(tmp_path_factory.mktemp("evans96"), "evans96", quick_store) / "comparison.csv", "evans96")
 
 
 def test_table2_tcp_layer_maxima_within_3_percent(lazarou):
