@@ -17,7 +17,8 @@
 //! rounded to the nanosecond. A host records a PDU it sends when its SAR hands the
 //! PDU's cells to the pacer or interface, and one it receives when the last cell
 //! completes it (PDUs the AAL discards are not seen, as at a real host's driver).
-//! SunATM has one octet for the VPI: a VPI above 255 is refused when the run starts.
+//! SunATM has one octet for the VPI: a captured host with a VPI above 255 on any of its
+//! VCs is refused when the scenario loads.
 
 use std::fmt;
 use std::fs::File;
