@@ -248,11 +248,13 @@ def run_cmd(
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
     rate_unit = _rate_unit(units)
     overrides = parse_set(set_)
+    captures = []  # (host, file): each is the override HOST.pcap=FILE
     for item in pcap or []:
-        host, sep, path = item.partition("=")
-        if not sep or not host.strip() or not path.strip():
+        host, sep, path = (part.strip() for part in item.partition("="))
+        if not sep or not host or not path:
             raise ScenarioError(f"--pcap {item}: give HOST=FILE, e.g. --pcap sender=sender.pcap")
-        overrides[f"{host.strip()}.pcap"] = path.strip()
+        overrides[f"{host}.pcap"] = path
+        captures.append((host, path.replace("{run}", str(run))))
     if check_wire:
         overrides["scenario.check_wire"] = "true"
     if fingerprint_content:
@@ -270,9 +272,8 @@ def run_cmd(
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
         print(format_result(res, scenario, rate_unit))
-        for item in pcap or []:
-            host, _, path = item.partition("=")
-            print(f"capture      {host.strip()}: {path.strip().replace('{run}', str(run))} (libpcap, SUNATM)")
+        for host, path in captures:
+            print(f"capture      {host}: {path} (libpcap, SUNATM)")
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:
