@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
 
 import dpkt
 import pytest
@@ -186,3 +187,76 @@ def test_ping_fragments_are_captured(tmp_path, cli):
 def test_bad_captures_are_one_line_exit_2(cli, args, contains, tmp_path):
     p = cli("run", WINDOW, "--quiet", *args)
     assert_one_line_error(p, contains=contains)
+
+
+# --- captures as traces: the `trace` source's format = "pcap" -----------------------
+
+def ethernet_frame(ip_len: int, vlan: bool = False) -> bytes:
+    """An Ethernet II frame carrying an IPv4 datagram of `ip_len` octets (dpkt builds it)."""
+    ip = dpkt.ip.IP(src=b"\x0a\0\0\x01", dst=b"\x0a\0\0\x02", p=dpkt.ip.IP_PROTO_UDP,
+                    data=b"\0" * (ip_len - 20))
+    frame = bytes(dpkt.ethernet.Ethernet(src=b"\x02" * 6, dst=b"\x04" * 6, type=dpkt.ethernet.ETH_TYPE_IP, data=ip))
+    if vlan:  # an 802.1Q tag (TPID 0x8100, VLAN 5) between the addresses and the type
+        frame = frame[:12] + b"\x81\x00\x00\x05" + frame[12:]
+    return frame
+
+
+# (time s, IP datagram octets, tagged?): lengths 40-9180, cell counts ⌈(L + 16)/48⌉
+PACKETS = [(1000.0, 40, False), (1000.0005, 1500, False), (1000.25, 576, True), (1000.5, 9180, False),
+           (1000.75, 1500, True), (1001.0, 1000, False)]
+
+
+@pytest.mark.parametrize("kind", ["pcap-us", "pcap-ns", "pcapng"])
+def test_a_capture_written_by_dpkt_replays_packet_for_packet(kind, tmp_path, cli):
+    cap = tmp_path / "lan.cap"
+    assert sys.byteorder == "little"  # dpkt writes libpcap in the machine's order
+    with open(cap, "wb") as fh:
+        if kind == "pcapng":
+            w = dpkt.pcapng.Writer(fh, snaplen=96, linktype=dpkt.pcap.DLT_EN10MB)
+        else:
+            dpkt.pcap.Writer(fh, snaplen=96, linktype=dpkt.pcap.DLT_EN10MB, nano=kind == "pcap-ns")
+        for t, length, vlan in PACKETS:
+            frame = ethernet_frame(length, vlan)
+            if kind == "pcapng":
+                w.writepkt(frame, ts=t)  # (dpkt's pcapng blocks keep whole packets)
+            else:
+                # cut at the snap length, the original length kept, as tcpdump -s 96 does
+                frac = round((t % 1) * (1e9 if kind == "pcap-ns" else 1e6))
+                cut = frame[:96]
+                fh.write(bytes(dpkt.pcap.LEPktHdr(tv_sec=int(t), tv_usec=frac, caplen=len(cut), len=len(frame))) + cut)
+    # the packets that start before each duration, counted from the list above
+    for duration, start_before in [(0.2, 2), (0.6, 4), (2.0, 6)]:
+        scen = tmp_path / "replay.toml"
+        scen.write_text(f'''connections = ["src -> sink"]
+[scenario]
+duration = "{duration} s"
+[components.src]
+kind = "trace"
+file = "lan.cap"
+format = "pcap"
+[components.sink]
+kind = "sink"
+''')
+        p = cli("run", str(scen), "--quiet", "--json")
+        assert p.returncode == 0, p.stderr
+        probes = {(r["component"], r["probe"], r["statistic"]): r["value"] for r in json.loads(p.stdout)["probes"]}
+        lengths = [n for _, n, _ in PACKETS[:start_before]]
+        assert probes[("src", "trace_pdus", "count")] == start_before, (kind, duration)
+        assert probes[("src", "src_tx_cells", "count")] == sum(-(-(n + 16) // 48) for n in lengths), (kind, duration)
+
+
+@pytest.mark.parametrize("extra,contains", [
+    ('format = "pcap"\nfile = "text.TL"', ["components.src.file", "not a libpcap or pcapng file"]),
+    ('file = "lan.cap"', ["components.src.file", 'is a packet capture: read it with format = "pcap"']),
+    ('format = "pcap"\nfile = "lan.cap"\ndirection = "sent"', ["packet 1", "does not record who sent"]),
+    ('format = "pcap"\nfile = "lan.cap"\ndirection = "upward"', ["components.src.direction", "both"]),
+])
+def test_bad_capture_traces_are_one_line_exit_2(extra, contains, tmp_path, cli):
+    with open(tmp_path / "lan.cap", "wb") as fh:
+        w = dpkt.pcap.Writer(fh, linktype=dpkt.pcap.DLT_EN10MB)
+        w.writepkt(ethernet_frame(100), ts=1.0)
+    (tmp_path / "text.TL").write_text("0.0 64\n")
+    scen = tmp_path / "bad.toml"
+    scen.write_text(f'connections = ["src -> sink"]\n[scenario]\nduration = "1 s"\n'
+                    f'[components.src]\nkind = "trace"\n{extra}\n[components.sink]\nkind = "sink"\n')
+    assert_one_line_error(cli("run", str(scen), "--quiet"), contains=contains)

@@ -17,6 +17,7 @@ pub mod poisson;
 pub mod selfsimilar;
 pub mod sink;
 pub mod trace;
+pub mod trace_pcap;
 
 use crate::kind::Cx;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};

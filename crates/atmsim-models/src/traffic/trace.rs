@@ -1,12 +1,16 @@
 //! Trace-driven cell source: replays a real trace as AAL5 PDUs.
 //!
-//! Two trace formats (SPEC section 3, "trace-driven"):
+//! Three trace formats (SPEC section 3, "trace-driven ... including real packet
+//! captures"):
 //!
 //! - `packets`: one packet per line, `TIME LENGTH` — arrival time in seconds and length
 //!   in octets, as in the Bellcore Ethernet traces (Leland & Wilson 1989, the trace
 //!   behind Leland et al., SIGCOMM 1993, which evans96 feeds to its adaptive shaper);
 //! - `frames`: one frame size in octets per line, frames at `frame_rate` — as in the
-//!   MPEG-1 *Star Wars* trace (Garrett & Willinger, SIGCOMM 1994: 24 frames/s).
+//!   MPEG-1 *Star Wars* trace (Garrett & Willinger, SIGCOMM 1994: 24 frames/s);
+//! - `pcap`: a libpcap or pcapng capture, each packet's time stamp and the length of
+//!   the datagram its link layer carries ([`super::trace_pcap`]), optionally only the
+//!   packets a host sent or received (`direction`).
 //!
 //! Each packet or frame of `L` octets becomes one AAL5 PDU of `ceil((L + overhead)/48)`
 //! cells (`overhead` 16 octets by default: RFC 1483 LLC/SNAP 8 + AAL5 trailer 8), whose
@@ -30,15 +34,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Rate, SimDuration, SimTime, PS_PER_S};
 
+use super::trace_pcap::{self, Direction};
 use super::{Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
-pub const FORMATS: [&str; 2] = ["packets", "frames"];
+pub const FORMATS: [&str; 3] = ["packets", "frames", "pcap"];
 pub const SPACINGS: [&str; 2] = ["peak", "even"];
 
-pub const PARAMS: [ParamSpec; 8] = [
+pub const PARAMS: [ParamSpec; 9] = [
     ParamSpec { name: "file", ty: ParamType::Text, default: None, required: true, help: "the trace file: a path relative to the scenario file's directory, or data:NAME for a trace shipped with atmsim (data:BC-pAug89-small.TL, data:starwars.frames.old)", source: "required" },
-    ParamSpec { name: "format", ty: ParamType::Choice(&FORMATS), default: Some("packets"), required: false, help: "packets: 'TIME LENGTH' per line (s, octets); frames: octets per line at frame_rate", source: "Bellcore .TL traces; Garrett & Willinger frame-size traces" },
+    ParamSpec { name: "format", ty: ParamType::Choice(&FORMATS), default: Some("packets"), required: false, help: "packets: 'TIME LENGTH' per line (s, octets); frames: octets per line at frame_rate; pcap: a libpcap or pcapng capture (time stamps, datagram lengths without the link-layer header)", source: "Bellcore .TL traces; Garrett & Willinger frame-size traces; tcpdump/Wireshark captures" },
+    ParamSpec { name: "direction", ty: ParamType::Choice(&super::trace_pcap::DIRECTIONS), default: Some("both"), required: false, help: "format = pcap: keep every packet, or only those the capturing host sent or received (SunATM and Linux cooked captures record it)", source: "atmsim convention: a capture's whole content" },
     ParamSpec { name: "frame_rate", ty: ParamType::Float { min: 1e-3, max: 1e6 }, default: Some("24"), required: false, help: "frames per second (format = frames)", source: "Star Wars MPEG-1 trace: 24 frames/s (Garrett & Willinger 1994)" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "cell rate a PDU's cells leave at (spacing = peak)", source: "OC-3c cell rate (an OC-3c adapter)" },
     ParamSpec { name: "spacing", ty: ParamType::Choice(&SPACINGS), default: Some("peak"), required: false, help: "peak: each PDU's cells back to back at peak; even: a frame's cells spread over its frame interval (frames only)", source: "atmsim convention" },
@@ -56,8 +62,10 @@ pub struct TraceData {
     pub lengths: Vec<u32>,
 }
 
-fn cache() -> &'static Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>> {
-    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, &'static str), Arc<TraceData>>>> = OnceLock::new();
+type CacheKey = (PathBuf, Format, Direction);
+
+fn cache() -> &'static Mutex<HashMap<CacheKey, Arc<TraceData>>> {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<TraceData>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -96,14 +104,28 @@ pub fn resolve(file: &str, dir: &Path) -> Result<PathBuf, String> {
     Err(format!("'{file}': no shipped trace of that name; {valid}; or give a path relative to the scenario file"))
 }
 
-/// Reads and checks a trace (once per process and file).
-pub fn load(path: &Path, format: &'static str) -> Result<Arc<TraceData>, String> {
-    let key = (path.to_path_buf(), format);
+/// Reads and checks a trace (once per process, file, format and direction).
+pub fn load(path: &Path, format: Format, direction: Direction) -> Result<Arc<TraceData>, String> {
+    let key = (path.to_path_buf(), format, direction);
     if let Some(t) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(t.clone());
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read trace '{}': {e}", path.display()))?;
-    let t = Arc::new(parse(&text, format).map_err(|m| format!("{}:{m}", path.display()))?);
+    let cannot = |e: std::io::Error| format!("cannot read trace '{}': {e}", path.display());
+    let t = if format == Format::Pcap {
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        trace_pcap::parse(&bytes, direction).map_err(|m| format!("{}: {}", path.display(), m.trim_start()))?
+    } else {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let capture = std::fs::read(path).is_ok_and(|b| trace_pcap::is_capture(&b));
+            if capture {
+                format!("'{}' is a packet capture: read it with format = \"pcap\"", path.display())
+            } else {
+                cannot(e)
+            }
+        })?;
+        parse(&text, format.name()).map_err(|m| format!("{}:{m}", path.display()))?
+    };
+    let t = Arc::new(t);
     cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, t.clone());
     Ok(t)
 }
@@ -149,10 +171,11 @@ pub fn parse(text: &str, format: &str) -> Result<TraceData, String> {
 }
 
 /// A trace file's format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     Packets,
     Frames,
+    Pcap,
 }
 
 impl Format {
@@ -161,6 +184,7 @@ impl Format {
         match self {
             Format::Packets => "packets",
             Format::Frames => "frames",
+            Format::Pcap => "pcap",
         }
     }
 }
@@ -178,6 +202,8 @@ pub struct TraceParams {
     /// As given (relative to the scenario file's directory).
     pub file: String,
     pub format: Format,
+    /// Which packets of a capture to keep.
+    pub direction: Direction,
     /// Frames per second.
     pub frame_rate: f64,
     pub peak: Rate,
@@ -194,7 +220,8 @@ impl TraceParams {
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
         Ok(TraceParams {
             file: p.need("file", Params::word)?.to_string(),
-            format: p.need_choice("format", &[("packets", Format::Packets), ("frames", Format::Frames)])?,
+            format: p.need_choice("format", &[("packets", Format::Packets), ("frames", Format::Frames), ("pcap", Format::Pcap)])?,
+            direction: p.need_choice("direction", &[("both", Direction::Both), ("sent", Direction::Sent), ("received", Direction::Received)])?,
             frame_rate: p.need("frame_rate", Params::float)?,
             peak: p.need("peak", Params::rate)?,
             spacing: p.need_choice("spacing", &[("peak", Spacing::Peak), ("even", Spacing::Even)])?,
@@ -210,6 +237,9 @@ impl TraceParams {
     pub fn validate(&self) -> Result<(), ParamIssue> {
         if self.spacing == Spacing::Even && self.format != Format::Frames {
             return Err(ParamIssue::new("spacing", "even spacing spreads a frame over its frame interval: it needs format = \"frames\""));
+        }
+        if self.direction != Direction::Both && self.format != Format::Pcap {
+            return Err(ParamIssue::new("direction", "only a capture records who sent a packet: direction needs format = \"pcap\" (or direction = \"both\")"));
         }
         self.source.validate()
     }
@@ -246,7 +276,7 @@ impl TraceSource {
     /// Reads the trace (relative to `dir`) and checks it against the parameters.
     pub fn new(params: TraceParams, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
         let path = resolve(&params.file, dir).map_err(|m| ParamIssue::new("file", m))?;
-        let data = load(&path, params.format.name()).map_err(|m| ParamIssue::new("file", m))?;
+        let data = load(&path, params.format, params.direction).map_err(|m| ParamIssue::new("file", m))?;
         let frames = params.format == Format::Frames;
         let time_scale = params.time_scale;
         let frame_ps = PS_PER_S as f64 / params.frame_rate * time_scale;

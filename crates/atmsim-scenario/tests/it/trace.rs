@@ -143,3 +143,64 @@ fn relative_trace_files_are_found_next_to_the_scenario() {
     let sc = Scenario::load(scenario.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(run(&sc, 0).flows[0].generated, 2 * aal5_cells(100));
 }
+
+/// A host's own capture, replayed: the cells a replay of what host `a` sent makes are
+/// those of the PDUs in the file (counted here from libpcap's layout: a SunATM record
+/// of `orig` octets is an AAL5 SDU of `orig − 4`, ⌈(SDU + 8)/48⌉ cells), and the two
+/// directions split the file. (Both directions from one source at the OC-3c peak
+/// queue behind each other: the replay runs longer than the 2 s captured.)
+#[test]
+fn a_hosts_capture_replays_as_the_cells_it_sent() {
+    let path = format!("{}/../../scenarios/examples/tcp_duplex.toml", env!("CARGO_MANIFEST_DIR"));
+    let file = std::env::temp_dir().join(format!("atmsim-it-replay-{}.pcap", std::process::id())).to_string_lossy().into_owned();
+    let sc = Scenario::load(&path).expect("load").with_overrides(&[("a.pcap".to_string(), format!("\"{file}\""))]).expect("pcap");
+    run(&sc, 0);
+    let bytes = std::fs::read(&file).expect("the capture");
+    let (mut at, mut sent, mut received) = (24, (0.0, 0u64), 0.0);
+    while at < bytes.len() {
+        let word = |k: usize| u32::from_le_bytes([bytes[at + k], bytes[at + k + 1], bytes[at + k + 2], bytes[at + k + 3]]);
+        let (incl, orig) = (word(8) as usize, u64::from(word(12)));
+        if bytes[at + 16] & 0x80 != 0 {
+            sent.0 += 1.0;
+            sent.1 += (orig - 4 + 8).div_ceil(48);
+        } else {
+            received += 1.0;
+        }
+        at += 16 + incl;
+    }
+    assert!(sent.0 > 1_000.0 && received > 10.0, "{sent:?} {received}");
+    for (direction, pdus) in [("sent", sent.0), ("received", received), ("both", sent.0 + received)] {
+        let r = run(&Scenario::from_text(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ndirection = \"{direction}\""), "6 s"), "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(probe(&r, "src", "trace_pdus", "count"), pdus, "{direction}");
+        if direction == "sent" {
+            assert_eq!(r.flows[0].generated, sent.1);
+        }
+    }
+    std::fs::remove_file(&file).expect("remove");
+}
+
+#[test]
+fn capture_errors_name_the_file_the_packet_and_the_fix() {
+    // a text trace read as a capture, and a capture read as text
+    let text = tmp_trace("text.TL", "0.0 64\n");
+    let e = err(&source(&format!("file = \"{text}\"\nformat = \"pcap\""), "1 s"));
+    assert!(e.contains("components.src.file") && e.contains("not a libpcap or pcapng file"), "{e}");
+    let dir = std::path::Path::new(&text).parent().unwrap();
+    let cap = dir.join("one.pcap");
+    // libpcap, microseconds, Ethernet; one 60-octet frame stamped 1 s
+    let mut f = vec![0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 1, 0, 0, 0];
+    f.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 60, 0, 0, 0]);
+    f.extend_from_slice(&[0; 12]);
+    f.extend_from_slice(&[0x08, 0x00]);
+    std::fs::write(&cap, &f).unwrap();
+    let cap = cap.display().to_string();
+    let e = err(&source(&format!("file = \"{cap}\""), "1 s"));
+    assert!(e.contains("is a packet capture: read it with format = \"pcap\""), "{e}");
+    let e = err(&source(&format!("file = \"{cap}\"\nformat = \"pcap\"\ndirection = \"sent\""), "1 s"));
+    assert!(e.contains(&format!("{cap}: packet 1: link type 1 (ETHERNET) does not record who sent a packet")), "{e}");
+    let e = err(&source(&format!("file = \"{text}\"\ndirection = \"received\""), "1 s"));
+    assert!(e.contains("components.src.direction") && e.contains("needs format = \"pcap\""), "{e}");
+    // the same frame, read: one PDU of ⌈(46 + 16)/48⌉ = 2 cells
+    let r = run(&Scenario::from_text(&source(&format!("file = \"{cap}\"\nformat = \"pcap\""), "1 s"), "t.toml").unwrap(), 0);
+    assert_eq!((probe(&r, "src", "trace_pdus", "count"), r.flows[0].generated), (1.0, 2));
+}
