@@ -383,10 +383,9 @@ mod tests {
         assert_eq!(parse(&f, Direction::Both).unwrap().lengths, vec![4_479, 84]);
     }
 
-    #[test]
-    fn pcapng_stamps_follow_each_interfaces_resolution_and_offset() {
-        // SHB, then two interfaces: Ethernet at the default microseconds, raw IP at
-        // 2^-10 s with an offset of 1 s; then an EPB on each and an obsolete Packet Block.
+    /// SHB, then two interfaces: Ethernet at the default microseconds, raw IP at
+    /// 2^-10 s with an offset of 1 s; then an EPB on each and an obsolete Packet Block.
+    fn pcapng_two_interfaces() -> Vec<u8> {
         fn block(ty: u32, body: &[u8]) -> Vec<u8> {
             let len = 12 + body.len() as u32;
             let mut b = ty.to_le_bytes().to_vec();
@@ -427,9 +426,40 @@ mod tests {
         pb.extend_from_slice(&eth);
         pb.resize(pb.len().div_ceil(4) * 4, 0);
         f.extend(block(2, &pb));
+        f
+    }
+
+    #[test]
+    fn pcapng_stamps_follow_each_interfaces_resolution_and_offset() {
+        let f = pcapng_two_interfaces();
         let t = parse(&f, Direction::Both).unwrap();
         assert_eq!(t.lengths, vec![1_500, 40, 60, 100]);
         assert_eq!(t.times_ps, vec![0, 0, 250_000_000_000, 500_000_000_000]);
+    }
+
+    proptest::proptest! {
+        /// SPEC section 7: malformed input never crashes the process. Valid files with
+        /// octets overwritten or cut anywhere give a trace or an error, never a panic.
+        #[test]
+        fn damaged_captures_are_refused_not_panicked_on(
+            ng in proptest::bool::ANY,
+            cut in 0usize..400,
+            edits in proptest::collection::vec((0usize..400, proptest::num::u8::ANY), 0..8),
+        ) {
+            let eth = ether([0x08, 0x00], 1);
+            let mut f = if ng { pcapng_two_interfaces() } else { pcap_le(1, true, &[(1, 2, &eth, 60), (1, 3, &eth, 1_514), (2, 0, &eth[..5], 90)]) };
+            for (at, v) in edits {
+                let n = f.len();
+                f[at % n] = v;
+            }
+            f.truncate(cut.max(1));
+            for dir in [Direction::Both, Direction::Sent, Direction::Received] {
+                match parse(&f, dir) {
+                    Ok(t) => proptest::prop_assert_eq!(t.times_ps.len(), t.lengths.len()),
+                    Err(e) => proptest::prop_assert!(!e.trim().is_empty()),
+                }
+            }
+        }
     }
 
     #[test]
