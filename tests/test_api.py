@@ -176,3 +176,23 @@ def test_describe():
     assert "q_wait" in {p["name"] for p in fifo["probes"]}
     with pytest.raises(ScenarioError, match="did you mean"):
         atmsim.describe("fifoo")
+
+
+def test_notebook_views_show_the_run_and_escape_what_users_wrote():
+    # the scenario's name and path are the user's text: they must not become markup
+    sc = atmsim.loads(BASE.replace('name = "t"', 'name = "t<i>"'), "<x>.toml")
+    view = sc._repr_html_()
+    assert "t&lt;i&gt;" in view and "<i>" not in view and "&lt;x&gt;.toml" in view
+    assert view.count("<tr>") == 1 + len(sc.components())
+    res = atmsim.run(POISSON, set=SHORT, progress=False)
+    view = res._repr_html_()
+    led = res.ledger
+    assert res.fingerprint in view and f"{res.events:,} events" in view
+    assert f"generated {led['generated']:,}" in view and "the ledger balances" in view
+    # counts are printed exactly, as the CLI prints them; the table stops at 30 rows
+    count = res.value("src", "src_tx_cells", "count")
+    assert f"<td>{count:,.0f}</td>" in view
+    rows = len(res.probes)
+    assert rows > res.HTML_PROBE_ROWS
+    assert view.count("<tr") == 1 + res.HTML_PROBE_ROWS
+    assert f"… {rows - res.HTML_PROBE_ROWS:,} more rows" in view

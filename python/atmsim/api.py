@@ -83,6 +83,20 @@ class Scenario:
         return (f"Scenario(name={self.name!r}, path={self.path!r}, duration_s={self.duration_s:g}, "
                 f"warmup_s={self.warmup_s:g}, seed={self.seed})")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the run settings and one row per component with its
+        parameters (as written or defaulted)."""
+        comps = self.components()
+        rows = "".join(
+            f"<tr><td>{_h(c['name'])}</td><td>{_h(c['kind'])}</td>"
+            f"<td>{_h(', '.join(f'{k} = {v}' for k, v in sorted(c['params'].items())))}</td></tr>"
+            for c in comps)
+        return (f"<div><b>Scenario {_h(self.name)}</b> <code>{_h(self.path)}</code><br>"
+                f"duration {self.duration_s:g} s, warm-up {self.warmup_s:g} s, seed {self.seed}, "
+                f"{len(comps)} component(s)"
+                f"<table><thead><tr><th>component</th><th>kind</th><th>parameters</th></tr></thead>"
+                f"<tbody>{rows}</tbody></table></div>")
+
 
 def _to_text(value: Any) -> str:
     if isinstance(value, bool):
@@ -238,6 +252,40 @@ class Result:
         s = self.summary
         return (f"Result(name={s['name']!r}, seed={s['seed']}, run={s['run']}, "
                 f"fingerprint={s['fingerprint']!r}, events={s['events']}, probes={len(self.probes)} rows)")
+
+    #: Probe rows shown by :meth:`_repr_html_` (all of them are in :attr:`probes`).
+    HTML_PROBE_ROWS = 30
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the run, its cell books (conservation checked) and the first
+        :attr:`HTML_PROBE_ROWS` probe rows, saying how many more :attr:`probes` holds."""
+        s, led = self.summary, self.ledger
+        dropped = ", ".join(f"{_h(k)} {v:,}" for k, v in sorted(led["dropped"].items())) or "none"
+        balance = "balances" if self.ledger_balances() else "<b>does not balance</b>"
+        probes = self.probes
+        shown = probes.head(self.HTML_PROBE_ROWS).to_html(index=False, escape=True, float_format=_cell_text)
+        more = (f"<br>… {len(probes) - self.HTML_PROBE_ROWS:,} more rows in <code>.probes</code>"
+                if len(probes) > self.HTML_PROBE_ROWS else "")
+        warn = "".join(f"<br>warning: {_h(w)}" for w in self.warnings)
+        return (f"<div><b>Result {_h(s['name'])}</b>: seed {s['seed']}, run {s['run']}, "
+                f"{s['duration_s']:g} s simulated (warm-up {s['warmup_s']:g} s) in {s['wall_s']:.3g} s wall, "
+                f"{s['events']:,} events, fingerprint <code>{_h(s['fingerprint'])}</code><br>"
+                f"cells: generated {led['generated']:,}, replicated {led.get('replicated', 0):,}, "
+                f"delivered {led['delivered']:,}, dropped {dropped}, in flight {led['in_flight']:,} "
+                f"(the ledger {balance}){warn}{shown}{more}</div>")
+
+
+def _cell_text(v: float) -> str:
+    """A probe value for display: counts exactly (as the CLI prints them), others to 6
+    significant digits."""
+    return f"{v:,.0f}" if math.isfinite(v) and v.is_integer() and abs(v) < 1e15 else f"{v:.6g}"
+
+
+def _h(text: Any) -> str:
+    """HTML-escaped text (names and values come from user files)."""
+    import html
+
+    return html.escape(str(text))
 
 
 def _json_clean(obj: Any) -> Any:
