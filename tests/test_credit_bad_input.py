@@ -39,8 +39,8 @@ def test_iofm_window_out_of_range(cli, write_scenario, old, new, key):
 
 
 def test_per_vc_windows_out_of_range(cli, write_scenario):
-    for entry in ('"2 i=200 m=1024"', '"2 i=300 m=200"'):
-        text = IOFM.replace('"2 i=200 m=1000"', entry)
+    for entry in ('"2: i = 200, m = 1024"', '"2: i = 300, m = 200"', '"2 i=200 m=1000"'):
+        text = IOFM.replace('"2: i = 200, m = 1000"', entry)
         path = write_scenario(text, "vcs.toml")
         assert_one_line_error(cli("run", str(path)), 2, contains=["components.sh.vcs"])
 

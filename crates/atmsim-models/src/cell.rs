@@ -73,6 +73,38 @@ pub fn parse_vc_label(text: &str) -> Result<u32, String> {
     Ok(vc_label(vpi, vci))
 }
 
+/// Parses a per-VC entry, `"VC"` or `"VC: key = value, key = value"` (VC as in
+/// [`parse_vc_label`]): the one syntax of every kind's per-VC list (`gcra`'s contracts,
+/// `iofm`'s windows). Keys must be among `keys` (the error lists them) and appear once;
+/// values are returned as written, for the kind to read with their units.
+pub fn parse_vc_entry<'a>(text: &'a str, keys: &[&str]) -> Result<(u32, Vec<(&'a str, &'a str)>), String> {
+    let valid = keys.join(", ");
+    let (vc, settings) = text.split_once(':').unwrap_or((text, ""));
+    if !text.contains(':') && text.contains('=') {
+        // the settings without the colon, e.g. iofm's old "2 i=200 m=1000"
+        let mut words = text.split_whitespace();
+        let first = words.next().unwrap_or("");
+        let rest: Vec<String> = words.map(|w| w.replace('=', " = ")).collect();
+        return Err(format!("'{text}': write the VC, a colon, then the settings separated by commas: \"{first}: {}\"", rest.join(", ")));
+    }
+    let label = parse_vc_label(vc)?;
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for item in settings.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+        let (key, value) = item.split_once('=').map(|(k, v)| (k.trim(), v.trim())).ok_or_else(|| format!("'{item}': expected key = value ({valid})"))?;
+        if !keys.contains(&key) {
+            return Err(format!("'{key}' is not a setting here (valid: {valid})"));
+        }
+        if value.is_empty() {
+            return Err(format!("'{item}': {key} has no value"));
+        }
+        if out.iter().any(|&(k, _)| k == key) {
+            return Err(format!("'{text}': {key} is given twice"));
+        }
+        out.push((key, value));
+    }
+    Ok((label, out))
+}
+
 /// `vc<VCI>` for VPI 0, else `vc<VPI>.<VCI>`: how probes name a VC.
 pub fn vc_name(vc: u32) -> String {
     let (vpi, vci) = (vc >> 16, vc & 0xffff);

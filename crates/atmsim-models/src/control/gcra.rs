@@ -37,7 +37,7 @@ use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimDuration, SimTime};
 
 use crate::cell::Drops;
-use crate::cell::{parse_vc_label, vc_name, Cell, Msg, FLAG_CLP};
+use crate::cell::{parse_vc_entry, vc_name, Cell, Msg, FLAG_CLP};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 
@@ -164,16 +164,10 @@ fn increment_ps(pcr: Option<Rate>, increment: Option<SimDuration>) -> Result<Opt
 /// Parses a `vcs` entry, `"VC[: key = value, ...]"`, against the component's T and τ:
 /// the VC label and its (T, τ) in picoseconds.
 fn parse_contract(text: &str, t: Option<u64>, tau: u64) -> Result<(u32, u64, u64), String> {
-    let (vc, settings) = text.split_once(':').unwrap_or((text, ""));
-    let label = parse_vc_label(vc)?;
+    let (label, settings) = parse_vc_entry(text, &["pcr", "increment", "cdvt"])?;
     let (mut pcr, mut increment, mut tau) = (None, None, tau);
-    for item in settings.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-        let (key, value) = item.split_once('=').map(|(k, v)| (k.trim(), v.trim())).ok_or_else(|| format!("'{item}': expected key = value (pcr, increment, cdvt)"))?;
-        let dim = match key {
-            "pcr" => Dimension::Rate,
-            "increment" | "cdvt" => Dimension::Time,
-            k => return Err(format!("'{k}' is not a contract setting (valid: pcr, increment, cdvt)")),
-        };
+    for (key, value) in settings {
+        let dim = if key == "pcr" { Dimension::Rate } else { Dimension::Time };
         match (key, parse_quantity(value, dim).map_err(|m| format!("{key}: {m}"))?) {
             ("pcr", Quantity::Rate(bps)) => pcr = Some(Rate::from_bps(bps).ok_or_else(|| format!("pcr: '{value}' must be a positive rate"))?),
             ("increment", Quantity::Time(s)) => increment = Some(SimDuration::from_secs_f64(s).ok_or_else(|| format!("increment: '{value}' must be a positive time"))?),

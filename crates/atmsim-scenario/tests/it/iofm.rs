@@ -55,7 +55,7 @@ fn an_unpaced_vc_takes_what_the_paced_one_leaves() {
     assert!((b / (0.5 * LINE_MBPS) - 1.0).abs() < 0.002, "{b}");
     assert!((probe(&r, "sh", "phy_utilisation", "value") - 1.0).abs() < 0.002);
     // A VC's own window overrides the default.
-    let r = shaped("i = 1\nm = 2\nvcs = [\"1 i=1 m=4\", \"2\"]", "");
+    let r = shaped("i = 1\nm = 2\nvcs = [\"1: i = 1, m = 4\", \"2\"]", "");
     let a = probe(&r, "sink/vc1", "sink_throughput", "value");
     assert!((a / (0.25 * LINE_MBPS) - 1.0).abs() < 0.002, "{a}");
 }
@@ -83,7 +83,7 @@ fn window_errors_name_the_parameter() {
         ("phy = \"OC-3c\"\ni = 512\nm = 1000", "i"),
         ("phy = \"OC-3c\"\ni = 5\nm = 1024", "m"),
         ("i = 5\nm = 10", "phy"),
-        ("phy = \"OC-3c\"\ni = 5\nm = 10\nvcs = [\"7 i=0\"]", "1..511"),
+        ("phy = \"OC-3c\"\ni = 5\nm = 10\nvcs = [\"7: i = 0\"]", "1..511"),
         ("phy = \"OC-3c\"\ni = 5\nm = 10\nvcs = [\"7\", \"0/7\"]", "twice"),
         ("phy = \"OC-3c\"\ni = 5\nm = 10\nvc_capacity = \"0 cells\"", "vc_capacity"),
     ] {

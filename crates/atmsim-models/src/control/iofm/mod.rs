@@ -57,7 +57,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "cell-carrying bit rate of the output line (424 bits per slot); give phy or rate", source: "required (phy or rate)" },
     ParamSpec { name: "i", ty: ParamType::Int { min: 1, max: I_MAX }, default: None, required: true, help: "cells a paced VC may send in any m consecutive slots (its largest burst); VCs listed in vcs may set their own; the starting value under adaptive shaping", source: "required; evans96: a 9-bit field" },
     ParamSpec { name: "m", ty: ParamType::Int { min: 1, max: M_MAX }, default: None, required: true, help: "window in cell slots; i/m is the largest long-term rate as a fraction of the line", source: "required; evans96: a 10-bit field" },
-    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "paced VCs: \"VPI/VCI\" or \"VCI\", optionally followed by \"i=N m=M\" (their own i and m); cells of other VCs are not paced. Default: every VC paced with i and m", source: "evans96 (per-VC tables of i and m, and a paced bit)" },
+    ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: false, help: "paced VCs: \"VPI/VCI\" or \"VCI\", optionally followed by \": i = N, m = M\" (their own i and m); cells of other VCs are not paced. Default: every VC paced with i and m", source: "evans96 (per-VC tables of i and m, and a paced bit)" },
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "cells each VC's queue holds; tail drop when full", source: "atmsim convention" },
     ParamSpec { name: "adapt_interval", ty: ParamType::Int { min: 1, max: 1_000_000_000 }, default: None, required: false, help: "adaptive shaping: measurement interval in cell slots (evans96: 50,000); absent: i and m stay as set", source: "evans96 (adaptive i-out-of-m shaper)" },
     ParamSpec { name: "mu_plus", ty: ParamType::Float { min: 0.0, max: 10.0 }, default: None, required: false, help: "adaptive shaping: i = i + i·μ+ when i < 1.1 β (required with adapt_interval)", source: "evans96 (value not given)" },
@@ -94,20 +94,18 @@ pub const SERIES: [SeriesDecl; 4] = [
 /// The tag of the adaptive shaper's interval timer (decision timers are even).
 const ADAPT_TAG: u32 = 1;
 
-/// Parses a `vcs` entry: `"VPI/VCI"` or `"VCI"`, then optionally `i=N m=M`.
+/// Parses a `vcs` entry: `"VPI/VCI"` or `"VCI"`, then optionally `": i = N, m = M"` (the
+/// per-VC syntax of every kind, [`crate::cell::parse_vc_entry`]).
 fn parse_entry(text: &str, default: Window) -> Result<(u32, Window), String> {
-    let mut words = text.split_whitespace();
-    let label = parse_vc_label(words.next().ok_or("an empty entry: give \"VPI/VCI\" or \"VCI\", then optionally i=N m=M")?)?;
+    let (label, settings) = crate::cell::parse_vc_entry(text, &["i", "m"])?;
     let mut w = default;
-    for word in words {
-        let (key, value) = word.split_once('=').ok_or_else(|| format!("'{word}': expected i=N or m=M"))?;
-        let n: i64 = value.parse().map_err(|_| format!("'{word}': {value} is not a whole number"))?;
+    for (key, value) in settings {
+        let n: i64 = value.parse().map_err(|_| format!("{key} = {value}: not a whole number"))?;
         match key {
             "i" if (1..=I_MAX).contains(&n) => w.i = n as u32,
             "m" if (1..=M_MAX).contains(&n) => w.m = n as u64,
-            "i" => return Err(format!("'{word}': i must be 1..{I_MAX}")),
-            "m" => return Err(format!("'{word}': m must be 1..{M_MAX}")),
-            _ => return Err(format!("'{word}': unknown setting '{key}' (valid: i, m)")),
+            "i" => return Err(format!("i = {value}: i must be 1..{I_MAX}")),
+            _ => return Err(format!("m = {value}: m must be 1..{M_MAX}")),
         }
     }
     if w.i as u64 > w.m {
@@ -372,12 +370,16 @@ mod tests {
     fn entries_parse_and_bad_ones_say_why() {
         let d = Window { i: 4, m: 100 };
         assert_eq!(parse_entry("0/100", d), Ok((100, d)));
-        assert_eq!(parse_entry("1/42 i=7 m=9", d), Ok(((1 << 16) | 42, Window { i: 7, m: 9 })));
-        assert!(parse_entry("42 i=600", d).unwrap_err().contains("1..511"));
-        assert!(parse_entry("42 m=2000", d).unwrap_err().contains("1..1023"));
-        assert!(parse_entry("42 i=8 m=5", d).unwrap_err().contains("exceeds"));
-        assert!(parse_entry("42 k=5", d).unwrap_err().contains("valid: i, m"));
-        assert!(parse_entry("42 i=x", d).unwrap_err().contains("whole number"));
+        assert_eq!(parse_entry("1/42: i = 7, m = 9", d), Ok(((1 << 16) | 42, Window { i: 7, m: 9 })));
+        assert_eq!(parse_entry("42: m=9", d), Ok((42, Window { i: 4, m: 9 })));
+        assert!(parse_entry("42: i = 600", d).unwrap_err().contains("1..511"));
+        assert!(parse_entry("42: m = 2000", d).unwrap_err().contains("1..1023"));
+        assert!(parse_entry("42: i = 8, m = 5", d).unwrap_err().contains("exceeds"));
+        assert!(parse_entry("42: k = 5", d).unwrap_err().contains("valid: i, m"));
+        assert!(parse_entry("42: i = x", d).unwrap_err().contains("whole number"));
+        assert!(parse_entry("42: i = 3, i = 4", d).unwrap_err().contains("i is given twice"));
+        // the old form says how to write it now
+        assert_eq!(parse_entry("1/42 i=7 m=9", d).unwrap_err(), "'1/42 i=7 m=9': write the VC, a colon, then the settings separated by commas: \"1/42: i = 7, m = 9\"");
     }
 
 }
