@@ -62,7 +62,10 @@ pub struct TraceData {
     pub lengths: Vec<u32>,
 }
 
-type CacheKey = (PathBuf, Format, Direction);
+/// A trace read once per process: by path, format and direction, and by the file's
+/// length and modification time, so that a file written again (a capture re-made in
+/// the same notebook) is read again.
+type CacheKey = (PathBuf, Format, Direction, Option<(u64, std::time::SystemTime)>);
 
 fn cache() -> &'static Mutex<HashMap<CacheKey, Arc<TraceData>>> {
     static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<TraceData>>>> = OnceLock::new();
@@ -104,9 +107,11 @@ pub fn resolve(file: &str, dir: &Path) -> Result<PathBuf, String> {
     Err(format!("'{file}': no shipped trace of that name; {valid}; or give a path relative to the scenario file"))
 }
 
-/// Reads and checks a trace (once per process, file, format and direction).
+/// Reads and checks a trace (once per process and version of the file, format and
+/// direction).
 pub fn load(path: &Path, format: Format, direction: Direction) -> Result<Arc<TraceData>, String> {
-    let key = (path.to_path_buf(), format, direction);
+    let version = std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
+    let key = (path.to_path_buf(), format, direction, version);
     if let Some(t) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(t.clone());
     }

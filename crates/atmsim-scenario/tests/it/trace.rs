@@ -204,3 +204,15 @@ fn capture_errors_name_the_file_the_packet_and_the_fix() {
     let r = run(&Scenario::from_text(&source(&format!("file = \"{cap}\"\nformat = \"pcap\""), "1 s"), "t.toml").unwrap(), 0);
     assert_eq!((probe(&r, "src", "trace_pdus", "count"), r.flows[0].generated), (1.0, 2));
 }
+
+/// A trace file written again is read again (a capture re-made between two runs of one
+/// process, as in a notebook), not served from the first reading.
+#[test]
+fn a_trace_written_again_is_read_again() {
+    let f = tmp_trace("rewritten.TL", "0.0 32\n");
+    let sc = |f: &str| Scenario::from_text(&source(&format!("file = \"{f}\""), "1 s"), "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run(&sc(&f), 0).flows[0].generated, 1);
+    // three packets now (a different length, so the file's size changes too)
+    std::fs::write(&f, "0.0 32\n0.1 32\n0.2 32\n").unwrap();
+    assert_eq!(run(&sc(&f), 0).flows[0].generated, 3);
+}

@@ -43,7 +43,7 @@ use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimTime};
 
-use crate::cell::{book_in_flight, discard, parse_vc_label, vc_name, Cell, Msg};
+use crate::cell::{book_in_flight, discard, vc_name, Cell, Msg};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use crate::link::transmitter::{LineRateParams, PHY_NAMES};
