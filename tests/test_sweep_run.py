@@ -440,3 +440,19 @@ def test_precision_adds_replications_until_every_named_statistic_meets_it(write_
     assert "precision: 95% CI half-width <= 0.02 x |mean| for mux.q_rx_cells.count, sink/vc1.sink_throughput.value" in p.stdout
     capped = [str(i) for i in rep.index if rep.loc[i, "hit_cap"]]
     assert f"{len(capped)} of 2 points hit the cap" in p.stdout
+
+
+def test_a_sweeps_views_are_short_and_say_what_ran(scenario, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    res = atmsim.run_sweep(scenario, db, workers=1, quick=True)
+    text = repr(res)
+    # a line, not the frames: the store, points, runs and what this call computed
+    assert "\n" not in text and len(text) < 400
+    assert f"db={db!r}" in text and "4 point(s), 4 run(s) (4 computed, 0 from the store), 0 failed" in text
+    again = atmsim.run_sweep(scenario, db, workers=1, quick=True)
+    assert "(0 computed, 4 from the store)" in repr(again)
+    view = again._repr_html_()
+    assert "swept keys mux.capacity, src.rate, src.vc" in view and "quick mode" in view
+    rows = len(again.stats)
+    assert rows > again.HTML_STAT_ROWS and view.count("<tr") == 1 + again.HTML_STAT_ROWS
+    assert f"… {rows - again.HTML_STAT_ROWS:,} more rows in <code>.stats</code>" in view

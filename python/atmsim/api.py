@@ -262,17 +262,22 @@ class Result:
         s, led = self.summary, self.ledger
         dropped = ", ".join(f"{_h(k)} {v:,}" for k, v in sorted(led["dropped"].items())) or "none"
         balance = "balances" if self.ledger_balances() else "<b>does not balance</b>"
-        probes = self.probes
-        shown = probes.head(self.HTML_PROBE_ROWS).to_html(index=False, escape=True, float_format=_cell_text)
-        more = (f"<br>… {len(probes) - self.HTML_PROBE_ROWS:,} more rows in <code>.probes</code>"
-                if len(probes) > self.HTML_PROBE_ROWS else "")
+        table = head_html(self.probes, self.HTML_PROBE_ROWS, ".probes")
         warn = "".join(f"<br>warning: {_h(w)}" for w in self.warnings)
         return (f"<div><b>Result {_h(s['name'])}</b>: seed {s['seed']}, run {s['run']}, "
                 f"{s['duration_s']:g} s simulated (warm-up {s['warmup_s']:g} s) in {s['wall_s']:.3g} s wall, "
                 f"{s['events']:,} events, fingerprint <code>{_h(s['fingerprint'])}</code><br>"
                 f"cells: generated {led['generated']:,}, replicated {led.get('replicated', 0):,}, "
                 f"delivered {led['delivered']:,}, dropped {dropped}, in flight {led['in_flight']:,} "
-                f"(the ledger {balance}){warn}{shown}{more}</div>")
+                f"(the ledger {balance}){warn}{table}</div>")
+
+
+def head_html(frame: "pd.DataFrame", rows: int, attribute: str) -> str:
+    """The first ``rows`` rows of ``frame`` as an HTML table (text escaped, counts exact),
+    then how many more the object's ``attribute`` holds: the notebook views' tables."""
+    shown = frame.head(rows).to_html(index=False, escape=True, float_format=_cell_text, na_rep="")
+    more = f"<br>… {len(frame) - rows:,} more rows in <code>{_h(attribute)}</code>" if len(frame) > rows else ""
+    return shown + more
 
 
 def _cell_text(v: float) -> str:

@@ -216,7 +216,7 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
 
 
 # --------------------------------------------------------------------------- running
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class SweepResult:
     """What :func:`run_sweep` returns (see module doc)."""
     spec: SweepSpec
@@ -249,6 +249,28 @@ class SweepResult:
         if not self.spec.targets or self.quick:
             return None
         return precision_report(self.spec, self.runs, self.stats)
+
+    #: Summary rows shown by :meth:`_repr_html_` (all of them are in :attr:`stats`).
+    HTML_STAT_ROWS = 30
+
+    def _counts(self) -> str:
+        return (f"{len(self.spec.points)} point(s), {len(self.runs)} run(s) "
+                f"({self.executed} computed, {self.skipped} from the store), {len(self.failures)} failed")
+
+    def __repr__(self) -> str:
+        return (f"SweepResult(db={self.db!r}, {self._counts()}, quick={self.quick}, "
+                f"executor={self.executor!r}, wall_s={self.wall_s:.3g}, stats={len(self.stats)} rows)")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the store, points, runs and failures, then the first
+        :attr:`HTML_STAT_ROWS` summary rows (mean and 95% interval per point)."""
+        from atmsim.api import _h, head_html
+
+        keys = ", ".join(self.spec.keys) or "none"
+        fails = "".join(f"<br>failed: {_h(f.get('error', f))}" for f in self.failures[:5])
+        return (f"<div><b>Sweep</b> <code>{_h(self.db)}</code>: {_h(self._counts())}; swept keys {_h(keys)}; "
+                f"{'quick' if self.quick else 'full'} mode, {_h(self.executor)} executor, {self.wall_s:.3g} s wall"
+                f"{fails}{head_html(self.stats, self.HTML_STAT_ROWS, '.stats')}</div>")
 
     def plot(self, component: str, probe: str, statistic: str = "mean", x: str | None = None,
              path: str | None = None):
