@@ -31,6 +31,8 @@ __all__ = [
     "ParamError",
     "SimulationError",
     "run_sweep",
+    "read_trace",
+    "summarize_trace",
 ]
 
 
@@ -41,4 +43,8 @@ def __getattr__(name: str):
         from atmsim.sweep import run_sweep
 
         return run_sweep
+    if name in ("read_trace", "summarize_trace"):  # numpy and pandas, on first use too
+        from atmsim import traces
+
+        return getattr(traces, name)
     raise AttributeError(f"module 'atmsim' has no attribute {name!r}")

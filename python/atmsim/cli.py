@@ -573,6 +573,52 @@ def bench_cmd(
         bench.main(quick=quick, json_out=json_out)
 
 
+@app.command("trace")
+def trace_cmd(
+    file: Annotated[str, typer.Argument(help="A trace: TIME LENGTH lines, frame sizes, or a libpcap/pcapng capture; data:NAME for a shipped one.")],
+    format_: Annotated[str, typer.Option("--format", help="packets, frames or pcap (as the trace source's format).")] = "packets",
+    direction: Annotated[str, typer.Option("--direction", help="pcap: both, sent or received.")] = "both",
+    frame_rate: Annotated[float, typer.Option("--frame-rate", help="Frames per second (frames).")] = 24.0,
+    bin_: Annotated[str, typer.Option("--bin", help="Bin for the peak rate and the Hurst estimates.")] = "10 ms",
+    overhead: Annotated[int, typer.Option("--overhead", help="Octets added per packet before AAL5 segmentation.")] = 16,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What a trace offers a network, read as the trace source reads it: packets, rates, AAL5 cells, peak, Hurst parameter."""
+    from atmsim import _atmsim
+    from atmsim.exceptions import ParamError
+    from atmsim.traces import read_trace, summarize_trace
+
+    bin_s = _atmsim.parse_time_s(bin_)
+    if bin_s <= 0:
+        raise ParamError(f"--bin {bin_}: a time longer than 0 s")
+    if not 0 <= overhead <= 65_535:
+        raise ParamError(f"--overhead {overhead}: octets, 0..65535")
+    frames = format_ == "frames"
+    try:
+        summary = summarize_trace(read_trace(file, format_, direction, frame_rate), bin_s, overhead,
+                                  frame_rate if frames else None)
+    except ValueError as exc:
+        raise ScenarioError(f"{file}: {exc}") from None
+    if json_out:
+        print(json.dumps(summary.as_dict(), allow_nan=False))
+        return
+    s = summary
+    unit = "frames" if frames else "packets"
+    hurst = ("not estimated: fewer than 128 bins (a shorter --bin gives more)" if s.hurst_aggregated_variance is None
+             else f"{s.hurst_aggregated_variance:.3f} (aggregated variance), {s.hurst_periodogram:.3f} (log-periodogram)")
+    rows = [
+        [unit, f"{s.packets:,}"],
+        ["octets", f"{s.octets:,} (per {unit[:-1]}: min {s.min_octets:,}, mean {s.mean_octets:,.1f}, max {s.max_octets:,})"],
+        ["duration", f"{_fmt(s.duration)} s (one pass: {'N / frame rate' if frames else 'the span plus one mean gap'})"],
+        ["mean rate", f"{_fmt(s.mean_rate / 1e6)} Mb/s"],
+        ["AAL5 cells", f"{s.cells:,} ({_fmt(s.cell_rate / 1e6)} Mb/s of cells at {overhead} octets of overhead per {unit[:-1]})"],
+        ["peak rate", f"{_fmt(s.peak_rate / 1e6)} Mb/s (the busiest of {s.bins:,} bins of {bin_})"],
+        ["Hurst H", f"{hurst}, octets per bin"],
+    ]
+    print(f"trace {file} ({format_}{'' if direction == 'both' else ', ' + direction})")
+    print("\n".join(f"  {a:<11} {b}" for a, b in rows))
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print the atmsim version."""

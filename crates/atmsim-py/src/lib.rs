@@ -16,7 +16,7 @@ use atmsim_scenario::{RunResult, Scenario, ScenarioError as CoreScenarioError, S
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(_atmsim, AtmsimError, PyException, "Base of every atmsim error.");
 create_exception!(_atmsim, ScenarioError, AtmsimError, "Bad scenario input (one line: FILE:LINE: KEY: message).");
@@ -391,6 +391,58 @@ fn fnv1a64(data: &[u8]) -> u64 {
     atmsim_kernel::rng::fnv1a64(data)
 }
 
+/// A trace file as the `trace` source reads it (`format` packets, frames or pcap;
+/// `direction` both, sent or received; a relative `path` from the working directory,
+/// `data:NAME` a shipped trace): the times in picoseconds from the first packet kept
+/// (frame numbers for frame traces) as little-endian u64s, and the lengths in octets
+/// as little-endian u32s. A file that cannot be read is a `ScenarioError`, one line.
+#[pyfunction]
+fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    use atmsim_models::traffic::trace::{self, Format};
+    use atmsim_models::traffic::trace_pcap::Direction;
+    let format = match format {
+        "packets" => Format::Packets,
+        "frames" => Format::Frames,
+        "pcap" => Format::Pcap,
+        other => return Err(ParamError::new_err(format!("format '{other}': valid: packets, frames, pcap"))),
+    };
+    let direction = match direction {
+        "both" => Direction::Both,
+        "sent" => Direction::Sent,
+        "received" => Direction::Received,
+        other => return Err(ParamError::new_err(format!("direction '{other}': valid: both, sent, received"))),
+    };
+    if direction != Direction::Both && format != Format::Pcap {
+        return Err(ParamError::new_err("only a capture records who sent a packet: direction needs format pcap (or both)"));
+    }
+    let file = trace::resolve(path, std::path::Path::new(".")).map_err(ScenarioError::new_err)?;
+    let data = py.allow_threads(|| trace::load(&file, format, direction)).map_err(ScenarioError::new_err)?;
+    let times: Vec<u8> = data.times_ps.iter().flat_map(|t| t.to_le_bytes()).collect();
+    let lengths: Vec<u8> = data.lengths.iter().flat_map(|l| l.to_le_bytes()).collect();
+    Ok((PyBytes::new_bound(py, &times), PyBytes::new_bound(py, &lengths)))
+}
+
+/// Seconds of a time written as in scenario files (`"10 ms"`, `"2 s"`): the core's unit
+/// parser; a bad one is a `ParamError` saying what would be valid.
+#[pyfunction]
+fn parse_time_s(text: &str) -> PyResult<f64> {
+    use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
+    match parse_quantity(text, Dimension::Time) {
+        Ok(Quantity::Time(s)) => Ok(s),
+        Ok(_) => Err(ParamError::new_err(format!("'{text}' is not a time (e.g. \"10 ms\")"))),
+        Err(m) => Err(ParamError::new_err(m)),
+    }
+}
+
+/// The Hurst parameter of a series (counts per bin) by the two estimators the
+/// self-similar source is tested with: aggregated variance and log-periodogram
+/// regression (`atmsim_models::traffic::selfsimilar`).
+#[pyfunction]
+fn hurst(values: Vec<f64>) -> (f64, f64) {
+    use atmsim_models::traffic::selfsimilar::{hurst_aggregated_variance, hurst_periodogram};
+    (hurst_aggregated_variance(&values), hurst_periodogram(&values))
+}
+
 /// `" (did you mean 'x'?)"` for the closest candidate, else "" (the core's hint).
 #[pyfunction]
 #[pyo3(name = "did_you_mean")]
@@ -478,6 +530,9 @@ fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(point_seed, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_point, m)?)?;
     m.add_function(wrap_pyfunction!(fnv1a64, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(hurst, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(py_did_you_mean, m)?)?;
     m.add("SWEEP_SEED_DOMAIN", atmsim_scenario::sweep::SEED_DOMAIN)?;
     m.add("SWEEP_SEED_MASK", atmsim_scenario::sweep::SEED_MASK)?;

@@ -16,7 +16,7 @@
 //! | 123 SunATM | the 4-octet pseudo-header, plus 8 for LLC/SNAP (`AA AA 03`) |
 //! | 0 BSD loopback, 108 OpenBSD loopback | 4 (the address family) |
 //! | 113 Linux cooked v1, 276 Linux cooked v2 | 16, 20 |
-//! | 101 raw IP, 228 IPv4, 229 IPv6 | none |
+//! | 101 raw IP (and 12, 14: older files' DLT_RAW), 228 IPv4, 229 IPv6 | none |
 //!
 //! An Ethernet frame check sequence, where a capture keeps it, is counted as data (a
 //! pcap file does not say whether it is there). `direction` keeps the packets a host
@@ -51,7 +51,7 @@ pub enum Direction {
 pub const DIRECTIONS: [&str; 3] = ["both", "sent", "received"];
 
 /// The link types atmsim reads, as `number name`.
-pub const LINK_TYPES: &str = "0 NULL, 1 ETHERNET, 10 FDDI, 101 RAW, 108 LOOP, 113 LINUX_SLL, 123 SUNATM, 228 IPV4, 229 IPV6, 276 LINUX_SLL2";
+pub const LINK_TYPES: &str = "0 NULL, 1 ETHERNET, 10 FDDI, 12 and 14 (raw IP), 101 RAW, 108 LOOP, 113 LINUX_SLL, 123 SUNATM, 228 IPV4, 229 IPV6, 276 LINUX_SLL2";
 
 /// SNAP after 802.2 LLC: DSAP, SSAP, control.
 const LLC_SNAP: [u8; 3] = [0xAA, 0xAA, 0x03];
@@ -79,7 +79,9 @@ fn datagram(link: u32, data: &[u8], orig: u32, dir: Direction) -> Result<Option<
             sent = None;
             13 + if data.get(13..16) == Some(&LLC_SNAP[..]) { 8 } else { 3 }
         }
-        101 | 228 | 229 => {
+        // 12 and 14: the platforms' DLT_RAW written into files by older tools (dpkt,
+        // OpenBSD), read as raw IP as Wireshark reads them
+        12 | 14 | 101 | 228 | 229 => {
             sent = None;
             0
         }
