@@ -73,11 +73,14 @@ pub fn parse_vc_label(text: &str) -> Result<u32, String> {
     Ok(vc_label(vpi, vci))
 }
 
+/// A per-VC entry: the VC label and its `key = value` settings, as written.
+pub type VcEntry<'a> = (u32, Vec<(&'a str, &'a str)>);
+
 /// Parses a per-VC entry, `"VC"` or `"VC: key = value, key = value"` (VC as in
 /// [`parse_vc_label`]): the one syntax of every kind's per-VC list (`gcra`'s contracts,
 /// `iofm`'s windows). Keys must be among `keys` (the error lists them) and appear once;
 /// values are returned as written, for the kind to read with their units.
-pub fn parse_vc_entry<'a>(text: &'a str, keys: &[&str]) -> Result<(u32, Vec<(&'a str, &'a str)>), String> {
+pub fn parse_vc_entry<'a>(text: &'a str, keys: &[&str]) -> Result<VcEntry<'a>, String> {
     let valid = keys.join(", ");
     let (vc, settings) = text.split_once(':').unwrap_or((text, ""));
     if !text.contains(':') && text.contains('=') {
