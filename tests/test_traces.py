@@ -98,3 +98,23 @@ def test_the_cli_prints_the_summary_and_its_json(cli):
 ])
 def test_bad_trace_input_is_one_line_exit_2(cli, args, contains):
     assert_one_line_error(cli("trace", *args), contains=contains)
+
+
+def test_one_vc_of_a_sunatm_capture(tmp_path, cli):
+    cap = tmp_path / "atm.pcap"
+    with open(cap, "wb") as fh:
+        w = dpkt.pcap.Writer(fh, linktype=dpkt.pcap.DLT_SUNATM)
+        # SunATM pseudo-header (flags, VPI, VCI), then LLC/SNAP and a datagram
+        for k, (vpi, vci, n) in enumerate([(0, 32, 100), (1, 32, 200), (0, 32, 300), (0, 33, 400)]):
+            w.writepkt(bytes([0x82, vpi]) + vci.to_bytes(2, "big") + b"\xaa\xaa\x03\0\0\0\x08\x00" + b"\0" * n,
+                       ts=1.0 + k)
+    assert read_trace(cap, "pcap")["octets"].tolist() == [100, 200, 300, 400]
+    assert read_trace(cap, "pcap", vc="32")["octets"].tolist() == [100, 300]
+    assert read_trace(cap, "pcap", vc="1/32")["octets"].tolist() == [200]
+    p = cli("trace", str(cap), "--format", "pcap", "--vc", "0/32", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["packets"] == 2
+    # one packet spans no time: no rates to give
+    assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--vc", "0/33"), contains=["spans no time"])
+    assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--vc", "x/1"), contains=["vc 'x/1'", "VPI"])
+    assert_one_line_error(cli("trace", str(BELLCORE), "--vc", "32"), contains=["vc needs format pcap"])

@@ -392,14 +392,16 @@ fn fnv1a64(data: &[u8]) -> u64 {
 }
 
 /// A trace file as the `trace` source reads it (`format` packets, frames or pcap;
-/// `direction` both, sent or received; a relative `path` from the working directory,
+/// `direction` both, sent or received; `vc` one VC of a SunATM capture, "VPI/VCI" or
+/// "VCI"; a relative `path` from the working directory,
 /// `data:NAME` a shipped trace): the times in picoseconds from the first packet kept
 /// (frame numbers for frame traces) as little-endian u64s, and the lengths in octets
 /// as little-endian u32s. A file that cannot be read is a `ScenarioError`, one line.
 #[pyfunction]
-fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+#[pyo3(signature = (path, format, direction, vc=None))]
+fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str, vc: Option<&str>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     use atmsim_models::traffic::trace::{self, Format};
-    use atmsim_models::traffic::trace_pcap::Direction;
+    use atmsim_models::traffic::trace_pcap::{Direction, Select};
     let format = match format {
         "packets" => Format::Packets,
         "frames" => Format::Frames,
@@ -415,8 +417,12 @@ fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str) -
     if direction != Direction::Both && format != Format::Pcap {
         return Err(ParamError::new_err("only a capture records who sent a packet: direction needs format pcap (or both)"));
     }
+    let vc = vc.map(|v| atmsim_models::cell::parse_vc_label(v).map_err(|m| ParamError::new_err(format!("vc '{v}': {m}")))).transpose()?;
+    if vc.is_some() && format != Format::Pcap {
+        return Err(ParamError::new_err("only a capture records a packet's VC: vc needs format pcap"));
+    }
     let file = trace::resolve(path, std::path::Path::new(".")).map_err(ScenarioError::new_err)?;
-    let data = py.allow_threads(|| trace::load(&file, format, direction)).map_err(ScenarioError::new_err)?;
+    let data = py.allow_threads(|| trace::load(&file, format, Select { direction, vc })).map_err(ScenarioError::new_err)?;
     let times: Vec<u8> = data.times_ps.iter().flat_map(|t| t.to_le_bytes()).collect();
     let lengths: Vec<u8> = data.lengths.iter().flat_map(|l| l.to_le_bytes()).collect();
     Ok((PyBytes::new_bound(py, &times), PyBytes::new_bound(py, &lengths)))

@@ -21,7 +21,8 @@
 //! An Ethernet frame check sequence, where a capture keeps it, is counted as data (a
 //! pcap file does not say whether it is there). `direction` keeps the packets a host
 //! sent or those it received, for link types that record it (SunATM: bit 7 of the
-//! pseudo-header; Linux cooked: packet type 4, "outgoing", against the others).
+//! pseudo-header; Linux cooked: packet type 4, "outgoing", against the others);
+//! `capture_vc` keeps one VC of a SunATM capture (the pseudo-header's VPI and VCI).
 //!
 //! Times are each packet's time stamp less the first one's, exact to the picosecond
 //! for micro- and nanosecond stamps; pcapng stamps follow their interface's
@@ -47,6 +48,21 @@ pub enum Direction {
     Received,
 }
 
+/// Which packets of a capture to keep: a direction and, for SunATM captures, one VC
+/// (`trace` parameters `direction` and `capture_vc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Select {
+    pub direction: Direction,
+    /// A VC label ([`crate::cell::vc_label`]); None: every VC.
+    pub vc: Option<u32>,
+}
+
+impl From<Direction> for Select {
+    fn from(direction: Direction) -> Self {
+        Select { direction, vc: None }
+    }
+}
+
 /// The `direction` parameter's names.
 pub const DIRECTIONS: [&str; 3] = ["both", "sent", "received"];
 
@@ -59,7 +75,8 @@ const LLC_SNAP: [u8; 3] = [0xAA, 0xAA, 0x03];
 /// Length and direction of one packet, from its link layer. `data` is what was
 /// captured (perhaps cut short), `orig` the length on the wire. `Ok(None)`: the
 /// packet is not of the chosen direction.
-fn datagram(link: u32, data: &[u8], orig: u32, dir: Direction) -> Result<Option<u32>, String> {
+fn datagram(link: u32, data: &[u8], orig: u32, sel: Select) -> Result<Option<u32>, String> {
+    let dir = sel.direction;
     let sent: Option<bool>;
     let header: u32 = match link {
         0 | 108 => {
@@ -119,6 +136,19 @@ fn datagram(link: u32, data: &[u8], orig: u32, dir: Direction) -> Result<Option<
             }
         }
     }
+    if let Some(want) = sel.vc {
+        if link != 123 {
+            return Err(format!(
+                "link type {link} ({:?}) carries no VC: capture_vc needs a SunATM capture (link type 123)",
+                DataLink::from(link)
+            ));
+        }
+        // SunATM pseudo-header: VPI in octet 1, VCI in octets 2-3
+        let Some(h) = data.get(..4) else { return Err("too little of it was captured to tell its VC".into()) };
+        if crate::cell::vc_label(u16::from(h[1]), u16::from_be_bytes([h[2], h[3]])) != want {
+            return Ok(None);
+        }
+    }
     if orig < header {
         return Err(format!("its {orig} octets are fewer than its link-layer header ({header} octets)"));
     }
@@ -154,7 +184,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn push(&mut self, at_ps: u128, link: u32, data: &[u8], orig: u32, dir: Direction) -> Result<(), String> {
+    fn push(&mut self, at_ps: u128, link: u32, data: &[u8], orig: u32, sel: Select) -> Result<(), String> {
         let n = self.seen;
         if let Some(last) = self.last {
             if at_ps < last {
@@ -166,18 +196,21 @@ impl Builder {
             }
         }
         self.last = Some(at_ps);
-        if let Some(len) = datagram(link, data, orig, dir).map_err(|m| format!("packet {n}: {m}"))? {
+        if let Some(len) = datagram(link, data, orig, sel).map_err(|m| format!("packet {n}: {m}"))? {
             self.abs_ps.push(at_ps);
             self.lengths.push(len);
         }
         Ok(())
     }
 
-    fn finish(self, dir: Direction) -> Result<TraceData, String> {
+    fn finish(self, sel: Select) -> Result<TraceData, String> {
         let Some(&t0) = self.abs_ps.first() else {
-            return Err(match dir {
-                Direction::Both => "the capture has no packets".to_string(),
-                _ => format!("none of the capture's {} packet(s) is in the direction chosen", self.seen),
+            return Err(if self.seen == 0 {
+                "the capture has no packets".to_string()
+            } else if sel.vc.is_some() {
+                format!("none of the capture's {} packet(s) is on the VC (and in the direction) chosen", self.seen)
+            } else {
+                format!("none of the capture's {} packet(s) is in the direction chosen", self.seen)
             });
         };
         let times_ps = self
@@ -205,7 +238,8 @@ pub fn is_capture(bytes: &[u8]) -> bool {
 }
 
 /// Reads a libpcap or pcapng capture (told apart by their first four octets).
-pub fn parse(bytes: &[u8], dir: Direction) -> Result<TraceData, String> {
+pub fn parse(bytes: &[u8], select: impl Into<Select>) -> Result<TraceData, String> {
+    let dir = select.into();
     match bytes.get(..4) {
         Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, dir),
         _ if is_capture(bytes) => parse_pcap(bytes, dir),
@@ -213,7 +247,7 @@ pub fn parse(bytes: &[u8], dir: Direction) -> Result<TraceData, String> {
     }
 }
 
-fn parse_pcap(bytes: &[u8], dir: Direction) -> Result<TraceData, String> {
+fn parse_pcap(bytes: &[u8], dir: Select) -> Result<TraceData, String> {
     let (mut rest, parser) = PcapParser::new(bytes).map_err(|e| pcap_error(e, "the file header"))?;
     let header = parser.header();
     let link = u32::from(header.datalink);
@@ -257,7 +291,7 @@ fn interface(idb: &InterfaceDescriptionBlock) -> (u32, u8, u64) {
     (u32::from(idb.linktype), tsresol, offset)
 }
 
-fn parse_pcapng(bytes: &[u8], dir: Direction) -> Result<TraceData, String> {
+fn parse_pcapng(bytes: &[u8], dir: Select) -> Result<TraceData, String> {
     let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| pcap_error(e, "the section header block"))?;
     let mut b = Builder::default();
     let mut block = 1u64;
@@ -365,6 +399,19 @@ mod tests {
         let sent = parse(&f, Direction::Sent).unwrap();
         assert_eq!((sent.lengths, sent.times_ps), (vec![9_180, 552], vec![0, 9_000]));
         assert_eq!(parse(&f, Direction::Received).unwrap().lengths, vec![52]);
+        // one VC of several: VPI 1 / VCI 300 (octets 1-3 of the pseudo-header)
+        let on = |tx: u8, vpi: u8, vci: u16| {
+            let mut h = snap(tx);
+            h[1] = vpi;
+            h[2..4].copy_from_slice(&vci.to_be_bytes());
+            h
+        };
+        let f = pcap_le(123, true, &[(0, 0, &on(0x80, 1, 300), 112), (0, 1, &on(0x80, 0, 300), 212), (0, 2, &on(0, 1, 300), 312)]);
+        let vc = crate::cell::vc_label(1, 300);
+        assert_eq!(parse(&f, Select { direction: Direction::Both, vc: Some(vc) }).unwrap().lengths, vec![100, 300]);
+        assert_eq!(parse(&f, Select { direction: Direction::Sent, vc: Some(vc) }).unwrap().lengths, vec![100]);
+        let none = Select { direction: Direction::Both, vc: Some(crate::cell::vc_label(0, 5)) };
+        assert_eq!(parse(&f, none).unwrap_err(), "none of the capture's 3 packet(s) is on the VC (and in the direction) chosen");
         // Linux cooked v1: packet type 4 is outgoing, 0 is to this host
         let mut out = vec![0, 4];
         out.resize(16, 0);
@@ -496,6 +543,8 @@ mod tests {
         let e = parse(&f, Direction::Sent).unwrap_err();
         assert!(e.starts_with("packet 1: link type 1 (ETHERNET) does not record who sent a packet"), "{e}");
         assert_eq!(parse(&pcap_le(1, false, &[]), Direction::Both).unwrap_err(), "the capture has no packets");
+        let e = parse(&f, Select { direction: Direction::Both, vc: Some(32) }).unwrap_err();
+        assert!(e.starts_with("packet 1: link type 1 (ETHERNET) carries no VC: capture_vc needs a SunATM capture"), "{e}");
         let f = pcap_le(123, false, &[(0, 0, &[0x02, 0, 0, 5], 60)]);
         assert_eq!(parse(&f, Direction::Sent).unwrap_err(), "none of the capture's 1 packet(s) is in the direction chosen");
     }

@@ -169,13 +169,22 @@ fn a_hosts_capture_replays_as_the_cells_it_sent() {
         at += 16 + incl;
     }
     assert!(sent.0 > 1_000.0 && received > 10.0, "{sent:?} {received}");
-    for (direction, pdus) in [("sent", sent.0), ("received", received), ("both", sent.0 + received)] {
-        let r = run(&Scenario::from_text(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ndirection = \"{direction}\""), "6 s"), "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
-        assert_eq!(probe(&r, "src", "trace_pdus", "count"), pdus, "{direction}");
-        if direction == "sent" {
-            assert_eq!(r.flows[0].generated, sent.1);
+    // a sends on VC 100 and receives on VC 200: capture_vc splits the file as direction does
+    for (select, pdus) in [
+        ("direction = \"sent\"", sent.0),
+        ("direction = \"received\"", received),
+        ("direction = \"both\"", sent.0 + received),
+        ("capture_vc = \"0/100\"", sent.0),
+        ("capture_vc = \"200\"\ndirection = \"received\"", received),
+    ] {
+        let r = run(&Scenario::from_text(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\n{select}"), "6 s"), "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+        assert_eq!(probe(&r, "src", "trace_pdus", "count"), pdus, "{select}");
+        if pdus == sent.0 {
+            assert_eq!(r.flows[0].generated, sent.1, "{select}");
         }
     }
+    let e = err(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ncapture_vc = \"200\"\ndirection = \"sent\""), "1 s"));
+    assert!(e.contains("is on the VC (and in the direction) chosen"), "{e}");
     std::fs::remove_file(&file).expect("remove");
 }
 
@@ -200,6 +209,12 @@ fn capture_errors_name_the_file_the_packet_and_the_fix() {
     assert!(e.contains(&format!("{cap}: packet 1: link type 1 (ETHERNET) does not record who sent a packet")), "{e}");
     let e = err(&source(&format!("file = \"{text}\"\ndirection = \"received\""), "1 s"));
     assert!(e.contains("components.src.direction") && e.contains("needs format = \"pcap\""), "{e}");
+    let e = err(&source(&format!("file = \"{text}\"\ncapture_vc = \"0/32\""), "1 s"));
+    assert!(e.contains("components.src.capture_vc") && e.contains("needs format = \"pcap\""), "{e}");
+    let e = err(&source(&format!("file = \"{cap}\"\nformat = \"pcap\"\ncapture_vc = \"5000/1\""), "1 s"));
+    assert!(e.contains("components.src.capture_vc") && e.contains("VPI 5000 is not 0..4095"), "{e}");
+    let e = err(&source(&format!("file = \"{cap}\"\nformat = \"pcap\"\ncapture_vc = \"32\""), "1 s"));
+    assert!(e.contains("carries no VC: capture_vc needs a SunATM capture"), "{e}");
     // the same frame, read: one PDU of ⌈(46 + 16)/48⌉ = 2 cells
     let r = run(&Scenario::from_text(&source(&format!("file = \"{cap}\"\nformat = \"pcap\""), "1 s"), "t.toml").unwrap(), 0);
     assert_eq!((probe(&r, "src", "trace_pdus", "count"), r.flows[0].generated), (1.0, 2));
