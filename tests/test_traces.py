@@ -118,3 +118,15 @@ def test_one_vc_of_a_sunatm_capture(tmp_path, cli):
     assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--vc", "0/33"), contains=["spans no time"])
     assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--vc", "x/1"), contains=["vc 'x/1'", "VPI"])
     assert_one_line_error(cli("trace", str(BELLCORE), "--vc", "32"), contains=["vc needs format pcap"])
+
+
+def test_a_constant_rate_trace_has_no_hurst_estimate_and_bins_are_bounded(tmp_path, cli):
+    f = tmp_path / "cbr.TL"
+    f.write_text("".join(f"{k * 0.001:.6f} 500\n" for k in range(2_000)))
+    s = summarize_trace(read_trace(f), bin_s=0.01)
+    assert s.bins == 200 and s.peak_rate == pytest.approx(500 * 8 * 10 / 0.01)
+    assert s.hurst_aggregated_variance is None and s.hurst_periodogram is None
+    p = cli("trace", str(f))
+    assert p.returncode == 0 and "not estimated: the octets per bin hardly vary" in p.stdout, p
+    assert json.loads(cli("trace", str(f), "--json").stdout)["hurst_periodogram"] is None
+    assert_one_line_error(cli("trace", str(f), "--bin", "1 ns"), contains=["bins of 1e-09 s", "a longer bin"])

@@ -587,7 +587,7 @@ def trace_cmd(
     """What a trace offers a network, read as the trace source reads it: packets, rates, AAL5 cells, peak, Hurst parameter."""
     from atmsim import _atmsim
     from atmsim.exceptions import ParamError
-    from atmsim.traces import read_trace, summarize_trace
+    from atmsim.traces import HURST_MIN_BINS, read_trace, summarize_trace
 
     bin_s = _atmsim.parse_time_s(bin_)
     if bin_s <= 0:
@@ -605,8 +605,12 @@ def trace_cmd(
         return
     s = summary
     unit = "frames" if frames else "packets"
-    hurst = ("not estimated: fewer than 128 bins (a shorter --bin gives more)" if s.hurst_aggregated_variance is None
-             else f"{s.hurst_aggregated_variance:.3f} (aggregated variance), {s.hurst_periodogram:.3f} (log-periodogram)")
+    if s.bins < HURST_MIN_BINS:
+        hurst = f"not estimated: fewer than {HURST_MIN_BINS} bins (a shorter --bin gives more)"
+    elif s.hurst_aggregated_variance is None or s.hurst_periodogram is None:
+        hurst = "not estimated: the octets per bin hardly vary"
+    else:
+        hurst = f"{s.hurst_aggregated_variance:.3f} (aggregated variance), {s.hurst_periodogram:.3f} (log-periodogram)"
     rows = [
         [unit, f"{s.packets:,}"],
         ["octets", f"{s.octets:,} (per {unit[:-1]}: min {s.min_octets:,}, mean {s.mean_octets:,.1f}, max {s.max_octets:,})"],

@@ -22,6 +22,9 @@ from atmsim import _atmsim
 #: 1, 2, 4, ... bins with at least 8 blocks each; fewer than 128 bins leave four points).
 HURST_MIN_BINS = 128
 
+#: Bins a summary makes at most (8 octets each: 400 MB); a longer bin makes fewer.
+MAX_BINS = 50_000_000
+
 
 def read_trace(path: Union[str, os.PathLike], format: str = "packets", direction: str = "both",  # noqa: A002
                frame_rate: float = 24.0, vc: Optional[str] = None) -> pd.DataFrame:
@@ -57,7 +60,7 @@ class TraceSummary:
     bin: float
     bins: int
     peak_rate: float         # the largest bin's octets · 8 / bin
-    hurst_aggregated_variance: Optional[float]   # of octets per bin; None with < HURST_MIN_BINS bins
+    hurst_aggregated_variance: Optional[float]   # of octets per bin; None with < HURST_MIN_BINS bins or no variation
     hurst_periodogram: Optional[float]
 
     def as_dict(self) -> dict[str, Any]:
@@ -90,12 +93,15 @@ def summarize_trace(trace: pd.DataFrame, bin_s: float = 0.01, overhead: int = 16
         cells_each = np.where(octets > 0, cells_each, 0)
     cells = int(cells_each.sum())
     nbins = max(1, math.ceil(duration / bin_s - 1e-9))
-    idx = np.minimum(((times - times[0]) / bin_s).astype(np.int64), nbins - 1)
+    if nbins > MAX_BINS:
+        raise ValueError(f"{nbins:,} bins of {bin_s:g} s over {duration:g} s: at most {MAX_BINS:,} (a longer bin)")
+    # (1e-9 of a bin: a packet at k bins exactly, written in decimal, is not put in bin k − 1)
+    idx = np.minimum(np.floor((times - times[0]) / bin_s + 1e-9).astype(np.int64), nbins - 1)
     per_bin = np.bincount(idx, weights=octets.astype(float), minlength=nbins)
+    h_av = h_gph = None
     if nbins >= HURST_MIN_BINS:
-        h_av, h_gph = _atmsim.hurst(per_bin.tolist())
-    else:
-        h_av = h_gph = None
+        # octets per bin that never vary (a constant-rate trace) have no estimate: NaN
+        h_av, h_gph = (h if math.isfinite(h) else None for h in _atmsim.hurst(per_bin.tolist()))
     total = int(octets.sum())
     return TraceSummary(
         packets=n, octets=total, duration=duration, mean_rate=total * 8 / duration,
