@@ -84,11 +84,19 @@ pub fn parse_vc_entry<'a>(text: &'a str, keys: &[&str]) -> Result<VcEntry<'a>, S
     let valid = keys.join(", ");
     let (vc, settings) = text.split_once(':').unwrap_or((text, ""));
     if !text.contains(':') && text.contains('=') {
-        // the settings without the colon, e.g. iofm's old "2 i=200 m=1000"
+        // the settings without the colon, e.g. iofm's old "2 i=200 m=1000": show the
+        // line to write when every word after the VC is one KEY=VALUE
         let mut words = text.split_whitespace();
         let first = words.next().unwrap_or("");
-        let rest: Vec<String> = words.map(|w| w.replace('=', " = ")).collect();
-        return Err(format!("'{text}': write the VC, a colon, then the settings separated by commas: \"{first}: {}\"", rest.join(", ")));
+        let rest: Vec<&str> = words.collect();
+        let pairs: Option<Vec<String>> = rest
+            .iter()
+            .map(|w| w.split_once('=').filter(|(k, v)| !k.is_empty() && !v.is_empty()).map(|(k, v)| format!("{k} = {v}")))
+            .collect();
+        return Err(match pairs {
+            Some(p) if !p.is_empty() => format!("'{text}': write the VC, a colon, then the settings separated by commas: \"{first}: {}\"", p.join(", ")),
+            _ => format!("'{text}': write the VC, a colon, then key = value settings separated by commas ({valid})"),
+        });
     }
     let label = parse_vc_label(vc)?;
     let mut out: Vec<(&str, &str)> = Vec::new();

@@ -392,6 +392,9 @@ mod tests {
         assert!(parse_contract("7: peak = 1 Mb/s", None, 0).unwrap_err().contains("valid: pcr, increment, cdvt"));
         assert!(parse_contract("7: pcr = 5 ms", None, 0).unwrap_err().starts_with("pcr"));
         assert!(parse_contract("7: cdvt", None, 0).unwrap_err().contains("key = value"));
+        // the colon left out: the line to write when it can be shown, else how to write it
+        assert_eq!(parse_contract("7 pcr=1Mb/s", None, 0).unwrap_err(), "'7 pcr=1Mb/s': write the VC, a colon, then the settings separated by commas: \"7: pcr = 1Mb/s\"");
+        assert_eq!(parse_contract("7 pcr = 1 Mb/s", None, 0).unwrap_err(), "'7 pcr = 1 Mb/s': write the VC, a colon, then key = value settings separated by commas (pcr, increment, cdvt)");
     }
 
     proptest! {
