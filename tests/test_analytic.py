@@ -205,3 +205,47 @@ def test_max_min_shares_by_hand():
         max_min_shares({"l": 100}, [["l"]] * 2, mcr=[60, 60])
     with pytest.raises(ValueError, match="unbounded"):
         max_min_shares({"l": 100}, [["l"], []])
+
+
+# --- M/D/1/K with partial buffer sharing (selective discard of CLP = 1 cells) -------
+
+@pytest.mark.parametrize("rho0,rho1,k", [(0.5, 0.4, 8), (0.665, 0.285, 12), (1.5, 0.3, 5)])
+def test_pbs_with_the_threshold_at_k_is_md1k(rho0, rho1, k):
+    # T = K: both priorities see one K-place buffer, the M/D/1/K of Gross & Harris's
+    # chain (an independent formula) at the total load.
+    loss0, loss1 = analytic.md1k_pbs_loss(rho0, rho1, k, k)
+    assert loss0 == pytest.approx(analytic.md1k_loss(rho0 + rho1, k), rel=1e-9)
+    assert loss1 == pytest.approx(loss0, rel=1e-12)
+
+
+@pytest.mark.parametrize("rho1,t", [(0.95, 6), (1.3, 3), (0.5, 1)])
+def test_pbs_with_only_clp1_cells_is_md1k_at_the_threshold(rho1, t):
+    # No CLP = 0 cells: the CLP = 1 cells see a buffer of T places.
+    loss0, loss1 = analytic.md1k_pbs_loss(0.0, rho1, 12, t)
+    assert loss1 == pytest.approx(analytic.md1k_loss(rho1, t), rel=1e-9)
+    assert loss0 == 0.0
+
+
+@pytest.mark.parametrize("rho0,rho1,k,t", [(0.6, 0.6, 16, 8), (0.665, 0.285, 12, 6), (0.2, 0.7, 10, 2)])
+def test_pbs_carried_load_is_the_offered_load_less_the_losses(rho0, rho1, k, t):
+    occ = analytic.md1k_pbs_occupancy(rho0, rho1, k, t)
+    assert occ.min() >= 0 and occ.sum() == pytest.approx(1.0, abs=1e-12)
+    loss0, loss1 = analytic.md1k_pbs_loss(rho0, rho1, k, t)
+    # the server is busy exactly as much as the admitted cells need (one slot each)
+    assert 1.0 - occ[0] == pytest.approx(rho0 * (1 - loss0) + rho1 * (1 - loss1), rel=1e-12)
+
+
+def test_pbs_trades_clp1_loss_for_clp0_loss_as_the_threshold_moves():
+    pairs = [analytic.md1k_pbs_loss(0.6, 0.6, 16, t) for t in (2, 4, 8, 12, 16)]
+    loss0 = [p[0] for p in pairs]
+    loss1 = [p[1] for p in pairs]
+    assert loss0 == sorted(loss0) and loss1 == sorted(loss1, reverse=True)
+    # protection: at T = 8 the CLP = 0 cells lose over three orders of magnitude less
+    assert loss0[2] < 1e-3 * loss1[2]
+
+
+def test_pbs_rejects_a_threshold_outside_the_buffer():
+    with pytest.raises(ValueError):
+        analytic.md1k_pbs_loss(0.5, 0.5, 8, 9)
+    with pytest.raises(ValueError):
+        analytic.md1k_pbs_loss(0.5, 0.5, 8, 0)

@@ -9,6 +9,11 @@ References
   service: Kleinrock, *Queueing Systems* vol. 1 (1975), eq. 5.73.
 * M/G/1/K via the departure-epoch embedded Markov chain: Gross & Harris,
   *Fundamentals of Queueing Theory*, 3rd ed. (1998), section 5.1.3.
+* M/D/1/K with partial buffer sharing (space priority; CLP = 1 cells refused from a
+  threshold T on): the departure-epoch chain of a queue with state-dependent Poisson
+  arrivals, time averages by the semi-Markov argument; H. Kröner, G. Hébuterne,
+  P. Boyer, A. Gravey, "Priority management in ATM switching nodes", IEEE JSAC 9(3),
+  1991 (the mechanism); Gross & Harris 5.1.3 (the chain).
 * N·D/D/1 queue tail: J. W. Roberts and J. T. Virtamo, "The superposition of periodic
   cell arrival streams in an ATM multiplexer", IEEE Trans. Commun. 39(2), 1991.
 * Buddhikot–Kapoor–Parulkar on-off source (buddhikot92): alternating renewal process,
@@ -86,6 +91,59 @@ def md1k_loss(rho: float, k: int) -> float:
     Sanity: K = 1 gives ρ/(1+ρ) (Erlang loss with one server)."""
     pi = md1k_departure_distribution(rho, k)
     return 1.0 - 1.0 / (pi[0] + rho)
+
+
+def md1k_pbs_occupancy(rho0: float, rho1: float, k: int, t: int) -> np.ndarray:
+    """Time-average distribution of the number in system (the cell in service
+    included), states 0..K, of a unit-service FIFO of K places fed by two Poisson
+    streams of loads ρ0 (CLP = 0: admitted while fewer than K are there) and ρ1
+    (CLP = 1: admitted while fewer than T are there), 1 ≤ T ≤ K.
+
+    Between departures the number in system is a pure-birth process with rate
+    λ(n) = ρ0 + ρ1 below T, ρ0 from T to K − 1, 0 at K (generator Q). A service
+    starting with s cells ends with m cells with probability [e^Q]_{s,m}, so the
+    number left by a departure is a Markov chain (state 0 behaves as 1: the next
+    arrival starts a service). Its stationary law π weighs what each cycle spends in
+    each state — ∫₀¹ e^{Qu} du from row s, from one block exponential (Van Loan 1978),
+    plus an idle period of mean 1/(ρ0 + ρ1) after a departure that empties the
+    system — over the cycle's mean length. With T = K it is M/D/1/K
+    (:func:`md1k_loss` = p_K)."""
+    from scipy.linalg import expm
+
+    if not 1 <= t <= k:
+        raise ValueError("partial buffer sharing needs 1 <= T <= K")
+    if rho0 < 0 or rho1 < 0 or rho0 + rho1 <= 0:
+        raise ValueError("loads must be >= 0 and not both 0")
+    lam = np.array([rho0 + rho1 if n < t else (rho0 if n < k else 0.0) for n in range(k + 1)])
+    q = np.zeros((k + 1, k + 1))
+    for n in range(k):
+        q[n, n], q[n, n + 1] = -lam[n], lam[n]
+    block = np.zeros((2 * (k + 1), 2 * (k + 1)))
+    block[: k + 1, : k + 1] = q
+    block[: k + 1, k + 1:] = np.eye(k + 1)
+    e = expm(block)
+    ends, spent = e[: k + 1, : k + 1], e[: k + 1, k + 1:]
+    p = np.zeros((k, k))
+    for i in range(k):
+        s = max(i, 1)
+        p[i, s - 1:] = ends[s, s:]
+    a_mat = (p - np.eye(k)).T
+    a_mat[-1, :] = 1.0
+    b = np.zeros(k)
+    b[-1] = 1.0
+    pi = np.linalg.solve(a_mat, b)
+    idle = 1.0 / lam[0]
+    occupancy = pi[0] * spent[1] + pi[1:] @ spent[1:k]
+    occupancy[0] += pi[0] * idle
+    return occupancy / (1.0 + pi[0] * idle)
+
+
+def md1k_pbs_loss(rho0: float, rho1: float, k: int, t: int) -> tuple[float, float]:
+    """(CLP = 0 loss, CLP = 1 loss) of partial buffer sharing in a unit-service FIFO
+    of K places with threshold T (:func:`md1k_pbs_occupancy`): by PASTA, a CLP = 0
+    cell is lost when it finds K cells, a CLP = 1 cell when it finds T or more."""
+    occ = md1k_pbs_occupancy(rho0, rho1, k, t)
+    return float(occ[k]), float(occ[t:].sum())
 
 
 def ndd1_tail(n_sources: int, period_slots: int, x: int) -> float:

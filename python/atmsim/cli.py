@@ -536,7 +536,7 @@ def validate_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Compare simulated results with exact queueing theory (M/D/1, M/D/1/K, on-off, N*D/D/1)."""
+    """Compare simulated results with exact queueing theory (M/D/1, M/D/1/K with and without partial buffer sharing, on-off, N*D/D/1, ...)."""
     from atmsim import validate
 
     with _interruptible():

@@ -131,6 +131,7 @@ PLAN = {
     "quick": {
         "md1": {0.5: (20, 5.0, 0.05), 0.8: (20, 10.0, 0.1), 0.95: (20, 20.0, 0.5)},
         "md1k": {8: (20, 5.0, 0.05), 32: (20, 20.0, 0.1)},
+        "pbs": (20, 5.0, 0.05),
         "onoff": (20, 100.0, 0.5),
         "ndd1": (4000, 1e-3, 0.4e-3),
         "indep_loss": 15,
@@ -143,6 +144,7 @@ PLAN = {
     "full": {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
         "md1k": {8: (50, 20.0, 0.1), 32: (50, 100.0, 0.2)},
+        "pbs": (50, 20.0, 0.1),
         "onoff": (50, 500.0, 1.0),
         "ndd1": (40000, 1e-3, 0.4e-3),
         "indep_loss": 100,
@@ -171,6 +173,11 @@ INDEP_LOSS_LENGTHS = (64, 1024, 4096)
 GCRA_T_US = 10.0
 GCRA_LOAD = 0.9
 GCRA_CASES = ((0, "virtual-scheduling"), (3, "virtual-scheduling"), (3, "leaky-bucket"), (7, "leaky-bucket"))
+
+# Partial buffer sharing (selective discard of CLP = 1 cells): (load of CLP = 0 cells,
+# load of CLP = 1 cells, K, T) per case: an overload the CLP = 1 cells absorb, and a
+# load below 1 with a small buffer, both with CLP = 0 losses large enough to count.
+PBS_CASES = ((0.6, 0.6, 16, 8), (0.665, 0.285, 12, 6))
 
 # On-off source parameters (buddhikot92 style: peak/mean = 4, burst factor B).
 ONOFF_PEAK_MBPS = 42.4    # 100,000 cells/s
@@ -202,6 +209,19 @@ def build_plan(quick: bool) -> list[Experiment]:
              "scenario.duration": _fmt_s(dur), "scenario.warmup": _fmt_s(warm)},
             reps,
             [Case("M/D/1/K loss", f"rho={rho} K={k}", analytic.md1k_loss(rho, k), "", "mux", "q_loss_ratio", "value")],
+        ))
+
+    reps, dur, warm = plan["pbs"]
+    for rho0, rho1, k, t in PBS_CASES:
+        loss0, loss1 = analytic.md1k_pbs_loss(rho0, rho1, k, t)
+        label = f"rho0={rho0} rho1={rho1} K={k} T={t}"
+        exps.append(Experiment(
+            "pbs.toml",
+            {"hi.rate": _mbps(rho0 * 149.76), "lo.rate": _mbps(rho1 * 149.76), "mux.capacity": f"{k} cells",
+             "mux.clp_threshold": f"{t} cells", "scenario.duration": _fmt_s(dur), "scenario.warmup": _fmt_s(warm)},
+            reps,
+            [Case("M/D/1/K partial buffer sharing, CLP=0 loss", label, loss0, "", "hi", "flow_loss_ratio", "value"),
+             Case("M/D/1/K partial buffer sharing, CLP=1 loss", label, loss1, "", "lo", "flow_loss_ratio", "value")],
         ))
 
     reps, dur, warm = plan["onoff"]

@@ -13,27 +13,38 @@
 //! - **EFCI** (`efci_threshold`): a cell leaving the buffer while it holds more than the
 //!   threshold (the leaving cell included) gets the EFCI bit of its PTI set
 //!   ([`FLAG_EFCI`]); marking at departure gives the destination the latest state.
+//! - **Selective cell discard** (`clp_threshold`; partial buffer sharing, Kröner,
+//!   Hébuterne, Boyer & Gravey, "Priority management in ATM switching nodes", IEEE JSAC
+//!   9(3), 1991; the CLP bit of ITU-T I.150/I.371): a cell with CLP = 1 (low priority:
+//!   tagged by usage parameter control, or sent so) arriving at a buffer that already
+//!   holds at least the threshold (the cell in transmission included) is discarded;
+//!   CLP = 0 cells may use the whole buffer. An AAL5 cell discarded so counts as lost
+//!   for PPD (the rest of its PDU goes but the last cell); EPD's and PPD's own
+//!   discards come first.
 //!
 //! PDUs are followed per VC label as the cells arrive at this buffer, and only for AAL5
-//! cells (`pdu_cells > 0`); cell-level sources' cells see tail drop and EFCI only.
+//! cells (`pdu_cells > 0`); cell-level sources' cells see tail drop, selective discard
+//! and EFCI only.
 
 use std::collections::HashMap;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec};
 
-use crate::cell::{Cell, FLAG_EFCI};
+use crate::cell::{Cell, FLAG_CLP, FLAG_EFCI};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
-pub const PARAMS: [ParamSpec; 3] = [
+pub const PARAMS: [ParamSpec; 4] = [
     ParamSpec { name: "epd_threshold", ty: ParamType::Size, default: None, required: false, help: "early packet discard: a new AAL5 PDU arriving at a buffer this full (or fuller) is discarded whole (default: no EPD)", source: "Romanow & Floyd 1995; SPEC section 3 (EPD option)" },
     ParamSpec { name: "ppd", ty: ParamType::Bool, default: Some("false"), required: false, help: "partial packet discard: after a cell of an AAL5 PDU is lost to a full buffer, drop the rest of it but its last cell", source: "Romanow & Floyd 1995; SPEC section 3 (PPD option)" },
     ParamSpec { name: "efci_threshold", ty: ParamType::Size, default: None, required: false, help: "EFCI marking: cells leaving while the buffer holds more than this get the EFCI bit (default: no marking)", source: "ATM Forum TM 4.0 (EFCI switch); dastangoo96: 500 cells" },
+    ParamSpec { name: "clp_threshold", ty: ParamType::Size, default: None, required: false, help: "selective cell discard (partial buffer sharing): a CLP = 1 cell arriving at a buffer this full (or fuller, the cell in transmission included) is discarded; CLP = 0 cells may fill the whole buffer (default: CLP ignored)", source: "ITU-T I.371 (cell loss priority); Kröner et al., IEEE JSAC 9(3) 1991 (partial buffer sharing)" },
 ];
 
-pub const PROBES: [ProbeSpec; 3] = [
+pub const PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "q_epd_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells discarded by early packet discard (count)" },
     ProbeSpec { name: "q_ppd_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells discarded by partial packet discard (count)" },
     ProbeSpec { name: "q_efci_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells sent with the EFCI bit set by this buffer (count)" },
+    ProbeSpec { name: "q_clp_cells", unit: "cells", kind: ProbeKind::Counter, help: "CLP = 1 cells discarded at the clp_threshold by selective cell discard (count)" },
 ];
 
 /// Why a cell is discarded before it reaches the buffer.
@@ -41,6 +52,8 @@ pub const PROBES: [ProbeSpec; 3] = [
 pub enum Discard {
     Epd,
     Ppd,
+    /// Selective cell discard of a CLP = 1 cell.
+    Clp,
 }
 
 impl Discard {
@@ -49,6 +62,7 @@ impl Discard {
         match self {
             Discard::Epd => "epd",
             Discard::Ppd => "ppd",
+            Discard::Clp => "clp",
         }
     }
 }
@@ -67,13 +81,16 @@ pub struct BufferPolicy {
     epd: Option<usize>,
     ppd: bool,
     efci: Option<usize>,
+    clp: Option<usize>,
     pdus: HashMap<u32, PduState>,
-    /// Since the warm-up: cells discarded by EPD and PPD, cells marked.
+    /// Since the warm-up: cells discarded by EPD, PPD and selective discard, cells
+    /// marked.
     pub epd_cells: u64,
     pub ppd_cells: u64,
+    pub clp_cells: u64,
     pub efci_cells: u64,
-    /// Whole run, per flow: (EPD, PPD) discards, for the ledger.
-    pub drops_by_flow: Vec<[u64; 2]>,
+    /// Whole run, per flow: (EPD, PPD, selective) discards, for the ledger.
+    pub drops_by_flow: Vec<[u64; 3]>,
 }
 
 /// The buffer policy parameters ([`PARAMS`]), bound; shared by every kind with a
@@ -85,12 +102,19 @@ pub struct BufferPolicyParams {
     pub ppd: bool,
     /// EFCI threshold in cells (None: no marking).
     pub efci_threshold: Option<u64>,
+    /// Selective discard threshold for CLP = 1 cells, in cells (None: CLP ignored).
+    pub clp_threshold: Option<u64>,
 }
 
 impl BufferPolicyParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(BufferPolicyParams { epd_threshold: p.opt("epd_threshold", Params::cells)?, ppd: p.need("ppd", Params::bool)?, efci_threshold: p.opt("efci_threshold", Params::cells)? })
+        Ok(BufferPolicyParams {
+            epd_threshold: p.opt("epd_threshold", Params::cells)?,
+            ppd: p.need("ppd", Params::bool)?,
+            efci_threshold: p.opt("efci_threshold", Params::cells)?,
+            clp_threshold: p.opt("clp_threshold", Params::cells)?,
+        })
     }
 
     /// The checks of the parameters against each other.
@@ -107,7 +131,8 @@ impl BufferPolicyParams {
             }
         };
         let (epd, efci, ppd) = (size("epd_threshold", self.epd_threshold)?, size("efci_threshold", self.efci_threshold)?, self.ppd);
-        Ok((epd.is_some() || efci.is_some() || ppd).then(|| BufferPolicy::new(epd, ppd, efci)))
+        let clp = size("clp_threshold", self.clp_threshold)?;
+        Ok((epd.is_some() || efci.is_some() || ppd || clp.is_some()).then(|| BufferPolicy::new(epd, ppd, efci).with_clp(clp)))
     }
 }
 
@@ -115,6 +140,12 @@ impl BufferPolicy {
 
     pub fn new(epd: Option<usize>, ppd: bool, efci: Option<usize>) -> BufferPolicy {
         BufferPolicy { epd, ppd, efci, ..Default::default() }
+    }
+
+    /// The same policy with selective discard of CLP = 1 cells at `threshold` cells
+    /// (None: CLP ignored).
+    pub fn with_clp(self, threshold: Option<usize>) -> BufferPolicy {
+        BufferPolicy { clp: threshold, ..self }
     }
 
     /// Whether this cell's PDU is followed: an AAL5 cell, and EPD or PPD on.
@@ -125,19 +156,42 @@ impl BufferPolicy {
     /// A cell arrives at a buffer holding `len` cells: Some(why) if it is discarded
     /// before the buffer's own admission.
     pub fn arrival(&mut self, cell: &Cell, len: usize) -> Option<Discard> {
-        if !self.follows(cell) {
-            return None;
+        let follows = self.follows(cell);
+        let mut verdict = if follows { self.pdu_verdict(cell, len) } else { None };
+        if verdict.is_none() && cell.flags & FLAG_CLP != 0 && self.clp.is_some_and(|t| len >= t) {
+            verdict = Some(Discard::Clp);
+            if follows {
+                // lost like a cell refused by a full buffer: PPD takes the rest
+                self.admission(cell, false);
+            }
         }
+        if let Some(d) = verdict {
+            let f = cell.flow as usize;
+            if self.drops_by_flow.len() <= f {
+                self.drops_by_flow.resize(f + 1, [0; 3]);
+            }
+            let (count, j) = match d {
+                Discard::Epd => (&mut self.epd_cells, 0),
+                Discard::Ppd => (&mut self.ppd_cells, 1),
+                Discard::Clp => (&mut self.clp_cells, 2),
+            };
+            *count += 1;
+            self.drops_by_flow[f][j] += 1;
+        }
+        verdict
+    }
+
+    /// EPD's and PPD's verdict on an AAL5 cell of a followed PDU.
+    fn pdu_verdict(&mut self, cell: &Cell, len: usize) -> Option<Discard> {
         let s = self.pdus.entry(cell.vc).or_default();
         let eop = cell.is_eop();
         let verdict = match s.discarding {
-            Some(Discard::Epd) => Some(Discard::Epd),
-            // PPD lets the last cell through to the buffer.
-            Some(Discard::Ppd) if !eop => Some(Discard::Ppd),
-            Some(Discard::Ppd) => {
+            Some(Discard::Ppd) if eop => {
+                // PPD lets the last cell through to the buffer.
                 s.discarding = None;
                 None
             }
+            Some(d) => Some(d),
             None if !s.open && self.epd.is_some_and(|t| len >= t) => {
                 s.open = true;
                 s.discarding = Some(Discard::Epd);
@@ -147,18 +201,6 @@ impl BufferPolicy {
         };
         if verdict.is_some() && eop {
             *s = PduState::default();
-        }
-        if let Some(d) = verdict {
-            let f = cell.flow as usize;
-            if self.drops_by_flow.len() <= f {
-                self.drops_by_flow.resize(f + 1, [0; 2]);
-            }
-            let (count, j) = match d {
-                Discard::Epd => (&mut self.epd_cells, 0),
-                Discard::Ppd => (&mut self.ppd_cells, 1),
-            };
-            *count += 1;
-            self.drops_by_flow[f][j] += 1;
         }
         verdict
     }
@@ -204,6 +246,7 @@ impl BufferPolicy {
     pub fn reset_stats(&mut self) {
         self.epd_cells = 0;
         self.ppd_cells = 0;
+        self.clp_cells = 0;
         self.efci_cells = 0;
     }
 }
@@ -253,7 +296,7 @@ mod tests {
         let cells: Vec<Cell> = [pdu(1, 3), pdu(1, 3), pdu(1, 3)].concat();
         assert_eq!(offer(&mut p, 100, &cells), [vec![true; 6], vec![false; 3]].concat());
         assert_eq!(p.epd_cells, 3);
-        assert_eq!(p.drops_by_flow, vec![[3, 0]]);
+        assert_eq!(p.drops_by_flow, vec![[3, 0, 0]]);
     }
 
     #[test]
@@ -292,6 +335,54 @@ mod tests {
         assert_eq!(p.arrival(&cell(2, 1, 2), 3), Some(Discard::Epd));
         // A cell-level source's cell (no AAL5) is never discarded by EPD or PPD.
         assert!(p.arrival(&Cell::plain(SimTime::ZERO, 0, 3, 0), 50).is_none());
+    }
+
+    /// A cell with CLP = 1.
+    fn low(mut c: Cell) -> Cell {
+        c.flags |= FLAG_CLP;
+        c
+    }
+
+    #[test]
+    fn selective_discard_refuses_clp1_cells_from_the_threshold_on() {
+        let mut p = BufferPolicy::default().with_clp(Some(3));
+        let plain = |vc| Cell::plain(SimTime::ZERO, 0, vc, 0);
+        // Below the threshold both priorities pass; at and above it only CLP = 0.
+        assert_eq!(p.arrival(&low(plain(1)), 2), None);
+        assert_eq!(p.arrival(&low(plain(1)), 3), Some(Discard::Clp));
+        assert_eq!(p.arrival(&low(plain(1)), 9), Some(Discard::Clp));
+        assert_eq!(p.arrival(&plain(1), 9), None);
+        assert_eq!(p.clp_cells, 2);
+        assert_eq!(p.drops_by_flow, vec![[0, 0, 2]]);
+        assert_eq!(Discard::Clp.cause(), "clp");
+        p.reset_stats();
+        assert_eq!(p.clp_cells, 0);
+        assert_eq!(p.drops_by_flow, vec![[0, 0, 2]], "the ledger's books are the whole run's");
+    }
+
+    #[test]
+    fn a_selectively_discarded_aal5_cell_starts_ppd() {
+        // Threshold 1, buffer of 100 never draining: the PDU's first cell (CLP = 0)
+        // is queued, its second (CLP = 1) finds 1 cell and goes; PPD then takes the
+        // third (CLP = 0 though it is), and the last is offered and queued.
+        let mut p = BufferPolicy::new(None, true, None).with_clp(Some(1));
+        let cells = [cell(4, 0, 4), low(cell(4, 1, 4)), cell(4, 2, 4), cell(4, 3, 4)];
+        assert_eq!(offer(&mut p, 100, &cells), vec![true, false, false, true]);
+        assert_eq!((p.clp_cells, p.ppd_cells), (1, 1));
+        // Without PPD only the CLP = 1 cell is lost.
+        let mut q = BufferPolicy::default().with_clp(Some(1));
+        assert_eq!(offer(&mut q, 100, &cells), vec![true, false, true, true]);
+    }
+
+    #[test]
+    fn epd_comes_before_selective_discard() {
+        // A new PDU of CLP = 1 cells at a buffer above both thresholds is EPD's whole.
+        let mut p = BufferPolicy::new(Some(2), false, None).with_clp(Some(2));
+        let cells: Vec<Cell> = pdu(5, 3).into_iter().map(low).collect();
+        assert_eq!(p.arrival(&cells[0], 5), Some(Discard::Epd));
+        assert_eq!(p.arrival(&cells[1], 5), Some(Discard::Epd));
+        assert_eq!(p.arrival(&cells[2], 5), Some(Discard::Epd));
+        assert_eq!((p.epd_cells, p.clp_cells), (3, 0));
     }
 
     #[test]

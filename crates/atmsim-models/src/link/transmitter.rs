@@ -120,7 +120,7 @@ const COMMON: [ParamSpec; 3] = [
     ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: false, help: "propagation delay after transmission (or give length)", source: "0 by default" },
 ];
 
-const POLICY: [ParamSpec; 3] = crate::control::buffer_policy::PARAMS;
+const POLICY: [ParamSpec; 4] = crate::control::buffer_policy::PARAMS;
 
 /// The framing choices of a transmitter.
 pub const FRAMINGS: [&str; 2] = ["none", "sonet"];
@@ -136,13 +136,13 @@ pub const FRAMING_PROBES: [ProbeSpec; 1] = [
 const LENGTH: ParamSpec = ParamSpec { name: "length", ty: ParamType::Length, default: None, required: false, help: "fibre length; propagation 5 µs/km (or give delay)", source: "SPEC section 3 (5 µs/km)" };
 
 /// The `fifo` kind's parameters (also the ABR multiplexer's buffer and line).
-pub const FIFO_PARAMS: [ParamSpec; 9] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], FRAMING,
+pub const FIFO_PARAMS: [ParamSpec; 10] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], POLICY[3], FRAMING,
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "buffer size counting the cell in transmission; tail drop when full (bytes convert at 53 per cell)", source: "atmsim convention" },
 ];
 
-pub const LINK_PARAMS: [ParamSpec; 9] = [
-    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], FRAMING,
+pub const LINK_PARAMS: [ParamSpec; 10] = [
+    COMMON[0], COMMON[1], COMMON[2], LENGTH, POLICY[0], POLICY[1], POLICY[2], POLICY[3], FRAMING,
     ParamSpec { name: "capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "transmit buffer size; unlimited by default", source: "atmsim convention" },
 ];
 
@@ -991,6 +991,7 @@ impl crate::kind::Kind for Transmitter {
             out.push(path, "q_epd_cells", "count", p.epd_cells as f64, "cells");
             out.push(path, "q_ppd_cells", "count", p.ppd_cells as f64, "cells");
             out.push(path, "q_efci_cells", "count", p.efci_cells as f64, "cells");
+            out.push(path, "q_clp_cells", "count", p.clp_cells as f64, "cells");
         }
         for (aux, &vc) in self.vc_labels.iter().enumerate() {
             let c = self.buffer.counts(aux);
@@ -1006,6 +1007,7 @@ impl crate::kind::Kind for Transmitter {
             for (f, n) in p.drops_by_flow.iter().enumerate() {
                 l.add_dropped("epd", f as u32, n[0]);
                 l.add_dropped("ppd", f as u32, n[1]);
+                l.add_dropped("clp", f as u32, n[2]);
             }
         }
         self.buffer.for_each(|c| book_in_flight(l, c));

@@ -56,7 +56,7 @@ use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAME
 use crate::{PortDecl, Ports};
 use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 22] = [
+pub const PARAMS: [ParamSpec; 23] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -76,10 +76,12 @@ pub const PARAMS: [ParamSpec; 22] = [
     ParamSpec { name: "vc_slot_gap", ty: ParamType::Int { min: 1, max: 64 }, default: Some("1"), required: false, help: "with buffering = \"input-output\": fabric slots between two cells of one VC crossing the fabric (1: no restriction; 2: the AN2's every-other-slot restriction)", source: "evans96 (the DEC AN2: a single source transmits at most in every other cell slot)" },
     ParamSpec { name: "shared_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("unlimited"), required: false, help: "cells in all output buffers together (a shared-memory switch; each port's capacity still applies); unlimited: no shared bound", source: "atmsim convention" },
     ParamSpec { name: "vcs", ty: ParamType::StrList, default: None, required: true, help: "translation table: \"pIN:VPI/VCI -> pOUT:VPI/VCI[, pOUT:VPI/VCI ...]\"", source: "scenario" },
-    // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells).
+    // Every output buffer: EPD, PPD, EFCI marking (dastangoo96's EFCI switch: 500 cells),
+    // selective discard of CLP = 1 cells.
     crate::control::buffer_policy::PARAMS[0],
     crate::control::buffer_policy::PARAMS[1],
     crate::control::buffer_policy::PARAMS[2],
+    crate::control::buffer_policy::PARAMS[3],
 ];
 
 pub const PROBES: [ProbeSpec; 8] = [

@@ -129,6 +129,6 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "cbr",
     "constant-bit-rate cell source (fixed or random phase)",
     "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
-    &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
 );

@@ -36,6 +36,12 @@ pub const COMMON_PARAMS: [ParamSpec; 3] = [
     ParamSpec { name: "stop", ty: ParamType::Time, default: None, required: false, help: "no emission at or after this time (default: never stop)", source: "atmsim convention" },
 ];
 
+/// The cell loss priority of a plain source's cells (not an ABR source's: TM 4.0
+/// sends in-rate cells with CLP = 0).
+pub const CLP_PARAMS: [ParamSpec; 1] = [
+    ParamSpec { name: "clp", ty: ParamType::Int { min: 0, max: 1 }, default: Some("0"), required: false, help: "cell loss priority of every cell: 1 = low priority, discarded first by a buffer's clp_threshold (selective cell discard)", source: "ITU-T I.361 (CLP bit), I.371" },
+];
+
 /// Probes every source reports.
 pub const SOURCE_PROBES: [ProbeSpec; 4] = [
     ProbeSpec { name: "src_tx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells emitted after warm-up (count; rate in cells/s)" },
@@ -115,6 +121,8 @@ pub struct SourceCore {
     /// Cells handed over ahead of their instant ([`SourceCore::emit_at`]) whose
     /// instant the source has not yet counted as past ([`SourceCore::count_due`]).
     pending: u64,
+    /// Flags every cell carries (CLP).
+    flags: u8,
 }
 
 /// The parameters every source has ([`COMMON_PARAMS`]), bound.
@@ -125,12 +133,19 @@ pub struct SourceParams {
     pub start: SimDuration,
     /// None: never stop.
     pub stop: Option<SimDuration>,
+    /// Cells sent with CLP = 1 ([`CLP_PARAMS`]; false for kinds without it).
+    pub clp: bool,
 }
 
 impl SourceParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(SourceParams { vc: p.opt("vc", Params::int)?.map(|v| v as u32), start: p.need("start", Params::time)?, stop: p.opt("stop", Params::time)? })
+        Ok(SourceParams {
+            vc: p.opt("vc", Params::int)?.map(|v| v as u32),
+            start: p.need("start", Params::time)?,
+            stop: p.opt("stop", Params::time)?,
+            clp: p.opt("clp", Params::int)? == Some(1),
+        })
     }
 
     /// The checks of the parameters against each other.
@@ -156,13 +171,14 @@ impl SourceCore {
     /// The core of source number `flow` (parameters validated).
     pub fn new(p: &SourceParams, flow: u32) -> SourceCore {
         let vc = p.vc.unwrap_or(flow + 1);
-        SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO, pending: 0 }
+        let flags = if p.clp { crate::cell::FLAG_CLP } else { 0 };
+        SourceCore { flow, vc, start: p.start_time(), stop: p.stop_time(), seq: 0, generated: 0, counted: 0, since: SimTime::ZERO, pending: 0, flags }
     }
 
     /// The source's next cell, born at `t`: numbered and booked as generated.
     #[inline(always)]
     fn next_cell(&mut self, t: SimTime) -> Cell {
-        let cell = Cell::plain(t, self.flow, self.vc, self.seq);
+        let cell = Cell { flags: self.flags, ..Cell::plain(t, self.flow, self.vc, self.seq) };
         self.seq = self.seq.wrapping_add(1);
         self.generated += 1;
         cell
@@ -222,6 +238,7 @@ impl SourceCore {
     pub fn emit_pdu_cell(&mut self, ctx: &mut Cx<'_>, pdu: u32, last: bool, pdu_cells: u16) {
         let mut cell = Cell::plain(ctx.now, self.flow, self.vc, pdu);
         cell.pdu_cells = pdu_cells;
+        cell.flags = self.flags;
         if last {
             cell.flags |= crate::cell::FLAG_EOP;
         }

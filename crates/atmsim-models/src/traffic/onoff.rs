@@ -223,6 +223,6 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "onoff",
     "two-state Markov on-off source ⟨peak, mean, burst factor⟩ with Poisson cells while active",
     "buddhikot92 section 5, Figure 8",
-    &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES, &crate::traffic::onoff::PROBES],
 );

@@ -89,6 +89,6 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "poisson",
     "Poisson cell source",
     "classic M/·/· arrivals",
-    &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
 );

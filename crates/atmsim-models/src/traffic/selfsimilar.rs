@@ -413,7 +413,7 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "selfsimilar",
     "self-similar source: the cell rate per time bin is fractional Gaussian noise with Hurst parameter H (exact paths by Davies–Harte), clipped to [0, peak]",
     "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
-    &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
 );
 
@@ -433,7 +433,7 @@ mod tests {
             peak: Rate::from_bps(1e9).unwrap(),
             bin: SimDuration(MS),
             block: 65_536,
-            source: SourceParams { vc: None, start: SimDuration(start_ms * MS), stop: stop_ms.map(|m| SimDuration(m * MS)) },
+            source: SourceParams { vc: None, start: SimDuration(start_ms * MS), stop: stop_ms.map(|m| SimDuration(m * MS)), clp: false },
         };
         let end = |s: f64| SimTime((s * 1e3).round() as u64 * MS);
         // dastangoo96's 2-s runs: 2,000 bins in a path of 2,048 (not 65,536).

@@ -450,7 +450,7 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "trace",
     "trace-driven source: a packet trace (time, length), a frame-size trace or a packet capture (libpcap, pcapng) replayed as AAL5 PDUs, cells at a peak rate or spread over each frame",
     "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994); libpcap and pcapng files (tcpdump, Wireshark)",
-    &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS],
+    &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES, &crate::traffic::trace::PROBES],
 );
 

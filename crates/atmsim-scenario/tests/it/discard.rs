@@ -103,3 +103,121 @@ kind = "sink"
     // Marking changes no timing.
     assert_eq!(low.fingerprint, high.fingerprint);
 }
+
+/// A CLP = 0 and a CLP = 1 Poisson source (`clp0`, `clp1`: their rates) into one
+/// OC-3c FIFO of 64 cells with `extra` (e.g. a clp_threshold).
+fn two_priorities(clp0: &str, clp1: &str, extra: &str, fast: bool) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["hi -> q", "lo -> q", "q -> sink"]
+[scenario]
+duration = "200 ms"
+fast_path = {fast}
+[components.hi]
+kind = "poisson"
+rate = "{clp0}"
+[components.lo]
+kind = "poisson"
+rate = "{clp1}"
+clp = 1
+[components.q]
+kind = "fifo"
+phy = "OC-3c"
+capacity = "64 cells"
+{extra}
+[components.sink]
+kind = "sink"
+"#
+    );
+    run(&Scenario::from_text(&text, "clp.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn selective_discard_spends_the_clp1_cells_first() {
+    // 60 + 100 Mb/s offered to 149.76: tail drop shares the loss; with a threshold at
+    // 32 of 64 cells the CLP = 1 cells take it, and the CLP = 0 cells, 40% of the
+    // link, find the 32 places above the threshold enough.
+    let tail = two_priorities("60 Mb/s", "100 Mb/s", "", true);
+    let pbs = two_priorities("60 Mb/s", "100 Mb/s", "clp_threshold = \"32 cells\"", true);
+    let (hi, lo) = (0, 1);
+    assert!(tail.ledger.dropped_of(hi) > 100, "{}", tail.ledger.dropped_of(hi));
+    assert_eq!(pbs.ledger.dropped_of(hi), 0);
+    let by_cause = pbs.ledger.dropped_by_cause();
+    assert!(by_cause.get("clp").copied().unwrap_or(0) > 1000, "{by_cause:?}");
+    // Every CLP = 1 loss is a selective discard (the full buffer never met one: a
+    // CLP = 1 cell is refused from 32 cells on), counted by the port since warm-up
+    // (no warm-up here) as in the ledger.
+    assert_eq!(by_cause.get("buffer_full"), None, "{by_cause:?}");
+    assert_eq!(pbs.ledger.dropped_of(lo) as f64, probe(&pbs, "q", "q_clp_cells", "count"));
+    // The sink sees only CLP = 1 cells from `lo`, as sent.
+    assert_eq!(probe(&pbs, "sink/vc2", "sink_clp1_cells", "count"), probe(&pbs, "sink/vc2", "sink_rx_cells", "count"));
+    assert_eq!(probe(&pbs, "sink/vc1", "sink_clp1_cells", "count"), 0.0);
+    assert!(pbs.ledger.violations().is_empty(), "{:?}", pbs.ledger.violations());
+    // The FIFO that computes departures at arrival and the one that runs them as
+    // events discard the same cells.
+    let events = two_priorities("60 Mb/s", "100 Mb/s", "clp_threshold = \"32 cells\"", false);
+    assert_eq!(probe(&events, "q", "q_clp_cells", "count"), probe(&pbs, "q", "q_clp_cells", "count"));
+    assert_eq!(probe(&events, "sink/vc1", "sink_rx_cells", "count"), probe(&pbs, "sink/vc1", "sink_rx_cells", "count"));
+}
+
+#[test]
+fn clp0_cells_ignore_the_threshold_and_tagged_cells_meet_it_at_a_switch() {
+    // A source policed by GCRA with tagging: its non-conforming cells go on as
+    // CLP = 1 and a switch port's clp_threshold discards them first; CLP = 0 cells
+    // are refused only by the full buffer.
+    let text = |extra: &str| {
+        format!(
+            r#"connections = ["src -> upc", "upc -> sw.p1", "bg -> sw.p2", "sw.p3 -> sink"]
+[scenario]
+duration = "100 ms"
+[components.src]
+kind = "poisson"
+rate = "90 Mb/s"
+[components.upc]
+kind = "gcra"
+pcr = "60 Mb/s"
+cdvt = "20 us"
+action = "tag"
+[components.bg]
+kind = "poisson"
+rate = "70 Mb/s"
+[components.sw]
+kind = "switch"
+ports = 3
+capacity = "128 cells"
+vcs = ["p1:1 -> p3:1", "p2:2 -> p3:2"]
+{extra}
+[components.sink]
+kind = "sink"
+"#
+        )
+    };
+    let sc = Scenario::from_text(&text("clp_threshold = \"40 cells\""), "tag.toml").unwrap_or_else(|e| panic!("{e}"));
+    let r = run(&sc, 0);
+    let tagged = probe(&r, "upc", "upc_nonconforming_cells", "count");
+    assert!(tagged > 1000.0, "{tagged}");
+    let discarded = probe(&r, "sw/p3", "q_clp_cells", "count");
+    assert!(discarded > 0.0 && discarded < tagged, "{discarded} of {tagged}");
+    // The conforming cells and the background (CLP = 0 both, 130 Mb/s) lose nothing:
+    // every loss is a tagged cell's at the threshold. The sink counts the tagged cells
+    // that got through; the rest are still on their way at the end.
+    assert_eq!(r.ledger.dropped_by_cause().into_iter().collect::<Vec<_>>(), vec![("clp", discarded as u64)]);
+    let tagged_through = probe(&r, "sink/vc1", "sink_clp1_cells", "count");
+    let in_flight = tagged - discarded - tagged_through;
+    assert!((0.0..=128.0).contains(&in_flight), "{in_flight}");
+    assert_eq!(probe(&r, "sink/vc2", "sink_clp1_cells", "count"), 0.0);
+}
+
+#[test]
+fn abr_sources_have_no_clp_parameter() {
+    // TM 4.0: an ABR source's in-rate cells carry CLP = 0.
+    let e = err(r#"connections = ["s -> d", "d -> s"]
+[scenario]
+duration = "10 ms"
+[components.s]
+kind = "abr_source"
+clp = 1
+[components.d]
+kind = "abr_dest"
+"#);
+    assert!(e.contains("clp"), "{e}");
+}

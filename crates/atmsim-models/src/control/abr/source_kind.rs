@@ -611,7 +611,7 @@ mod tests {
 
     #[test]
     fn demand_makes_data_ready_at_its_rate_from_start() {
-        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None }, edge: None, line: LineParams { rate: None, length: 0.0 } };
+        let p = AbrSourceParams { abr: AbrParams::eprca95(), demand: Rate::from_bps(42.4e6), source: SourceParams { vc: None, start: atmsim_kernel::SimDuration(5), stop: None, clp: false }, edge: None, line: LineParams { rate: None, length: 0.0 } };
         let mut s = AbrSourceNode::new(p, 0);
         assert_eq!(s.data_ready_at(), SimTime(5));
         // 100,000 cells/s: one every 10 µs.
