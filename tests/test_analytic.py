@@ -249,3 +249,26 @@ def test_pbs_rejects_a_threshold_outside_the_buffer():
         analytic.md1k_pbs_loss(0.5, 0.5, 8, 9)
     with pytest.raises(ValueError):
         analytic.md1k_pbs_loss(0.5, 0.5, 8, 0)
+
+
+# --- M/D/1 with non-preemptive priority (Cobham) -------------------------------------
+
+def test_priority_with_one_class_is_md1():
+    assert analytic.md1_priority_waits([0.8])[0] == pytest.approx(analytic.md1_mean_wait(0.8), rel=1e-12)
+
+
+@pytest.mark.parametrize("rhos", [[0.2, 0.3, 0.4], [0.5, 0.45], [0.1] * 9])
+def test_priority_waits_obey_kleinrocks_conservation_law(rhos):
+    # Equal service times: the load-weighted mean wait does not depend on the order
+    # of service (Kleinrock vol. 2, section 3.4): it is the FIFO M/D/1 wait.
+    waits = analytic.md1_priority_waits(rhos, 1.0)
+    rho = sum(rhos)
+    assert sum(r * w for r, w in zip(rhos, waits)) / rho == pytest.approx(analytic.md1_mean_wait(rho, 1.0), rel=1e-12)
+    assert waits == sorted(waits)
+
+
+def test_priority_needs_a_stable_queue():
+    with pytest.raises(ValueError):
+        analytic.md1_priority_waits([0.6, 0.5])
+    with pytest.raises(ValueError):
+        analytic.md1_priority_waits([0.5, -0.1])

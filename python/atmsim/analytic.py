@@ -14,6 +14,9 @@ References
   arrivals, time averages by the semi-Markov argument; H. Kröner, G. Hébuterne,
   P. Boyer, A. Gravey, "Priority management in ATM switching nodes", IEEE JSAC 9(3),
   1991 (the mechanism); Gross & Harris 5.1.3 (the chain).
+* M/G/1 with non-preemptive priority classes (Cobham's formula): A. Cobham, "Priority
+  assignment in waiting line problems", Operations Research 2(1), 1954; Kleinrock,
+  *Queueing Systems* vol. 2 (1976), eq. 3.30.
 * N·D/D/1 queue tail: J. W. Roberts and J. T. Virtamo, "The superposition of periodic
   cell arrival streams in an ATM multiplexer", IEEE Trans. Commun. 39(2), 1991.
 * Buddhikot–Kapoor–Parulkar on-off source (buddhikot92): alternating renewal process,
@@ -91,6 +94,24 @@ def md1k_loss(rho: float, k: int) -> float:
     Sanity: K = 1 gives ρ/(1+ρ) (Erlang loss with one server)."""
     pi = md1k_departure_distribution(rho, k)
     return 1.0 - 1.0 / (pi[0] + rho)
+
+
+def md1_priority_waits(rhos: list[float], service_s: float = OC3C_SLOT_S) -> list[float]:
+    """Mean waiting times (arrival → start of service) of the priority classes of an
+    M/D/1 queue with strict, non-preemptive priority (class 0 first, FIFO or any
+    order blind to the service times within a class), class k at load ρ_k.
+
+    Cobham: W_k = W0 / ((1 − σ_{k−1})(1 − σ_k)), σ_k = ρ_0 + … + ρ_k, where
+    W0 = Σ λ_i E[S²]/2 = ρ S/2 for a deterministic service S is the mean residual work
+    of the cell in service an arrival finds. Needs σ < 1."""
+    if any(r < 0 for r in rhos) or not 0 < sum(rhos) < 1:
+        raise ValueError("priority classes need loads >= 0 summing to a value in (0, 1)")
+    w0 = sum(rhos) * service_s / 2.0
+    waits, below = [], 0.0
+    for r in rhos:
+        waits.append(w0 / ((1.0 - below) * (1.0 - below - r)))
+        below += r
+    return waits
 
 
 def md1k_pbs_occupancy(rho0: float, rho1: float, k: int, t: int) -> np.ndarray:

@@ -132,6 +132,7 @@ PLAN = {
         "md1": {0.5: (20, 5.0, 0.05), 0.8: (20, 10.0, 0.1), 0.95: (20, 20.0, 0.5)},
         "md1k": {8: (20, 5.0, 0.05), 32: (20, 20.0, 0.1)},
         "pbs": (20, 5.0, 0.05),
+        "priority": (20, 5.0, 0.05),
         "onoff": (20, 100.0, 0.5),
         "ndd1": (4000, 1e-3, 0.4e-3),
         "indep_loss": 15,
@@ -145,6 +146,7 @@ PLAN = {
         "md1": {0.5: (50, 20.0, 0.1), 0.8: (50, 40.0, 0.2), 0.95: (50, 100.0, 1.0)},
         "md1k": {8: (50, 20.0, 0.1), 32: (50, 100.0, 0.2)},
         "pbs": (50, 20.0, 0.1),
+        "priority": (50, 20.0, 0.1),
         "onoff": (50, 500.0, 1.0),
         "ndd1": (40000, 1e-3, 0.4e-3),
         "indep_loss": 100,
@@ -178,6 +180,10 @@ GCRA_CASES = ((0, "virtual-scheduling"), (3, "virtual-scheduling"), (3, "leaky-b
 # load of CLP = 1 cells, K, T) per case: an overload the CLP = 1 cells absorb, and a
 # load below 1 with a small buffer, both with CLP = 0 losses large enough to count.
 PBS_CASES = ((0.6, 0.6, 16, 8), (0.665, 0.285, 12, 6))
+
+# Non-preemptive priority at a per-VC switch port: the loads of VCs 1, 2, 3 at levels
+# 0, 1, 2 (scenarios/validation/priority.toml).
+PRIORITY_LOADS = (0.2, 0.3, 0.4)
 
 # On-off source parameters (buddhikot92 style: peak/mean = 4, burst factor B).
 ONOFF_PEAK_MBPS = 42.4    # 100,000 cells/s
@@ -223,6 +229,18 @@ def build_plan(quick: bool) -> list[Experiment]:
             [Case("M/D/1/K partial buffer sharing, CLP=0 loss", label, loss0, "", "hi", "flow_loss_ratio", "value"),
              Case("M/D/1/K partial buffer sharing, CLP=1 loss", label, loss1, "", "lo", "flow_loss_ratio", "value")],
         ))
+
+    reps, dur, warm = plan["priority"]
+    waits = analytic.md1_priority_waits(list(PRIORITY_LOADS))
+    exps.append(Experiment(
+        "priority.toml",
+        {**{f"{c}.rate": _mbps(r * 149.76) for c, r in zip("abc", PRIORITY_LOADS)},
+         "scenario.duration": _fmt_s(dur), "scenario.warmup": _fmt_s(warm)},
+        reps,
+        [Case("M/D/1 non-preemptive priority (Cobham): wait + 1 cell", f"level {k}, rho={PRIORITY_LOADS}",
+              w + analytic.OC3C_SLOT_S, "s", f"sink/vc{k + 1}", "sink_delay", "mean")
+         for k, w in enumerate(waits)],
+    ))
 
     reps, dur, warm = plan["onoff"]
     peak_cps = ONOFF_PEAK_MBPS * 1e6 / analytic.CELL_BITS

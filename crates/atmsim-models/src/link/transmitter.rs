@@ -738,13 +738,25 @@ pub enum CellBuffer {
     Fifo { queue: VecDeque<(Cell, SimTime)>, capacity: Option<usize>, counts: Vec<[u64; 3]> },
     /// One FIFO per VC (indexed by `Cell::aux`), served one cell per VC in round robin
     /// among the non-empty ones; each VC queue holds at most `vc_capacity` cells and
-    /// the port at most `capacity`.
+    /// the port at most `capacity`. With priority levels ([`CellBuffer::with_levels`])
+    /// the non-empty VCs of level 0 are served first, round robin among them, then
+    /// those of level 1, and so on (strict, non-preemptive: the cell in transmission —
+    /// the one `pop` returns when it ends — is chosen when it starts, and a cell of a
+    /// higher level arriving meanwhile waits for it).
     PerVc {
         queues: Vec<VcQueue>,
+        /// The non-empty VCs of level 0 (of every VC without levels), in serving order.
         ring: VecDeque<u16>,
         total: usize,
         vc_capacity: Option<usize>,
         capacity: Option<usize>,
+        /// Priority level per VC index (empty: every VC at level 0).
+        levels: Vec<u8>,
+        /// The non-empty VCs of levels 1, 2, …, in serving order.
+        lower: Vec<VecDeque<u16>>,
+        /// With levels, while cells wait: the level whose ring's first VC holds the
+        /// cell in transmission.
+        serving: u8,
     },
 }
 
@@ -790,7 +802,20 @@ impl CellBuffer {
     }
 
     pub fn per_vc(vcs: usize, vc_capacity: Option<usize>, capacity: Option<usize>) -> Self {
-        CellBuffer::PerVc { queues: vec![VcQueue::default(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity }
+        CellBuffer::PerVc { queues: vec![VcQueue::default(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity, levels: Vec::new(), lower: Vec::new(), serving: 0 }
+    }
+
+    /// A per-VC buffer whose VCs have the priority `levels` (per VC index, 0 served
+    /// first; missing entries are 0). A FIFO buffer is left as it is.
+    pub fn with_levels(mut self, given: Vec<u8>) -> Self {
+        if let CellBuffer::PerVc { levels, lower, .. } = &mut self {
+            let deepest = given.iter().copied().max().unwrap_or(0);
+            if deepest > 0 {
+                *lower = vec![VecDeque::new(); deepest as usize];
+                *levels = given;
+            }
+        }
+        self
     }
 
     /// Port capacity (None: unlimited).
@@ -808,6 +833,23 @@ impl CellBuffer {
             CellBuffer::Fifo { .. } => true,
             CellBuffer::PerVc { queues, .. } => queues.len() <= 1,
         }
+    }
+
+    /// The ring of priority level `l` (0: `ring`).
+    #[inline(always)]
+    fn ring_at<'a>(ring: &'a mut VecDeque<u16>, lower: &'a mut [VecDeque<u16>], l: u8) -> &'a mut VecDeque<u16> {
+        match l {
+            0 => ring,
+            l => &mut lower[l as usize - 1],
+        }
+    }
+
+    /// The level a transmission starting now serves: the first with a non-empty ring.
+    fn first_level(ring: &VecDeque<u16>, lower: &[VecDeque<u16>]) -> u8 {
+        if !ring.is_empty() {
+            return 0;
+        }
+        lower.iter().position(|r| !r.is_empty()).map_or(0, |l| l as u8 + 1)
     }
 
     /// The most cells the buffer holds when it serves in arrival order
@@ -846,7 +888,7 @@ impl CellBuffer {
                 queue.push_back((cell, now));
                 true
             }
-            CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity } => {
+            CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity, levels, lower, serving } => {
                 let i = cell.aux as usize;
                 if i >= queues.len() {
                     queues.resize(i + 1, VcQueue::default());
@@ -856,7 +898,12 @@ impl CellBuffer {
                     return false;
                 }
                 if q.head.is_none() {
-                    ring.push_back(cell.aux);
+                    let l = levels.get(i).copied().unwrap_or(0);
+                    if *total == 0 {
+                        // the port was idle: this cell's transmission starts
+                        *serving = l;
+                    }
+                    Self::ring_at(ring, lower, l).push_back(cell.aux);
                 }
                 q.push((cell, now));
                 *total += 1;
@@ -870,14 +917,21 @@ impl CellBuffer {
     pub fn pop(&mut self) -> Option<(Cell, SimTime)> {
         match self {
             CellBuffer::Fifo { queue, .. } => queue.pop_front(),
-            CellBuffer::PerVc { queues, ring, total, .. } => {
-                let i = ring.pop_front()? as usize;
+            CellBuffer::PerVc { queues, ring, total, lower, serving, .. } => {
+                let from = Self::ring_at(ring, lower, *serving);
+                let i = from.pop_front()? as usize;
                 let q = queues.get_mut(i)?;
                 let c = q.pop()?;
                 if q.head.is_some() {
-                    ring.push_back(i as u16);
+                    // back to the end of its level's round robin
+                    from.push_back(i as u16);
                 }
                 *total -= 1;
+                if !lower.is_empty() {
+                    // the next transmission starts now: it serves the first level
+                    // with cells waiting
+                    *serving = Self::first_level(ring, lower);
+                }
                 Some(c)
             }
         }
@@ -888,7 +942,10 @@ impl CellBuffer {
     pub fn next_arrival(&self) -> Option<SimTime> {
         match self {
             CellBuffer::Fifo { queue, .. } => queue.front().map(|x| x.1),
-            CellBuffer::PerVc { queues, ring, .. } => ring.front().and_then(|&i| queues.get(i as usize)?.head.as_ref()).map(|x| x.1),
+            CellBuffer::PerVc { queues, ring, lower, serving, .. } => {
+                let next = if *serving == 0 { ring.front() } else { lower.get(*serving as usize - 1)?.front() };
+                next.and_then(|&i| queues.get(i as usize)?.head.as_ref()).map(|x| x.1)
+            }
         }
     }
 
@@ -1101,6 +1158,47 @@ mod tests {
         assert!(!CellBuffer::per_vc(2, Some(2), None).in_arrival_order());
         assert!(CellBuffer::fifo(Some(7)).in_arrival_order());
         assert_eq!(CellBuffer::fifo(Some(7)).fifo_capacity(), Some(7));
+    }
+
+    #[test]
+    fn priority_levels_serve_the_lower_level_only_when_the_higher_are_empty() {
+        // VCs 0 and 2 at level 0, VC 1 at level 1, VC 3 at level 2.
+        let mut b = CellBuffer::per_vc(4, None, None).with_levels(vec![0, 1, 0, 2]);
+        for (aux, seq) in [(3, 30), (1, 10), (1, 11), (0, 1), (2, 20), (0, 2)] {
+            assert!(b.admit(cell(aux, seq), SimTime(seq as u64)));
+        }
+        // The first cell found the port idle: it is in transmission and goes first.
+        // Then level 0 round robin (VCs 0, 2, 0, 2), level 1 (VC 1's two).
+        assert_eq!(b.next_arrival(), Some(SimTime(30)));
+        let mut order = vec![b.pop().map(|(c, _)| c.seq)];
+        assert_eq!(b.next_arrival(), Some(SimTime(1)));
+        // A level-0 cell arriving while level 0 is served joins its round robin.
+        assert!(b.admit(cell(2, 21), SimTime(21)));
+        order.extend(std::iter::from_fn(|| b.pop()).map(|(c, _)| Some(c.seq)));
+        assert_eq!(order, [30, 1, 20, 2, 21, 10, 11].map(Some));
+        // Once empty, a lower level's cell starts at once, and a higher one arriving
+        // during its transmission waits for it (non-preemptive): the lower cell is the
+        // one that ends first.
+        assert!(b.admit(cell(3, 31), SimTime(40)));
+        assert!(b.admit(cell(0, 3), SimTime(41)));
+        assert_eq!(b.next_arrival(), Some(SimTime(40)));
+        assert_eq!(b.pop().map(|(c, _)| c.seq), Some(31));
+        assert_eq!(b.next_arrival(), Some(SimTime(41)));
+        assert_eq!(b.pop().map(|(c, _)| c.seq), Some(3));
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn levels_all_zero_are_plain_round_robin() {
+        let plain = CellBuffer::per_vc(3, Some(2), None);
+        let zero = CellBuffer::per_vc(3, Some(2), None).with_levels(vec![0, 0, 0]);
+        for mut b in [plain, zero] {
+            for (aux, seq) in [(0, 1), (0, 2), (1, 10), (2, 20), (2, 21)] {
+                assert!(b.admit(cell(aux, seq), SimTime(seq as u64)));
+            }
+            let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
+            assert_eq!(order, vec![1, 10, 20, 2, 21]);
+        }
     }
 
     #[test]

@@ -706,6 +706,7 @@ mod credit;
 mod abr_switch;
 mod abr_edge;
 mod golden;
+mod priority;
 
 mod hosts {
     use super::*;
