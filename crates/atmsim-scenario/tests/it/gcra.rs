@@ -108,3 +108,77 @@ kind = "sink"
     assert_eq!(probe(&r, "upc", "upc_rx_cells", "count"), total);
     assert_eq!(probe(&r, "upc", "upc_nonconforming_cells", "count"), probe(&r, "upc/vc1", "upc_nonconforming_cells", "count"));
 }
+
+/// buddhikot92's on-off source (peak 40, mean 10 Mb/s) policed at a peak of 40 Mb/s
+/// (1 ms of CDVT: the Poisson clumping within bursts passes) and a sustainable rate of
+/// 12 Mb/s with `extra` settings.
+fn vbr(extra: &str, clp: u8) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["src -> upc", "upc -> sink"]
+[scenario]
+duration = "1 s"
+[components.src]
+kind = "onoff"
+peak = "40 Mb/s"
+mean = "10 Mb/s"
+burst_factor = "250 cells"
+clp = {clp}
+[components.upc]
+kind = "gcra"
+pcr = "40 Mb/s"
+cdvt = "1 ms"
+scr = "12 Mb/s"
+{extra}
+[components.sink]
+kind = "sink"
+"#
+    );
+    run(&Scenario::from_text(&text, "vbr.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn vbr_contracts_police_the_sustainable_rate_with_its_burst_tolerance() {
+    let p = |r: &atmsim_scenario::RunResult, probe_name: &str| probe(r, "upc", probe_name, "count");
+    // A burst tolerance far above the source's bursts (~330 cells): hardly any cell
+    // exceeds the sustainable rate; a tolerance of 50 cells: many do.
+    let loose = vbr("mbs = 100000", 0);
+    let tight = vbr("mbs = 50", 0);
+    let rx = p(&tight, "upc_rx_cells");
+    assert!(p(&loose, "upc_scr_nonconforming_cells") < 0.01 * rx, "{}", p(&loose, "upc_scr_nonconforming_cells"));
+    let over = p(&tight, "upc_scr_nonconforming_cells");
+    assert!(over > 0.1 * rx, "{over} of {rx}");
+    // VBR.1, action drop: every non-conforming cell is dropped (cause upc)
+    assert_eq!(tight.ledger.dropped_by_cause().get("upc").copied(), Some(p(&tight, "upc_nonconforming_cells") as u64));
+    // VBR.3: the cells beyond the sustainable rate are tagged and go on; only those
+    // beyond the peak are dropped
+    let vbr3 = vbr("mbs = 50\nscr_cells = \"clp0\"\nscr_action = \"tag\"", 0);
+    let tagged = p(&vbr3, "upc_scr_nonconforming_cells");
+    assert!(tagged > 0.1 * rx);
+    assert_eq!(probe(&vbr3, "sink/vc1", "sink_clp1_cells", "count"), tagged);
+    let peak_only = p(&vbr3, "upc_nonconforming_cells") - tagged;
+    assert_eq!(vbr3.ledger.dropped_of(0) as f64, peak_only);
+    // The same source sending CLP = 1 cells: a CLP = 0 contract leaves them to the peak
+    // rate alone; a CLP = 0+1 contract (VBR.1) polices them all.
+    let low = vbr("mbs = 50\nscr_cells = \"clp0\"", 1);
+    assert_eq!(p(&low, "upc_scr_nonconforming_cells"), 0.0);
+    let low_all = vbr("mbs = 50", 1);
+    assert_eq!(p(&low_all, "upc_scr_nonconforming_cells"), over);
+}
+
+#[test]
+fn vbr_settings_are_checked() {
+    let text = |extra: &str| format!(
+        "connections = [\"src -> upc\", \"upc -> sink\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\n[components.upc]\nkind = \"gcra\"\npcr = \"40 Mb/s\"\n{extra}\n[components.sink]\nkind = \"sink\"\n"
+    );
+    for (extra, want) in [
+        ("scr = \"12 Mb/s\"", "scr needs mbs"),
+        ("mbs = 10", "mbs needs scr"),
+        ("scr = \"50 Mb/s\"\nmbs = 10", "must not exceed the peak rate"),
+        ("scr_action = \"tag\"", "scr_action needs a sustainable rate"),
+        ("cdvt_scr = \"1 ms\"", "cdvt_scr needs a sustainable rate"),
+        ("scr = \"12 Mb/s\"\nmbs = 10\nscr_cells = \"clp1\"", "clp0+1"),
+    ] {
+        let e = err(&text(extra));
+        assert!(e.contains(want), "{extra}: {e}");
+    }
+}
