@@ -742,7 +742,9 @@ pub enum CellBuffer {
     /// the non-empty VCs of level 0 are served first, round robin among them, then
     /// those of level 1, and so on (strict, non-preemptive: the cell in transmission —
     /// the one `pop` returns when it ends — is chosen when it starts, and a cell of a
-    /// higher level arriving meanwhile waits for it).
+    /// higher level arriving meanwhile waits for it). With weights
+    /// ([`CellBuffer::with_weights`]) a VC at the front of its round robin sends up to
+    /// its weight in cells before it goes to the back (weighted round robin).
     PerVc {
         queues: Vec<VcQueue>,
         /// The non-empty VCs of level 0 (of every VC without levels), in serving order.
@@ -757,6 +759,10 @@ pub enum CellBuffer {
         /// With levels, while cells wait: the level whose ring's first VC holds the
         /// cell in transmission.
         serving: u8,
+        /// Cells per turn per VC index (empty: one each), and the cells each has sent
+        /// in its current turn, less one.
+        weights: Vec<u16>,
+        sent: Vec<u16>,
     },
 }
 
@@ -802,7 +808,7 @@ impl CellBuffer {
     }
 
     pub fn per_vc(vcs: usize, vc_capacity: Option<usize>, capacity: Option<usize>) -> Self {
-        CellBuffer::PerVc { queues: vec![VcQueue::default(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity, levels: Vec::new(), lower: Vec::new(), serving: 0 }
+        CellBuffer::PerVc { queues: vec![VcQueue::default(); vcs.max(1)], ring: VecDeque::new(), total: 0, vc_capacity, capacity, levels: Vec::new(), lower: Vec::new(), serving: 0, weights: Vec::new(), sent: Vec::new() }
     }
 
     /// A per-VC buffer whose VCs have the priority `levels` (per VC index, 0 served
@@ -813,6 +819,18 @@ impl CellBuffer {
             if deepest > 0 {
                 *lower = vec![VecDeque::new(); deepest as usize];
                 *levels = given;
+            }
+        }
+        self
+    }
+
+    /// A per-VC buffer whose VCs send up to `given` cells per turn of their round robin
+    /// (per VC index, at least 1; missing entries are 1). A FIFO buffer is left as it is.
+    pub fn with_weights(mut self, given: Vec<u16>) -> Self {
+        if let CellBuffer::PerVc { weights, sent, .. } = &mut self {
+            if given.iter().any(|&w| w > 1) {
+                *sent = vec![0; given.len()];
+                *weights = given;
             }
         }
         self
@@ -888,7 +906,7 @@ impl CellBuffer {
                 queue.push_back((cell, now));
                 true
             }
-            CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity, levels, lower, serving } => {
+            CellBuffer::PerVc { queues, ring, total, vc_capacity, capacity, levels, lower, serving, .. } => {
                 let i = cell.aux as usize;
                 if i >= queues.len() {
                     queues.resize(i + 1, VcQueue::default());
@@ -917,14 +935,27 @@ impl CellBuffer {
     pub fn pop(&mut self) -> Option<(Cell, SimTime)> {
         match self {
             CellBuffer::Fifo { queue, .. } => queue.pop_front(),
-            CellBuffer::PerVc { queues, ring, total, lower, serving, .. } => {
+            CellBuffer::PerVc { queues, ring, total, lower, serving, weights, sent, .. } => {
                 let from = Self::ring_at(ring, lower, *serving);
                 let i = from.pop_front()? as usize;
                 let q = queues.get_mut(i)?;
                 let c = q.pop()?;
-                if q.head.is_some() {
-                    // back to the end of its level's round robin
-                    from.push_back(i as u16);
+                let more = q.head.is_some();
+                match (weights.get(i), sent.get_mut(i)) {
+                    // its turn goes on: it stays at the front
+                    (Some(&w), Some(n)) if more && *n + 1 < w => {
+                        *n += 1;
+                        from.push_front(i as u16);
+                    }
+                    (_, n) => {
+                        if let Some(n) = n {
+                            *n = 0;
+                        }
+                        if more {
+                            // back to the end of its level's round robin
+                            from.push_back(i as u16);
+                        }
+                    }
                 }
                 *total -= 1;
                 if !lower.is_empty() {
@@ -1186,6 +1217,31 @@ mod tests {
         assert_eq!(b.next_arrival(), Some(SimTime(41)));
         assert_eq!(b.pop().map(|(c, _)| c.seq), Some(3));
         assert!(b.is_empty());
+    }
+
+    #[test]
+    fn weights_give_a_vc_that_many_cells_per_turn() {
+        // VC 0 weight 3, VC 1 weight 1 (default), VC 2 weight 2; every VC backlogged.
+        let mut b = CellBuffer::per_vc(3, None, None).with_weights(vec![3, 1, 2]);
+        for k in 0..6 {
+            for aux in 0..3u16 {
+                assert!(b.admit(cell(aux, 10 * u32::from(aux) + k), SimTime(u64::from(k))));
+            }
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
+        // turns: 0 0 0 | 1 | 2 2 | 0 0 0 | 1 | 2 2 | 1 | 2 2 | 1 | 1 | 1
+        assert_eq!(order, vec![0, 1, 2, 10, 20, 21, 3, 4, 5, 11, 22, 23, 12, 24, 25, 13, 14, 15]);
+        // A VC whose queue empties mid-turn starts a fresh turn when it comes back.
+        let mut b = CellBuffer::per_vc(2, None, None).with_weights(vec![3, 1]);
+        for (aux, seq) in [(0, 0), (1, 10), (1, 11)] {
+            assert!(b.admit(cell(aux, seq), SimTime(0)));
+        }
+        assert_eq!(b.pop().map(|(c, _)| c.seq), Some(0));
+        for seq in [1, 2, 3, 4] {
+            assert!(b.admit(cell(0, seq), SimTime(1)));
+        }
+        let rest: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|(c, _)| c.seq).collect();
+        assert_eq!(rest, vec![10, 1, 2, 3, 11, 4]);
     }
 
     #[test]

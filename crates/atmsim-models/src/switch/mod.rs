@@ -56,7 +56,7 @@ use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAME
 use crate::{PortDecl, Ports};
 use fabric::{Arbitration, InputStage, Transfer, ARBITRATION_NAMES, MAX_BRANCHES};
 
-pub const PARAMS: [ParamSpec; 24] = [
+pub const PARAMS: [ParamSpec; 25] = [
     ParamSpec { name: "ports", ty: ParamType::Int { min: 1, max: 4096 }, default: Some("16"), required: false, help: "number of ports, named p1 … pN", source: "domingo95 section 2 (SynOptics LattisCell 10114: 16 ports)" },
     ParamSpec { name: "phy", ty: ParamType::Choice(&PHY_NAMES), default: None, required: false, help: "line rate of every output port (default OC-3c; or give rate)", source: "domingo95 section 2 (155 Mb/s ports)" },
     ParamSpec { name: "rate", ty: ParamType::Rate, default: None, required: false, help: "output line rate instead of phy", source: "" },
@@ -64,6 +64,7 @@ pub const PARAMS: [ParamSpec; 24] = [
     ParamSpec { name: "queueing", ty: ParamType::Choice(&["fifo", "per-vc"]), default: Some("fifo"), required: false, help: "one FIFO per output port, or per-VC queues served round robin", source: "lazarou96 Table 1 uses per-VC queues" },
     ParamSpec { name: "vc_capacity", ty: ParamType::SizeOr("unlimited"), default: Some("256 cells"), required: false, help: "per-VC queue size with queueing = \"per-vc\"", source: "lazarou96 Table 1 (256 cells per VC)" },
     ParamSpec { name: "priority", ty: ParamType::StrList, default: None, required: false, help: "priority levels of VCs leaving a port, with queueing = \"per-vc\": \"pOUT:VPI/VCI = LEVEL\" (0-7; 0, every VC's default, is served first; round robin within a level; strict and non-preemptive between levels)", source: "ATM switch practice (service categories CBR, rt-VBR before nrt-VBR, ABR, UBR); atmsim convention" },
+    ParamSpec { name: "weight", ty: ParamType::StrList, default: None, required: false, help: "weighted round robin of VCs leaving a port, with queueing = \"per-vc\": \"pOUT:VPI/VCI = W\" (1-4096 cells per turn; 1, every VC's default, is plain round robin); within a priority level", source: "ATM switch practice (weighted round robin among per-VC queues); atmsim convention" },
     ParamSpec { name: "delay", ty: ParamType::Time, default: Some("0 s"), required: false, help: "processing delay from input to output buffer", source: "lazarou96 Table 1 gives 4 us" },
     ParamSpec { name: "port_phy", ty: ParamType::StrList, default: None, required: false, help: "line rates of particular output ports: \"pN = PRESET\" or \"pN = RATE\" (e.g. \"p2 = TAXI-100\")", source: "lazarou96 Figures 8, 10, 12 (OC-3c, TAXI and DS-3 ports on one path)" },
     ParamSpec { name: "line_length", ty: ParamType::Length, default: Some("0 m"), required: false, help: "fibre length of the line leaving every output port: propagation at 5 µs/km after the port's transmission (the port is the line's transmitter: no link of the same rate behind it, which would serialise each cell twice)", source: "SPEC section 3 (5 µs/km); 0: the next component is at the port" },
@@ -197,6 +198,8 @@ pub struct SwitchParams {
     pub vc_capacity: CellLimit,
     /// "pOUT:VPI/VCI = LEVEL" entries (None: every VC at level 0).
     pub priority: Option<Vec<String>>,
+    /// "pOUT:VPI/VCI = W" entries (None: every VC one cell per turn).
+    pub weight: Option<Vec<String>>,
     /// Processing delay.
     pub delay: SimDuration,
     /// "pN = PRESET or RATE" entries (None: every port at `line`).
@@ -246,6 +249,8 @@ struct Plan {
     out_labels: Vec<Vec<u32>>,
     /// Per output port: the priority level of each of its VCs (empty: all level 0).
     levels: Vec<Vec<u8>>,
+    /// Per output port: the cells per turn of each of its VCs (empty: all 1).
+    weights: Vec<Vec<u16>>,
     routes: Vec<Vec<(u16, u32, u16)>>,
     route_labels: Vec<(u16, u32)>,
     policy: Option<BufferPolicy>,
@@ -264,6 +269,9 @@ struct Plan {
 /// The lowest priority level a VC may have (`priority`).
 const MAX_LEVEL: u8 = 7;
 
+/// The most cells a VC may send per turn of its round robin (`weight`).
+const MAX_WEIGHT: u16 = 4096;
+
 /// No port: a route whose cells are no ABR port's backward RM cells.
 const NO_PORT: u16 = u16::MAX;
 
@@ -280,6 +288,7 @@ impl SwitchParams {
             queueing: p.need_choice("queueing", &[("fifo", Queueing::Fifo), ("per-vc", Queueing::PerVc)])?,
             vc_capacity: p.need("vc_capacity", Params::cell_limit)?,
             priority: p.opt_list("priority")?,
+            weight: p.opt_list("weight")?,
             delay: p.need("delay", Params::time)?,
             port_phy: p.opt_list("port_phy")?,
             line_length: p.need("line_length", Params::length)?,
@@ -363,20 +372,29 @@ impl SwitchParams {
             routes.push(branches);
             route_labels.push((e.in_port, e.in_vc));
         }
-        let mut levels: Vec<Vec<u8>> = vec![Vec::new(); n];
-        for entry in self.priority.iter().flatten() {
-            let bad = |m: String| ParamIssue::new("priority", format!("'{entry}': {m}"));
-            if self.queueing != Queueing::PerVc {
-                return Err(bad("priority levels need queueing = \"per-vc\" (each VC its own queue)".into()));
+        // Per-VC settings of output ports: "pOUT:VPI/VCI = N" with N in `range`.
+        let per_vc = |key: &str, entries: &Option<Vec<String>>, what: &str, range: std::ops::RangeInclusive<u16>, default: u16| -> Result<Vec<Vec<u16>>, ParamIssue> {
+            let mut out: Vec<Vec<u16>> = vec![Vec::new(); n];
+            for entry in entries.iter().flatten() {
+                let bad = |m: String| ParamIssue::new(key, format!("'{entry}': {m}"));
+                if self.queueing != Queueing::PerVc {
+                    return Err(bad(format!("{key} needs queueing = \"per-vc\" (each VC its own queue)")));
+                }
+                let (vc, value) = entry.split_once('=').ok_or_else(|| bad(format!("not \"pOUT:VPI/VCI = {}\", e.g. \"p3:1/100 = 1\"", what.to_uppercase())))?;
+                let (o, label) = parse_endpoint(vc, n).map_err(bad)?;
+                let v: u16 = value.trim().parse().ok().filter(|x| range.contains(x)).ok_or_else(|| bad(format!("the {what} must be a whole number from {} to {}", range.start(), range.end())))?;
+                let aux = *out_index.get(&(o, label)).ok_or_else(|| bad(format!("no VC of the table leaves p{} with label {}", o + 1, vc_name(label))))?;
+                let row = &mut out[o as usize];
+                row.resize(out_labels[o as usize].len(), default);
+                row[aux] = v;
             }
-            let (vc, level) = entry.split_once('=').ok_or_else(|| bad("not \"pOUT:VPI/VCI = LEVEL\", e.g. \"p3:1/100 = 1\"".into()))?;
-            let (o, label) = parse_endpoint(vc, n).map_err(bad)?;
-            let level: u8 = level.trim().parse().ok().filter(|&l| l <= MAX_LEVEL).ok_or_else(|| bad(format!("the level must be a whole number from 0 (served first) to {MAX_LEVEL}")))?;
-            let aux = *out_index.get(&(o, label)).ok_or_else(|| bad(format!("no VC of the table leaves p{} with label {}", o + 1, vc_name(label))))?;
-            let v = &mut levels[o as usize];
-            v.resize(out_labels[o as usize].len(), 0);
-            v[aux] = level;
-        }
+            Ok(out)
+        };
+        let levels: Vec<Vec<u8>> = per_vc("priority", &self.priority, "level", 0..=u16::from(MAX_LEVEL), 0)?
+            .into_iter()
+            .map(|row| row.into_iter().map(|l| l as u8).collect())
+            .collect();
+        let weights = per_vc("weight", &self.weight, "weight", 1..=MAX_WEIGHT, 1)?;
         let policy = self.policy.policy()?;
         // ABR: the algorithm of each port named, and for every route the port whose
         // forward VC its backward RM cells belong to: a backward RM cell carries the
@@ -417,7 +435,7 @@ impl SwitchParams {
                 Some((icap, fabric, ip.arbitration, ip.vc_slot_gap))
             }
         };
-        Ok(Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, levels, routes, route_labels, policy, abr, abr_back, input, shared, credit })
+        Ok(Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, levels, weights, routes, route_labels, policy, abr, abr_back, input, shared, credit })
     }
 }
 
@@ -530,12 +548,12 @@ impl Switch {
     /// A switch (its checks are [`SwitchParams::validate`]'s).
     /// `rng` is used only by `arbitration = "random"`.
     pub fn new(params: SwitchParams, rng: atmsim_kernel::Stream) -> Result<Self, ParamIssue> {
-        let Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, levels, routes, route_labels, policy, abr, abr_back, input, shared, credit } = params.plan()?;
+        let Plan { rates, propagation, framing, capacity, vc_capacity, out_labels, levels, weights, routes, route_labels, policy, abr, abr_back, input, shared, credit } = params.plan()?;
         let n = params.ports;
         let per_vc = params.queueing == Queueing::PerVc;
         let mut out: Vec<Transmitter> = (0..n)
             .map(|j| {
-                let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity).with_levels(levels[j].clone()) } else { CellBuffer::fifo(capacity) };
+                let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity).with_levels(levels[j].clone()).with_weights(weights[j].clone()) } else { CellBuffer::fifo(capacity) };
                 let mut t = Transmitter::with(rates[j], buffer, propagation[j], j as u16, 1 + 2 * j as u32);
                 t.count_per_vc(out_labels[j].clone());
                 t.set_framing(framing[j]);

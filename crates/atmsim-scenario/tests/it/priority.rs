@@ -1,5 +1,5 @@
-//! Priority levels at a switch port with per-VC queues: strict, non-preemptive, round
-//! robin within a level; the parameter's errors.
+//! Priority levels and weights at a switch port with per-VC queues: strict,
+//! non-preemptive levels, weighted round robin within a level; the parameters' errors.
 
 use super::*;
 
@@ -105,7 +105,7 @@ kind = "sink"
     assert!(e.contains("priority") && e.contains("per-vc"), "{e}");
     let per_vc = r#"queueing = "per-vc""#;
     let e = case(per_vc, r#""p2:1 = 9""#);
-    assert!(e.contains("0 (served first) to 7"), "{e}");
+    assert!(e.contains("level must be a whole number from 0 to 7"), "{e}");
     let e = case(per_vc, r#""p2:7 = 1""#);
     assert!(e.contains("no VC of the table leaves p2 with label"), "{e}");
     let e = case(per_vc, r#""p2:1""#);
@@ -115,4 +115,51 @@ kind = "sink"
     // and a good one runs
     let ok = base.replace("QUEUEING", per_vc).replace("PRIO", r#""p2:1 = 3""#);
     run(&Scenario::from_text(&ok, "ok.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+}
+
+#[test]
+fn weights_share_a_saturated_port_in_their_proportion() {
+    // Three VCs each offered the whole line: with weights 3, 1, 2 the port sends them
+    // in turns of 3, 1 and 2 cells, so their shares are 3/6, 1/6 and 2/6 of the
+    // cells sent, to within a turn.
+    let text = r#"connections = ["a -> sw.p1", "b -> sw.p2", "c -> sw.p3", "sw.p4 -> sink"]
+[scenario]
+duration = "20 ms"
+[components.a]
+kind = "cbr"
+rate = "149.76 Mb/s"
+vc = 1
+[components.b]
+kind = "cbr"
+rate = "149.76 Mb/s"
+vc = 2
+[components.c]
+kind = "cbr"
+rate = "149.76 Mb/s"
+vc = 3
+[components.sw]
+kind = "switch"
+ports = 4
+queueing = "per-vc"
+vcs = ["p1:1 -> p4:1", "p2:2 -> p4:2", "p3:3 -> p4:3"]
+weight = ["p4:1 = 3", "p4:3 = 2"]
+[components.sink]
+kind = "sink"
+"#;
+    let r = run(&Scenario::from_text(text, "wrr.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let got: Vec<f64> = ["vc1", "vc2", "vc3"].iter().map(|v| probe(&r, &format!("sink/{v}"), "sink_rx_cells", "count")).collect();
+    let total: f64 = got.iter().sum();
+    assert!(total > 7000.0, "{total}");
+    for (g, w) in got.iter().zip([3.0, 1.0, 2.0]) {
+        assert!((g - total * w / 6.0).abs() <= 3.0, "{got:?}");
+    }
+    // the same port without weights: equal shares
+    let plain = run(&Scenario::from_text(&text.replace("weight = [\"p4:1 = 3\", \"p4:3 = 2\"]\n", ""), "rr.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let eq: Vec<f64> = ["vc1", "vc2", "vc3"].iter().map(|v| probe(&plain, &format!("sink/{v}"), "sink_rx_cells", "count")).collect();
+    assert!(eq.iter().all(|&x| (x - eq[0]).abs() <= 1.0), "{eq:?}");
+    // errors
+    let e = err(&text.replace("\"p4:3 = 2\"", "\"p4:3 = 0\""));
+    assert!(e.contains("weight must be a whole number from 1 to 4096"), "{e}");
+    let e = err(&text.replace("queueing = \"per-vc\"\n", ""));
+    assert!(e.contains("weight needs queueing = \"per-vc\""), "{e}");
 }
