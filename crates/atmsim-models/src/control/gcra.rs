@@ -218,21 +218,21 @@ struct Spec {
 }
 
 /// The sustainable-rate GCRA's (Ts, τs + BT) for a peak increment `t`: BT =
-/// (MBS − 1)(Ts − T).
-fn scr_spec(t: u64, scr: Option<Rate>, mbs: Option<u64>, tau_s: u64) -> Result<Option<(u64, u64)>, String> {
+/// (MBS − 1)(Ts − T). Err: the parameter at fault and why.
+fn scr_spec(t: u64, scr: Option<Rate>, mbs: Option<u64>, tau_s: u64) -> Result<Option<(u64, u64)>, (&'static str, String)> {
     match (scr, mbs) {
         (None, None) => Ok(None),
-        (Some(_), None) => Err("scr needs mbs (the maximum burst size in cells)".into()),
-        (None, Some(_)) => Err("mbs needs scr (the sustainable cell rate)".into()),
+        (Some(_), None) => Err(("mbs", "scr needs mbs (the maximum burst size in cells)".into())),
+        (None, Some(_)) => Err(("scr", "mbs needs scr (the sustainable cell rate)".into())),
         (Some(r), Some(mbs)) => {
             let ts = r.mean_cell_gap_ps().round() as u64;
             if ts < t {
-                return Err(format!("the sustainable rate must not exceed the peak rate (1/SCR = {} ps < T = {t} ps)", ts));
+                return Err(("scr", format!("the sustainable rate must not exceed the peak rate (1/SCR = {ts} ps < T = {t} ps)")));
             }
             if mbs == 0 {
-                return Err("mbs must be at least 1 cell".into());
+                return Err(("mbs", "mbs must be at least 1 cell".into()));
             }
-            let bt = (mbs - 1).checked_mul(ts - t).ok_or("mbs x (1/SCR - 1/PCR) is beyond atmsim's time range")?;
+            let bt = (mbs - 1).checked_mul(ts - t).ok_or(("mbs", "mbs x (1/SCR - 1/PCR) is beyond atmsim's time range".to_string()))?;
             Ok(Some((ts, bt.saturating_add(tau_s))))
         }
     }
@@ -308,7 +308,7 @@ fn parse_contract(text: &str, d: Defaults) -> Result<(u32, Spec), String> {
         }
     }
     let t = increment_ps(pcr, increment)?.or(d.t).ok_or_else(|| format!("'{text}': no pcr or increment here or on the component"))?;
-    let scr = scr_spec(t, scr, mbs, d.tau_s).map_err(|m| format!("'{text}': {m}"))?;
+    let scr = scr_spec(t, scr, mbs, d.tau_s).map_err(|(_, m)| format!("'{text}': {m}"))?;
     Ok((label, Spec { t, tau, scr }))
 }
 
@@ -371,11 +371,11 @@ impl GcraParams {
         let t = increment_ps(self.pcr, self.increment).map_err(|m| ParamIssue::new("increment", m))?;
         let tau = self.cdvt.ps();
         let d = Defaults { t, tau, scr: self.scr, mbs: self.mbs, tau_s: self.cdvt_scr.map_or(tau, SimDuration::ps) };
-        let has_scr = match &self.vcs {
+        let (contracts, has_scr) = match &self.vcs {
             None => {
                 let t = t.ok_or_else(|| ParamIssue::new("pcr", "a gcra needs pcr (a rate) or increment (a time)"))?;
-                let scr = scr_spec(t, d.scr, d.mbs, d.tau_s).map_err(|m| ParamIssue::new(if d.scr.is_some() { "mbs" } else { "scr" }, m))?;
-                return self.with_scr_settings(Contracts::Whole(Spec { t, tau, scr }), scr.is_some());
+                let scr = scr_spec(t, d.scr, d.mbs, d.tau_s).map_err(|(key, m)| ParamIssue::new(key, m))?;
+                (Contracts::Whole(Spec { t, tau, scr }), scr.is_some())
             }
             Some(entries) => {
                 let mut out: Vec<(u32, Spec)> = Vec::with_capacity(entries.len());
@@ -391,11 +391,7 @@ impl GcraParams {
                 (Contracts::PerVc(out), any)
             }
         };
-        self.with_scr_settings(has_scr.0, has_scr.1)
-    }
-
-    /// The sustainable-rate settings need a sustainable rate somewhere.
-    fn with_scr_settings(&self, c: Contracts, has_scr: bool) -> Result<Contracts, ParamIssue> {
+        // the sustainable-rate settings need a sustainable rate somewhere
         if !has_scr {
             if self.scr_action.is_some() {
                 return Err(ParamIssue::new("scr_action", "scr_action needs a sustainable rate (scr and mbs)"));
@@ -404,7 +400,7 @@ impl GcraParams {
                 return Err(ParamIssue::new("cdvt_scr", "cdvt_scr needs a sustainable rate (scr and mbs)"));
             }
         }
-        Ok(c)
+        Ok(contracts)
     }
 }
 

@@ -180,5 +180,8 @@ fn vbr_settings_are_checked() {
     ] {
         let e = err(&text(extra));
         assert!(e.contains(want), "{extra}: {e}");
+        // the key at fault is named: the line of the setting that is wrong or missing
+        let key = if want.contains("exceed") || want == "mbs needs scr" { "upc.scr" } else if want == "scr needs mbs" { "upc.mbs" } else { "upc." };
+        assert!(e.contains(key), "{extra}: {e}");
     }
 }
