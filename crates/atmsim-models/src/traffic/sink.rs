@@ -8,22 +8,31 @@
 //! VC label the cells carried on arrival (`<sink>/vc<N>-f<flow>` if several flows
 //! arrive with one label). Loss per VC comes from the run's ledger (`flow_loss_ratio`
 //! on each source), since only the source knows what was sent.
+//!
+//! With `delay_quantiles = true` each flow also keeps the distribution of its delays
+//! (an HDR histogram of `delay_digits` significant digits, [`Quantiles`]) and reports
+//! the cell transfer delay's quantiles (`sink_delay` `p50` … `p99_999`) and the
+//! peak-to-peak cell delay variation at the same levels (`sink_cdv`): the quantile
+//! less the smallest delay seen, the estimate of the fixed delay (ITU-T I.356's
+//! 2-point CDV; ATM Forum TM 4.0 section 2.1's peak-to-peak CDV).
 
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
 use crate::params::{ParamIssue, Params};
-use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally};
+use crate::params::{ParamSpec, ParamType};
+use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Quantiles, Report, Tally};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
 use crate::cell::{Cell, FLAG_CLP, FLAG_EFCI};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
 
-pub const PROBES: [ProbeSpec; 5] = [
+pub const PROBES: [ProbeSpec; 6] = [
     ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
     ProbeSpec { name: "sink_clp1_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with CLP = 1 (tagged by usage parameter control) per VC (count)" },
     ProbeSpec { name: "sink_efci_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with the EFCI bit set (marked by a congested buffer) per VC (count)" },
-    ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max)" },
+    ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max; with delay_quantiles also the quantiles p50, p90, p99, p99_9, p99_99, p99_999)" },
+    ProbeSpec { name: "sink_cdv", unit: "s", kind: ProbeKind::Histogram, help: "with delay_quantiles: peak-to-peak cell delay variation per VC, the delay's quantile less its minimum (p50 … p99_999, as sink_delay's)" },
     ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
 ];
 
@@ -42,22 +51,38 @@ struct PerFlow {
     clp1: u64,
     efci: u64,
     delay: Tally,
+    /// The delay's distribution (`delay_quantiles`), in picoseconds.
+    quantiles: Option<Box<Quantiles>>,
 }
 
-/// The `sink` kind's parameters: it has none.
+/// The `sink` kind's parameters.
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec { name: "delay_quantiles", ty: ParamType::Bool, default: Some("false"), required: false, help: "keep each VC's delay distribution and report its quantiles (sink_delay p50 … p99_999) and the peak-to-peak CDV (sink_cdv); costs about 8 KB per VC per doubling of the largest delay at 3 digits, 1 KB at 2", source: "atmsim option (QoS parameters of ITU-T I.356 and ATM Forum TM 4.0 section 2.1: CTD quantiles, peak-to-peak CDV)" },
+    ParamSpec { name: "delay_digits", ty: ParamType::Int { min: 1, max: 5 }, default: Some("3"), required: false, help: "significant decimal digits the delay distribution keeps: each quantile is within 10^-digits (relative) of the exact sample quantile", source: "atmsim convention (3 digits: 0.1%, below any interval a run gives)" },
+];
+
+/// The `sink` kind's parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SinkParams;
+pub struct SinkParams {
+    /// Significant digits of each flow's delay distribution; `None`: not kept.
+    pub delay_digits: Option<u8>,
+}
 
 impl SinkParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        let _ = p;
-        Ok(SinkParams)
+        let on = p.need("delay_quantiles", Params::bool)?;
+        let digits = p.need("delay_digits", Params::int)?;
+        let digits = u8::try_from(digits).map_err(|_| ParamIssue::new("delay_digits", "must be 1 to 5"))?;
+        Ok(SinkParams { delay_digits: on.then_some(digits) })
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
-        Ok(())
+        match self.delay_digits {
+            Some(d) if !Quantiles::DIGITS.contains(&d) => Err(ParamIssue::new("delay_digits", "must be 1 to 5")),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -65,12 +90,14 @@ impl SinkParams {
 pub struct Sink {
     flows: Vec<PerFlow>,
     since: SimTime,
+    /// A new flow's delay distribution (`delay_quantiles`), cloned when it first arrives.
+    quantiles: Option<Quantiles>,
 }
 
 impl Sink {
     pub fn new(params: SinkParams) -> Self {
-        let SinkParams = params;
-        Sink::default()
+        let SinkParams { delay_digits } = params;
+        Sink { quantiles: delay_digits.and_then(Quantiles::new), ..Sink::default() }
     }
 
 
@@ -98,7 +125,8 @@ impl crate::kind::Kind for Sink {
         crate::cell::discard(&cell, ctx);
         let f = cell.flow as usize;
         if self.flows.len() <= f {
-            self.flows.resize(f + 1, PerFlow::default());
+            let fresh = PerFlow { quantiles: self.quantiles.clone().map(Box::new), ..PerFlow::default() };
+            self.flows.resize(f + 1, fresh);
         }
         let s = &mut self.flows[f];
         s.seen = true;
@@ -107,7 +135,11 @@ impl crate::kind::Kind for Sink {
         s.rx += 1;
         s.clp1 += u64::from(cell.flags & FLAG_CLP != 0);
         s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
-        s.delay.add(now.since(cell.born).0 as f64);
+        let delay = now.since(cell.born).0;
+        s.delay.add(delay as f64);
+        if let Some(q) = &mut s.quantiles {
+            q.add(delay);
+        }
     }
     /// A sink only records what it receives.
     fn passive(&self) -> bool {
@@ -120,6 +152,9 @@ impl crate::kind::Kind for Sink {
             s.clp1 = 0;
             s.efci = 0;
             s.delay.reset();
+            if let Some(q) = &mut s.quantiles {
+                q.reset();
+            }
         }
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
@@ -139,6 +174,15 @@ impl crate::kind::Kind for Sink {
             out.push(&name, "sink_clp1_cells", "count", s.clp1 as f64, "cells");
             out.push(&name, "sink_efci_cells", "count", s.efci as f64, "cells");
             s.delay.report(out, &name, "sink_delay", "s", 1e-12);
+            if let Some(q) = &s.quantiles {
+                let (lo, hi) = (s.delay.min() * 1e-12, s.delay.max() * 1e-12);
+                for (stat, v) in q.levels(1e-12, lo, hi) {
+                    out.push(&name, "sink_delay", stat, v, "s");
+                }
+                for (stat, v) in q.levels(1e-12, lo, hi) {
+                    out.push(&name, "sink_cdv", stat, v - lo, "s");
+                }
+            }
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }
     }
@@ -161,7 +205,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "sink",
     help: "cell sink: per-VC delay, throughput",
     source: "atmsim",
-    params: &[],
+    params: &[&PARAMS],
     inputs: &crate::kind::IN_MANY,
     outputs: &[],
     ports: None,

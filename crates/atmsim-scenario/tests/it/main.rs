@@ -707,6 +707,7 @@ mod abr_switch;
 mod abr_edge;
 mod golden;
 mod priority;
+mod quantiles;
 
 mod hosts {
     use super::*;

@@ -54,12 +54,14 @@ pub struct AbrDestParams {
     pub becn: bool,
     /// The destination's own line, for the backward RM cells.
     pub line: LineParams,
+    /// What it keeps of the cells it receives (the `sink` kind's parameters).
+    pub sink: SinkParams,
 }
 
 impl AbrDestParams {
     /// Reads each parameter once, as declared (the loader has filled in the defaults).
     pub fn bind(p: &Params) -> Result<Self, ParamIssue> {
-        Ok(AbrDestParams { becn: p.need("becn", Params::bool)?, line: LineParams::bind(p)? })
+        Ok(AbrDestParams { becn: p.need("becn", Params::bool)?, line: LineParams::bind(p)?, sink: SinkParams::bind(p)? })
     }
 }
 
@@ -80,7 +82,7 @@ pub struct AbrDestNode {
 
 impl AbrDestNode {
     pub fn new(p: AbrDestParams) -> AbrDestNode {
-        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(SinkParams), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
+        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(p.sink), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
     }
 
     fn end(&mut self, vc: u32) -> &mut AbrDest {
@@ -93,6 +95,7 @@ impl Kind for AbrDestNode {
     fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
         let params = AbrDestParams::bind(p)?;
         params.line.validate()?;
+        params.sink.validate()?;
         Ok(AbrDestNode::new(params))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
@@ -180,7 +183,7 @@ pub const KIND: KindInfo = KindInfo {
     kind: "abr_dest",
     help: "ABR destination end system: turns forward RM cells around onto 'out' (CI from the last data cell's EFCI, optional BECN) and measures data cells like a sink",
     source: "ATM Forum TM 4.0 (af-tm-0056.000) section 5.10.5",
-    params: &[&PARAMS, &LINE_PARAMS],
+    params: &[&PARAMS, &LINE_PARAMS, &sink::PARAMS],
     inputs: &IN_MANY,
     outputs: &OUT,
     ports: None,

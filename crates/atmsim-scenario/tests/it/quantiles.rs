@@ -1,0 +1,100 @@
+//! The sink's delay distribution (`delay_quantiles`): quantiles and peak-to-peak CDV
+//! per VC, reset at the warm-up, off by default; the ABR destination keeps them too.
+
+use super::*;
+
+/// One source (`src`, as given) into an OC-3c FIFO and a sink with `sink` as given.
+fn line(source: &str, sink: &str, duration: &str, warmup: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["src -> q", "q -> sink"]
+[scenario]
+duration = "{duration}"
+warmup = "{warmup}"
+[components.src]
+{source}
+[components.q]
+kind = "fifo"
+phy = "OC-3c"
+capacity = "unlimited"
+[components.sink]
+kind = "sink"
+{sink}
+"#
+    );
+    run(&Scenario::from_text(&text, "quantiles.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+const LEVELS: [&str; 6] = ["p50", "p90", "p99", "p99_9", "p99_99", "p99_999"];
+
+fn has(r: &atmsim_scenario::RunResult, comp: &str, p: &str, stat: &str) -> bool {
+    r.probes.iter().any(|x| x.component == comp && x.probe == p && x.statistic == stat)
+}
+
+#[test]
+fn a_constant_delay_has_every_quantile_equal_to_it_and_no_variation() {
+    // CBR below the line rate never queues: each cell's delay is its own cell time.
+    let r = line("kind = \"cbr\"\nrate = \"30 Mb/s\"", "delay_quantiles = true", "20 ms", "0 s");
+    let min = probe(&r, "sink/vc1", "sink_delay", "min");
+    assert_eq!(min, probe(&r, "sink/vc1", "sink_delay", "max"));
+    assert!((min - 424.0 / 149.76e6).abs() < 1e-12, "{min}");
+    for stat in LEVELS {
+        assert_eq!(probe(&r, "sink/vc1", "sink_delay", stat), min, "{stat}");
+        assert_eq!(probe(&r, "sink/vc1", "sink_cdv", stat), 0.0, "{stat}");
+    }
+}
+
+#[test]
+fn quantiles_are_off_unless_asked_for() {
+    let r = line("kind = \"cbr\"\nrate = \"30 Mb/s\"", "", "5 ms", "0 s");
+    assert!(has(&r, "sink/vc1", "sink_delay", "mean"));
+    assert!(!has(&r, "sink/vc1", "sink_delay", "p50"));
+    assert!(!r.probes.iter().any(|x| x.probe == "sink_cdv"));
+}
+
+#[test]
+fn quantiles_are_ordered_and_the_variation_is_the_quantile_less_the_minimum() {
+    let r = line("kind = \"poisson\"\nrate = \"130 Mb/s\"", "delay_quantiles = true\ndelay_digits = 2", "50 ms", "5 ms");
+    let (min, max) = (probe(&r, "sink/vc1", "sink_delay", "min"), probe(&r, "sink/vc1", "sink_delay", "max"));
+    let mut last = min;
+    for stat in LEVELS {
+        let q = probe(&r, "sink/vc1", "sink_delay", stat);
+        assert!(q >= last && q <= max, "{stat}: {q} after {last}, max {max}");
+        assert!((probe(&r, "sink/vc1", "sink_cdv", stat) - (q - min)).abs() < 1e-15, "{stat}");
+        last = q;
+    }
+    // Queueing at load 0.87: the median is above the minimum and the tail far above.
+    assert!(probe(&r, "sink/vc1", "sink_delay", "p50") > min);
+    assert!(probe(&r, "sink/vc1", "sink_delay", "p99") > 3.0 * probe(&r, "sink/vc1", "sink_delay", "p50"));
+}
+
+#[test]
+fn the_warm_up_restarts_the_distribution() {
+    // 160 Mb/s of CBR into 149.76: the queue, and each cell's delay, grow linearly, so
+    // the cells delivered after the warm-up (the second half of the run) have delays
+    // spread evenly between the run's largest and about half of it, and their median
+    // lies midway. Kept from the start, the distribution's median would be the
+    // post-warm-up minimum (half the run's cells have smaller delays).
+    let r = line("kind = \"cbr\"\nrate = \"160 Mb/s\"", "delay_quantiles = true", "100 ms", "50 ms");
+    let (min, max) = (probe(&r, "sink/vc1", "sink_delay", "min"), probe(&r, "sink/vc1", "sink_delay", "max"));
+    let p50 = probe(&r, "sink/vc1", "sink_delay", "p50");
+    assert!(min > 0.4 * max, "min {min}, max {max}");
+    assert!((p50 - (min + max) / 2.0).abs() < 0.02 * (max - min), "p50 {p50}, min {min}, max {max}");
+}
+
+#[test]
+fn bad_digits_are_refused_with_the_key() {
+    let base = "connections = [\"src -> sink\"]\n[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\n[components.sink]\nkind = \"sink\"\ndelay_quantiles = true\ndelay_digits = 6\n";
+    let e = Scenario::from_text(base, "q.toml").map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("delay_digits") && e.contains("q.toml"), "{e}");
+}
+
+#[test]
+fn the_abr_destination_keeps_the_distribution_too() {
+    let text = std::fs::read_to_string(format!("{}/../../scenarios/examples/abr_two_sessions.toml", env!("CARGO_MANIFEST_DIR"))).expect("read");
+    let sc = Scenario::from_text(&text, "abr_two_sessions.toml").expect("load");
+    let sc = sc.with_overrides(&[("d1.delay_quantiles".to_string(), "true".to_string()), ("scenario.duration".to_string(), "150 ms".to_string()), ("scenario.warmup".to_string(), "50 ms".to_string())]).expect("override");
+    let r = run(&sc, 0);
+    let p99 = probe(&r, "d1/vc1", "sink_delay", "p99");
+    assert!(p99 >= probe(&r, "d1/vc1", "sink_delay", "p50") && p99 <= probe(&r, "d1/vc1", "sink_delay", "max"));
+    assert!(!has(&r, "d2/vc2", "sink_delay", "p99"), "only the destination that asked");
+}
