@@ -272,3 +272,60 @@ def test_priority_needs_a_stable_queue():
         analytic.md1_priority_waits([0.6, 0.5])
     with pytest.raises(ValueError):
         analytic.md1_priority_waits([0.5, -0.1])
+
+
+# --- M/D/1 waiting-time distribution (Erlang) -----------------------------------------
+
+@pytest.mark.parametrize("rho", [0.3, 0.6, 0.8])
+def test_md1_wait_cdf_has_the_atom_and_the_pollaczek_khinchine_mean(rho):
+    # P(W = 0) = 1 − ρ (an arrival finds the server idle), and the mean ∫(1 − F) dt
+    # is Pollaczek–Khinchine's ρS/(2(1 − ρ)), a result derived without the distribution.
+    assert analytic.md1_wait_cdf(0.0, rho, 1.0) == pytest.approx(1.0 - rho, rel=1e-12)
+    grid = np.linspace(0.0, 25.0 / (1.0 - rho), int(250 / (1.0 - rho)) + 1)
+    tail = np.array([1.0 - analytic.md1_wait_cdf(t, rho, 1.0) for t in grid])
+    assert tail[-1] < 1e-9
+    assert np.all(np.diff(tail) <= 1e-15)
+    assert np.trapezoid(tail, grid) == pytest.approx(analytic.md1_mean_wait(rho, 1.0), rel=1e-4)
+
+
+def test_md1_wait_distribution_matches_lindleys_recursion_solved_numerically():
+    # An independent method: the stationary law of W' = max(0, W + S − A), A ~ Exp(λ),
+    # on a grid of S/100, iterated to its fixed point (no simulation, no Erlang sum).
+    rho, m = 0.7, 100
+    h = 1.0 / m
+    n = 60 * m
+    # P(A rounds to jh): A in [(j − ½)h, (j + ½)h), λ = ρ per service time.
+    edges = np.concatenate(([0.0], (np.arange(n + m + 1) + 0.5) * h))
+    a = -np.diff(np.exp(-rho * edges))
+    w = np.zeros(n)
+    w[0] = 1.0
+    for _ in range(3000):
+        # W + S − A on the grid, as index i + m − j.
+        shifted = np.convolve(w, a[::-1])        # index i − j + len(a) − 1
+        v = shifted[len(a) - 1 - m:]             # index i + m − j, from 0 up
+        new = np.zeros(n)
+        new[0] = shifted[:len(a) - 1 - m + 1].sum()   # all mass at or below 0
+        new[1:] = v[1:n]
+        new /= new.sum()
+        if np.abs(new - w).max() < 1e-13:
+            break
+        w = new
+    cdf = np.cumsum(w)
+    for t in (0.5, 1.0, 2.5, 5.0, 10.0, 20.0):
+        assert cdf[int(round(t * m))] == pytest.approx(analytic.md1_wait_cdf(t, rho, 1.0), abs=2e-3)
+
+
+def test_md1_delay_quantiles():
+    s = analytic.OC3C_SLOT_S
+    # Below the atom's level the delay is the cell's own service time.
+    assert analytic.md1_delay_quantile(0.4, 0.5) == s
+    for rho in (0.5, 0.9):
+        for p in (0.6, 0.99, 0.99999):
+            d = analytic.md1_delay_quantile(p, rho)
+            assert analytic.md1_wait_cdf(d - s, rho) == pytest.approx(p, abs=1e-12)
+    qs = [analytic.md1_delay_quantile(p, 0.8) for p in (0.5, 0.9, 0.99, 0.999)]
+    assert qs == sorted(qs) and len(set(qs)) == 4
+    with pytest.raises(ValueError):
+        analytic.md1_delay_quantile(1.0, 0.5)
+    with pytest.raises(ValueError):
+        analytic.md1_wait_cdf(1.0, 1.0)

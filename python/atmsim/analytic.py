@@ -14,6 +14,10 @@ References
   arrivals, time averages by the semi-Markov argument; H. Kröner, G. Hébuterne,
   P. Boyer, A. Gravey, "Priority management in ATM switching nodes", IEEE JSAC 9(3),
   1991 (the mechanism); Gross & Harris 5.1.3 (the chain).
+* M/D/1 waiting-time distribution (Erlang 1909; Crommelin 1932):
+  P(W ≤ t) = (1−ρ) Σ_{k=0}^{⌊t/S⌋} (λ(kS−t))^k / k! · e^{−λ(kS−t)}; L. Kleinrock,
+  *Queueing Systems* vol. 1 (1975), problem 5.15; evaluated in decimal arithmetic,
+  since its terms alternate in sign and grow like e^{2λt}.
 * M/G/1 with non-preemptive priority classes (Cobham's formula): A. Cobham, "Priority
   assignment in waiting line problems", Operations Research 2(1), 1954; Kleinrock,
   *Queueing Systems* vol. 2 (1976), eq. 3.30.
@@ -49,6 +53,55 @@ def md1_mean_wait(rho: float, service_s: float = OC3C_SLOT_S) -> float:
     if not 0.0 <= rho < 1.0:
         raise ValueError(f"M/D/1 needs 0 <= rho < 1, got {rho}")
     return rho * service_s / (2.0 * (1.0 - rho))
+
+
+def md1_wait_cdf(t_s: float, rho: float, service_s: float = OC3C_SLOT_S) -> float:
+    """P(W ≤ t) of the M/D/1 FIFO waiting time (arrival → start of service).
+
+    Erlang's formula, P(W ≤ t) = (1−ρ) Σ_{k=0}^{⌊t/S⌋} (λ(kS−t))^k / k! · e^{−λ(kS−t)}
+    with λ = ρ/S. Its terms alternate in sign and reach e^{2λt} in size, so the sum is
+    taken in decimal arithmetic with enough digits to lose none of the result's.
+    """
+    if not 0.0 < rho < 1.0:
+        raise ValueError(f"M/D/1 needs 0 < rho < 1, got {rho}")
+    if t_s < 0.0:
+        return 0.0
+    from decimal import Decimal, localcontext
+
+    x = Decimal(t_s) / Decimal(service_s)         # t in service times
+    lam = Decimal(rho)                             # arrivals per service time
+    with localcontext() as ctx:
+        # e^{2λt} needs 2λt/ln 10 digits before the result's own 30.
+        ctx.prec = 40 + int(2.0 * rho * float(x) / math.log(10.0))
+        total = Decimal(0)
+        k = 0
+        while k <= x:
+            a = lam * (Decimal(k) - x)             # λ(kS − t) ≤ 0
+            power = a ** k if k else Decimal(1)    # Decimal's 0 ** 0 is undefined
+            term = power / math.factorial(k) * (-a).exp()
+            total += term
+            k += 1
+        return float((1 - lam) * total)
+
+
+def md1_delay_quantile(p: float, rho: float, service_s: float = OC3C_SLOT_S) -> float:
+    """The p quantile of an M/D/1 cell's delay through the queue, waiting time plus its
+    own service time S: the smallest d with P(W + S ≤ d) ≥ p (bisection on
+    [`md1_wait_cdf`]). W has an atom of 1−ρ at 0, so for p ≤ 1−ρ the quantile is S."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"a quantile level is in (0, 1), got {p}")
+    if p <= 1.0 - rho:
+        return service_s
+    lo, hi = 0.0, service_s
+    while md1_wait_cdf(hi, rho, service_s) < p:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if md1_wait_cdf(mid, rho, service_s) < p:
+            lo = mid
+        else:
+            hi = mid
+    return hi + service_s
 
 
 def _poisson_pmf(rho: float, kmax: int) -> np.ndarray:
