@@ -51,8 +51,6 @@ struct PerFlow {
     clp1: u64,
     efci: u64,
     delay: Tally,
-    /// The delay's distribution (`delay_quantiles`), in picoseconds.
-    quantiles: Option<Box<Quantiles>>,
 }
 
 /// The `sink` kind's parameters.
@@ -90,8 +88,11 @@ impl SinkParams {
 pub struct Sink {
     flows: Vec<PerFlow>,
     since: SimTime,
-    /// A new flow's delay distribution (`delay_quantiles`), cloned when it first arrives.
+    /// An empty delay distribution (`delay_quantiles`), the pattern of each flow's.
     quantiles: Option<Quantiles>,
+    /// Each flow's delay distribution in picoseconds, by flow as `flows` (kept apart
+    /// so that a sink without them carries nothing of them on a cell's path).
+    dists: Vec<Quantiles>,
 }
 
 impl Sink {
@@ -100,6 +101,18 @@ impl Sink {
         Sink { quantiles: delay_digits.and_then(Quantiles::new), ..Sink::default() }
     }
 
+
+    /// Adds a delay (ps) to flow `f`'s distribution: out of line, so that a sink without
+    /// distributions keeps its cell path as it was.
+    #[inline(never)]
+    fn record_delay(&mut self, f: usize, delay: u64) {
+        if let Some(empty) = &self.quantiles {
+            if self.dists.len() <= f {
+                self.dists.resize(f + 1, empty.clone());
+            }
+            self.dists[f].add(delay);
+        }
+    }
 
     /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
     /// label (both quantities of [`SERIES`] count cells).
@@ -125,8 +138,7 @@ impl crate::kind::Kind for Sink {
         crate::cell::discard(&cell, ctx);
         let f = cell.flow as usize;
         if self.flows.len() <= f {
-            let fresh = PerFlow { quantiles: self.quantiles.clone().map(Box::new), ..PerFlow::default() };
-            self.flows.resize(f + 1, fresh);
+            self.flows.resize(f + 1, PerFlow::default());
         }
         let s = &mut self.flows[f];
         s.seen = true;
@@ -137,8 +149,8 @@ impl crate::kind::Kind for Sink {
         s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
         let delay = now.since(cell.born).0;
         s.delay.add(delay as f64);
-        if let Some(q) = &mut s.quantiles {
-            q.add(delay);
+        if self.quantiles.is_some() {
+            self.record_delay(f, delay);
         }
     }
     /// A sink only records what it receives.
@@ -152,10 +164,8 @@ impl crate::kind::Kind for Sink {
             s.clp1 = 0;
             s.efci = 0;
             s.delay.reset();
-            if let Some(q) = &mut s.quantiles {
-                q.reset();
-            }
         }
+        self.dists.iter_mut().for_each(Quantiles::reset);
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
@@ -174,7 +184,7 @@ impl crate::kind::Kind for Sink {
             out.push(&name, "sink_clp1_cells", "count", s.clp1 as f64, "cells");
             out.push(&name, "sink_efci_cells", "count", s.efci as f64, "cells");
             s.delay.report(out, &name, "sink_delay", "s", 1e-12);
-            if let Some(q) = &s.quantiles {
+            if let Some(q) = self.dists.get(f) {
                 let (lo, hi) = (s.delay.min() * 1e-12, s.delay.max() * 1e-12);
                 for (stat, v) in q.levels(1e-12, lo, hi) {
                     out.push(&name, "sink_delay", stat, v, "s");
