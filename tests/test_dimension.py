@@ -78,6 +78,31 @@ def test_batch_of_three_needs_three_cells(tmp_path):
     assert none.size is None and none.sentence().startswith("no mux.capacity in [1, 2] cells meets")
 
 
+def test_largest_size_meeting_a_target_that_grows_with_the_size(tmp_path):
+    # The batch of three: a capacity of K cells keeps min(K, 3) of each batch, and the
+    # last kept waits K − 1 cell times (0, 2.83 us, then 5.66 us from K = 3 on). The
+    # largest capacity whose longest wait stays under 3 us is 2, whatever the seed.
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    ans = dimension(path, "mux.capacity", 1, 16, "mux.q_wait.max <= 3e-6", unit="cells", replications=2,
+                    workers=1, largest=True)
+    assert ans.size == 2 and ans.largest
+    by = {e.size: e for e in ans.evaluations}
+    assert by[1].mean == 0.0 and by[2].mean == pytest.approx(424 / 149.76e6, rel=1e-6)
+    assert not by[3].meets and by[3].mean == pytest.approx(2 * 424 / 149.76e6, rel=1e-6)
+    assert ans.sentence().startswith("at most 2 cells (mux.capacity) meet mux.q_wait.max <= 3e-06")
+    assert "; 3 cells do not (mean 5.66e-06" in ans.sentence()
+    # every size meets: the top of the range; none does: said from the bottom end
+    assert dimension(path, "mux.capacity", 1, 16, "mux.q_wait.max <= 1e-5", unit="cells", replications=2,
+                     workers=1, largest=True).size == 16
+    none = dimension(path, "mux.capacity", 2, 4, "mux.q_wait.max <= 1e-6", unit="cells", replications=2,
+                     workers=1, largest=True)
+    assert none.size is None and "at 2 cells the mean is 2.83e-06" in none.sentence()
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8", "--largest",
+                "--target", "mux.q_wait.max <= 3e-6", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 0 and p.stdout.startswith("at most 2 cells (mux.capacity) meet"), p.stdout + p.stderr
+
+
 def test_confidence_interval_decides(tmp_path):
     """Poisson cells at 100 of 149.76 Mb/s into a finite fifo (M/D/1/K): wherever the
     bisection stops, the answer meets the target by its 95% CI and the size below it

@@ -496,8 +496,12 @@ def dimension_cmd(
         "--set", metavar="KEY=VALUE", help="Override a parameter (the traffic, say) in every run. Repeatable.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Worker processes (default: all cores).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    largest: Annotated[bool, typer.Option(
+        "--largest", help="The largest size that meets the target, for a statistic that does not fall as the size "
+                          "grows (a CLP = 0 loss against clp_threshold, a delay quantile against a buffer).")] = False,
 ) -> None:
-    """The smallest buffer (any size parameter) whose loss meets a target, by bisection with 95% CIs."""
+    """The smallest buffer (any size parameter) whose loss meets a target, by bisection with 95% CIs
+    (--largest: the largest size that meets it)."""
     from atmsim import dimension as dim
 
     overrides = parse_set(set_)
@@ -511,7 +515,8 @@ def dimension_cmd(
                       f"{'meets' if e.meets else 'does not meet'}", file=sys.stderr)
 
     if not quiet:
-        print(f"dimension {key} in [{low}, {high}] for {tgt}, {replications} replications per size",
+        print(f"dimension {key} in [{low}, {high}] for {tgt}{' (the largest size)' if largest else ''}, "
+              f"{replications} replications per size",
               file=sys.stderr, flush=True)
     from atmsim.progress import progress_iter
 
@@ -522,7 +527,8 @@ def dimension_cmd(
     try:
         with _interruptible():
             ans = dim.dimension(scenario, key, low, high, tgt, unit=unit, replications=replications,
-                                overrides=overrides, workers=workers, on_eval=show, on_run=lambda: bar.update(1))
+                                overrides=overrides, workers=workers, on_eval=show, on_run=lambda: bar.update(1),
+                                largest=largest)
     finally:
         bar.close()
     sets = ", ".join(f"{k} = {v}" for k, v in overrides.items())

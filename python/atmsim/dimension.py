@@ -1,4 +1,5 @@
-"""``atmsim dimension``: the smallest finite queue that meets a loss target.
+"""``atmsim dimension``: the smallest finite queue that meets a loss target (or, with
+``largest``, the largest size that still meets one).
 
 SPEC's first question ("how many buffers does this gateway need for a 10^-4 cell
 loss?") as a command: given a scenario (its traffic as written, or changed with
@@ -16,6 +17,16 @@ the answer says so.  Bisection assumes the loss does not grow with the size; eve
 size it evaluates is listed, so a violation shows.  Replications of one size run on a
 process pool with run numbers 0 … n−1 at the scenario's seed, the same at every size
 (common random numbers: the sizes are compared on the same traffic).
+
+``largest=True`` (``--largest``) asks the mirror question, for a statistic that does
+not fall as the size grows: the largest size in ``[min, max]`` that meets the target.
+The CLP = 1 threshold of a buffer is the example: the higher ``clp_threshold``, the
+more room CLP = 1 cells get and the more CLP = 0 cells are lost, so the largest
+threshold that keeps the CLP = 0 loss under its objective is the one that serves the
+tagged cells best (``--key mux.clp_threshold --target 'hi.flow_loss_ratio <= 1e-5'
+--largest``). So is a buffer sized for a delay objective (``sink/vc1.sink_delay.p99_9
+<= 1e-3``): the delay's quantiles grow with the buffer, the largest buffer meeting the
+objective loses least.
 """
 from __future__ import annotations
 
@@ -76,9 +87,11 @@ class Answer:
     low: int
     high: int
     replications: int
-    #: the smallest size that meets the target, None when even ``high`` does not
+    #: the smallest size that meets the target (``largest``: the largest), None when no
+    #: size in [low, high] does
     size: Optional[int]
     evaluations: list[Evaluation] = field(default_factory=list)
+    largest: bool = False
 
     def at(self, size: int) -> Optional[Evaluation]:
         return next((e for e in self.evaluations if e.size == size), None)
@@ -87,17 +100,21 @@ class Answer:
         """The answer in one sentence, e.g. "16 frames meet ... (95% CI ...)"."""
         u = f" {self.unit}" if self.unit else ""
         ctx = f" {context}" if context else ""
+        # the end the search starts from: the size most likely to meet the target
+        best = self.low if self.largest else self.high
         if self.size is None:
-            e = self.at(self.high)
-            got = f"; at {self.high}{u} the mean is {_g(e.mean)}, 95% CI {_ci(e)}" if e else ""
+            e = self.at(best)
+            got = f"; at {best}{u} the mean is {_g(e.mean)}, 95% CI {_ci(e)}" if e else ""
             return f"no {self.key} in [{self.low}, {self.high}]{u} meets {self.target}{ctx}{got}"
         e = self.at(self.size)
-        below = self.at(self.size - 1)
+        nxt = self.size + 1 if self.largest else self.size - 1
+        other = self.at(nxt)
         why = f"95% CI {_ci(e)}" if e and not e.note else (e.note if e else "")
         tail = ""
-        if below is not None:
-            tail = f"; {self.size - 1}{u} do not (mean {_g(below.mean)}, 95% CI {_ci(below)})"
-        return (f"{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
+        if other is not None:
+            tail = f"; {nxt}{u} do not (mean {_g(other.mean)}, 95% CI {_ci(other)})"
+        most = "at most " if self.largest else ""
+        return (f"{most}{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
                 f"{self.replications} replications){tail}")
 
 
@@ -166,9 +183,10 @@ def judge(size: int, n: int, mean: float, std: float, low: float, high: float, l
 def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",
               replications: int = 6, overrides: Optional[Mapping[str, str]] = None, workers: Optional[int] = None,
               on_eval: Optional[Callable[[Evaluation], None]] = None,
-              on_run: Optional[Callable[[], None]] = None) -> Answer:
-    """Bisection for the smallest size in ``[low, high]`` meeting ``target``
-    (``on_eval`` after each size, ``on_run`` after each replication)."""
+              on_run: Optional[Callable[[], None]] = None, largest: bool = False) -> Answer:
+    """Bisection for the smallest size in ``[low, high]`` meeting ``target`` (``largest``:
+    the largest, for a statistic that does not fall as the size grows); ``on_eval``
+    after each size, ``on_run`` after each replication."""
     from atmsim import api
 
     tgt = parse_target(target) if isinstance(target, str) else target
@@ -180,7 +198,7 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
     over = dict(overrides or {})
     # bad file, key or value: one clear error before any worker starts
     api.load(p).with_overrides({**over, key: f"{high} {unit}".strip()})
-    ans = Answer(key, unit, tgt, low, high, replications, None)
+    ans = Answer(key, unit, tgt, low, high, replications, None, largest=largest)
     cache: dict[int, Evaluation] = {}
 
     def ev(size: int, pool) -> Evaluation:
@@ -192,21 +210,24 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
         return cache[size]
 
     pool = ProcessPoolExecutor(max_workers=workers) if (workers or 0) != 1 else None
+    # Written for the smallest size: `good` is the end most likely to meet the target,
+    # `bad` the other, `step` the direction from good to bad.
+    good, bad, step = (low, high, 1) if largest else (high, low, -1)
     try:
-        if not ev(high, pool).meets:
+        if not ev(good, pool).meets:
             return ans
-        if ev(low, pool).meets:
-            ans.size = low
+        if ev(bad, pool).meets:
+            ans.size = bad
             return ans
-        lo, hi = low, high  # lo fails, hi meets
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
+        ok, ko = good, bad  # ok meets, ko does not
+        while abs(ko - ok) > 1:
+            mid = (ok + ko) // 2
             if ev(mid, pool).meets:
-                hi = mid
+                ok = mid
             else:
-                lo = mid
-        ev(hi - 1, pool)  # the size just below, for the answer's "do not"
-        ans.size = hi
+                ko = mid
+        ev(ok + step, pool)  # the next size past the answer, for its "do not"
+        ans.size = ok
         return ans
     finally:
         if pool is not None:
