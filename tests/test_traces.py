@@ -130,3 +130,39 @@ def test_a_constant_rate_trace_has_no_hurst_estimate_and_bins_are_bounded(tmp_pa
     assert p.returncode == 0 and "not estimated: the octets per bin hardly vary" in p.stdout, p
     assert json.loads(cli("trace", str(f), "--json").stdout)["hurst_periodogram"] is None
     assert_one_line_error(cli("trace", str(f), "--bin", "1 ns"), contains=["bins of 1e-09 s", "a longer bin"])
+
+
+def test_a_capture_filter_keeps_one_flow(tmp_path, cli):
+    # An Ethernet capture built with dpkt (an independent IPv4/TCP/UDP encoder): two
+    # TCP connections, DNS over UDP and an ARP frame, one packet every 10 ms.
+    cap = tmp_path / "lan.pcap"
+    eth = dpkt.ethernet.Ethernet
+    ip4 = lambda s, d, p, proto: dpkt.ip.IP(src=bytes([10, 0, 0, s]), dst=bytes([10, 0, 0, d]), p=proto, data=p)  # noqa: E731
+    packets = [
+        eth(type=dpkt.ethernet.ETH_TYPE_IP, data=ip4(1, 2, dpkt.tcp.TCP(sport=40000, dport=5001, data=b"x" * 1000), 6)),
+        eth(type=dpkt.ethernet.ETH_TYPE_IP, data=ip4(3, 2, dpkt.tcp.TCP(sport=40001, dport=80, data=b"y" * 500), 6)),
+        eth(type=dpkt.ethernet.ETH_TYPE_IP, data=ip4(1, 9, dpkt.udp.UDP(sport=5353, dport=53, data=b"q" * 30), 17)),
+        eth(type=dpkt.ethernet.ETH_TYPE_ARP, data=dpkt.arp.ARP()),
+        eth(type=dpkt.ethernet.ETH_TYPE_IP, data=ip4(2, 1, dpkt.tcp.TCP(sport=5001, dport=40000), 6)),
+    ]
+    with open(cap, "wb") as fh:
+        w = dpkt.pcap.Writer(fh, linktype=dpkt.pcap.DLT_EN10MB)
+        for k, p in enumerate(packets):
+            w.writepkt(bytes(p), ts=1.0 + 0.01 * k)
+    lengths = [len(p) - 14 for p in packets]
+    keep = lambda f: read_trace(cap, "pcap", filter=f)["octets"].tolist()  # noqa: E731
+    assert keep("tcp port 5001") == [lengths[0], lengths[4]]
+    assert keep("tcp dst port 5001 and src host 10.0.0.1") == [lengths[0]]
+    assert keep("udp or host 10.0.0.3") == [lengths[1], lengths[2]]
+    assert keep("not ip") == [lengths[3]]
+    assert read_trace(cap, "pcap", filter="host 10.0.0.3")["time"].tolist() == [0.0]
+    p = cli("trace", str(cap), "--format", "pcap", "--filter", "tcp port 5001", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["packets"] == 2
+    p = cli("trace", str(cap), "--format", "pcap", "--filter", "ip")
+    assert p.returncode == 0 and "filter 'ip'" in p.stdout.splitlines()[0], p.stdout + p.stderr
+    assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--filter", "port ssh"),
+                          contains=["filter 'port ssh'", "at 'ssh': expected a port number"])
+    assert_one_line_error(cli("trace", str(cap), "--format", "pcap", "--filter", "port 22"),
+                          contains=["passes capture_filter 'port 22'"])
+    assert_one_line_error(cli("trace", str(BELLCORE), "--filter", "tcp"), contains=["filter needs format pcap"])

@@ -93,9 +93,11 @@ def fnv1a64(data: bytes) -> int:
 def did_you_mean(word: str, candidates: list[str]) -> str:
     """The core's hint: ' (did you mean \'x\'?)' for the closest candidate within a small edit
     distance, else ''."""
-def read_trace(path: str, format: str, direction: str, vc: Optional[str] = None) -> tuple[bytes, bytes]:
+def read_trace(path: str, format: str, direction: str, vc: Optional[str] = None,
+               filter: Optional[str] = None) -> tuple[bytes, bytes]:
     """A trace as the `trace` source reads it (format packets, frames or pcap; direction both,
-    sent or received; vc one VC of a SunATM capture): the times in ps from the first packet
+    sent or received; vc one VC of a SunATM capture; filter a tcpdump-style capture
+    filter, as the source's capture_filter): the times in ps from the first packet
     kept (frame numbers for frames) as little-endian u64s, the lengths in octets as
     little-endian u32s.  Raises ScenarioError/ParamError, one line."""
 def hurst(values: list[float]) -> tuple[float, float]:

@@ -585,6 +585,9 @@ def trace_cmd(
     format_: Annotated[str, typer.Option("--format", help="packets, frames or pcap (as the trace source's format).")] = "packets",
     direction: Annotated[str, typer.Option("--direction", help="pcap: both, sent or received.")] = "both",
     vc: Annotated[Optional[str], typer.Option("--vc", help="pcap, SunATM: only this VC, VPI/VCI or VCI.")] = None,
+    filter_: Annotated[Optional[str], typer.Option(
+        "--filter", help="pcap: only the packets this tcpdump-style filter passes, e.g. 'tcp port 5001' "
+                         "(the trace source's capture_filter).")] = None,
     frame_rate: Annotated[float, typer.Option("--frame-rate", help="Frames per second (frames).")] = 24.0,
     bin_: Annotated[str, typer.Option("--bin", help="Bin for the peak rate and the Hurst estimates.")] = "10 ms",
     overhead: Annotated[int, typer.Option("--overhead", help="Octets added per packet before AAL5 segmentation.")] = 16,
@@ -602,7 +605,7 @@ def trace_cmd(
         raise ParamError(f"--overhead {overhead}: octets, 0..65535")
     frames = format_ == "frames"
     try:
-        summary = summarize_trace(read_trace(file, format_, direction, frame_rate, vc), bin_s, overhead,
+        summary = summarize_trace(read_trace(file, format_, direction, frame_rate, vc, filter_), bin_s, overhead,
                                   frame_rate if frames else None)
     except ValueError as exc:
         raise ScenarioError(f"{file}: {exc}") from None
@@ -626,7 +629,8 @@ def trace_cmd(
         ["peak rate", f"{_fmt(s.peak_rate / 1e6)} Mb/s (the busiest of {s.bins:,} bins of {bin_})"],
         ["Hurst H", f"{hurst}, octets per bin"],
     ]
-    print(f"trace {file} ({format_}{'' if direction == 'both' else ', ' + direction}{'' if vc is None else ', VC ' + vc})")
+    print(f"trace {file} ({format_}{'' if direction == 'both' else ', ' + direction}{'' if vc is None else ', VC ' + vc}"
+          f"{'' if filter_ is None else ', filter ' + repr(filter_)})")
     print("\n".join(f"  {a:<11} {b}" for a, b in rows))
 
 

@@ -27,19 +27,22 @@ MAX_BINS = 50_000_000
 
 
 def read_trace(path: Union[str, os.PathLike], format: str = "packets", direction: str = "both",  # noqa: A002
-               frame_rate: float = 24.0, vc: Optional[str] = None) -> pd.DataFrame:
+               frame_rate: float = 24.0, vc: Optional[str] = None, filter: Optional[str] = None  # noqa: A002
+               ) -> pd.DataFrame:
     """The trace as the ``trace`` source replays it: columns ``time`` (s from the first
     packet kept; frame k at k / ``frame_rate``) and ``octets`` (what the source adds its
     ``overhead`` to: for captures, the datagram behind the link-layer header).  ``path``
     is relative to the working directory, or ``data:NAME``; ``direction`` (``sent``,
-    ``received``) and ``vc`` (``"VPI/VCI"``, SunATM captures) keep some of a capture's
-    packets, as the source's ``direction`` and ``capture_vc`` do.  Raises ScenarioError (one
+    ``received``), ``vc`` (``"VPI/VCI"``, SunATM captures) and ``filter`` (tcpdump-style,
+    ``"tcp port 5001 and src host 10.0.0.1"``) keep some of a capture's packets, as the
+    source's ``direction``, ``capture_vc`` and ``capture_filter`` do.  Raises ScenarioError (one
     line: file, packet or line, what is wrong) or ParamError."""
     if not (isinstance(frame_rate, (int, float)) and math.isfinite(frame_rate) and frame_rate > 0):
         from atmsim.exceptions import ParamError
 
         raise ParamError(f"frame_rate {frame_rate!r}: frames per second, a positive number")
-    times, lengths = _atmsim.read_trace(os.fspath(path), format, direction, None if vc is None else str(vc))
+    times, lengths = _atmsim.read_trace(os.fspath(path), format, direction, None if vc is None else str(vc),
+                                        None if filter is None else str(filter))
     t = np.frombuffer(times, dtype="<u8")
     time_s = t / frame_rate if format == "frames" else t / 1e12
     return pd.DataFrame({"time": time_s, "octets": np.frombuffer(lengths, dtype="<u4").astype(np.int64)})

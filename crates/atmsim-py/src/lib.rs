@@ -393,13 +393,14 @@ fn fnv1a64(data: &[u8]) -> u64 {
 
 /// A trace file as the `trace` source reads it (`format` packets, frames or pcap;
 /// `direction` both, sent or received; `vc` one VC of a SunATM capture, "VPI/VCI" or
-/// "VCI"; a relative `path` from the working directory,
+/// "VCI"; `filter` a tcpdump-style capture filter, as the source's `capture_filter`;
+/// a relative `path` from the working directory,
 /// `data:NAME` a shipped trace): the times in picoseconds from the first packet kept
 /// (frame numbers for frame traces) as little-endian u64s, and the lengths in octets
 /// as little-endian u32s. A file that cannot be read is a `ScenarioError`, one line.
 #[pyfunction]
-#[pyo3(signature = (path, format, direction, vc=None))]
-fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str, vc: Option<&str>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+#[pyo3(signature = (path, format, direction, vc=None, filter=None))]
+fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str, vc: Option<&str>, filter: Option<&str>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     use atmsim_models::traffic::trace::{self, Format};
     use atmsim_models::traffic::trace_pcap::{Direction, Select};
     let format = match format {
@@ -421,8 +422,14 @@ fn read_trace<'py>(py: Python<'py>, path: &str, format: &str, direction: &str, v
     if vc.is_some() && format != Format::Pcap {
         return Err(ParamError::new_err("only a capture records a packet's VC: vc needs format pcap"));
     }
+    let filter = filter
+        .map(|f| atmsim_models::traffic::capture_filter::Filter::parse(f).map_err(|m| ParamError::new_err(format!("filter '{f}': {m}"))))
+        .transpose()?;
+    if filter.is_some() && format != Format::Pcap {
+        return Err(ParamError::new_err("only a capture holds packet headers to filter on: filter needs format pcap"));
+    }
     let file = trace::resolve(path, std::path::Path::new(".")).map_err(ScenarioError::new_err)?;
-    let data = py.allow_threads(|| trace::load(&file, format, Select { direction, vc })).map_err(ScenarioError::new_err)?;
+    let data = py.allow_threads(|| trace::load(&file, format, Select { direction, vc, filter })).map_err(ScenarioError::new_err)?;
     let times: Vec<u8> = data.times_ps.iter().flat_map(|t| t.to_le_bytes()).collect();
     let lengths: Vec<u8> = data.lengths.iter().flat_map(|l| l.to_le_bytes()).collect();
     Ok((PyBytes::new_bound(py, &times), PyBytes::new_bound(py, &lengths)))

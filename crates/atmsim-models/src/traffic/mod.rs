@@ -11,6 +11,7 @@
 //! All sources share [`SourceCore`]: flow id, VC label, start/stop window, sequence
 //! numbers, and the `src_*` probes.
 
+pub mod capture_filter;
 pub mod cbr;
 pub mod onoff;
 pub mod poisson;

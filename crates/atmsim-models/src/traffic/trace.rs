@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Rate, SimDuration, SimTime, PS_PER_S};
 
+use super::capture_filter::Filter;
 use super::trace_pcap::{self, Direction, Select};
 use super::{Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -41,11 +42,12 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 pub const FORMATS: [&str; 3] = ["packets", "frames", "pcap"];
 pub const SPACINGS: [&str; 2] = ["peak", "even"];
 
-pub const PARAMS: [ParamSpec; 10] = [
+pub const PARAMS: [ParamSpec; 11] = [
     ParamSpec { name: "file", ty: ParamType::Text, default: None, required: true, help: "the trace file: a path relative to the scenario file's directory, or data:NAME for a trace shipped with atmsim (data:BC-pAug89-small.TL, data:starwars.frames.old)", source: "required" },
     ParamSpec { name: "format", ty: ParamType::Choice(&FORMATS), default: Some("packets"), required: false, help: "packets: 'TIME LENGTH' per line (s, octets); frames: octets per line at frame_rate; pcap: a libpcap or pcapng capture (time stamps, datagram lengths without the link-layer header)", source: "Bellcore .TL traces; Garrett & Willinger frame-size traces; tcpdump/Wireshark captures" },
     ParamSpec { name: "direction", ty: ParamType::Choice(&super::trace_pcap::DIRECTIONS), default: Some("both"), required: false, help: "format = pcap: keep every packet, or only those the capturing host sent or received (SunATM and Linux cooked captures record it)", source: "atmsim convention: a capture's whole content" },
     ParamSpec { name: "capture_vc", ty: ParamType::Text, default: None, required: false, help: "format = pcap, SunATM captures: keep only this VC's packets, \"VPI/VCI\" or \"VCI\" (default: every VC)", source: "atmsim convention: a capture's whole content" },
+    ParamSpec { name: "capture_filter", ty: ParamType::Text, default: None, required: false, help: "format = pcap: keep only the packets this tcpdump-style filter passes, e.g. \"tcp port 5001 and src host 10.0.0.1\" ([src|dst] host/net/port/portrange, ip, ip6, tcp, udp, icmp, proto N; not, and, or, parentheses; docs/models/traffic.md)", source: "atmsim convention: a capture's whole content; the primitives of tcpdump's pcap-filter language" },
     ParamSpec { name: "frame_rate", ty: ParamType::Float { min: 1e-3, max: 1e6 }, default: Some("24"), required: false, help: "frames per second (format = frames)", source: "Star Wars MPEG-1 trace: 24 frames/s (Garrett & Willinger 1994)" },
     ParamSpec { name: "peak", ty: ParamType::Rate, default: Some("149.76 Mb/s"), required: false, help: "cell rate a PDU's cells leave at (spacing = peak)", source: "OC-3c cell rate (an OC-3c adapter)" },
     ParamSpec { name: "spacing", ty: ParamType::Choice(&SPACINGS), default: Some("peak"), required: false, help: "peak: each PDU's cells back to back at peak; even: a frame's cells spread over its frame interval (frames only)", source: "atmsim convention" },
@@ -112,7 +114,7 @@ pub fn resolve(file: &str, dir: &Path) -> Result<PathBuf, String> {
 /// direction).
 pub fn load(path: &Path, format: Format, select: Select) -> Result<Arc<TraceData>, String> {
     let version = std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
-    let key = (path.to_path_buf(), format, select, version);
+    let key = (path.to_path_buf(), format, select.clone(), version);
     if let Some(t) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(t.clone());
     }
@@ -212,6 +214,8 @@ pub struct TraceParams {
     pub direction: Direction,
     /// Only this VC's packets of a SunATM capture (a VC label).
     pub capture_vc: Option<u32>,
+    /// Only the packets this filter passes.
+    pub capture_filter: Option<Filter>,
     /// Frames per second.
     pub frame_rate: f64,
     pub peak: Rate,
@@ -234,6 +238,10 @@ impl TraceParams {
                 .opt("capture_vc", Params::word)?
                 .map(|v| crate::cell::parse_vc_label(v).map_err(|m| ParamIssue::new("capture_vc", m)))
                 .transpose()?,
+            capture_filter: p
+                .opt("capture_filter", Params::word)?
+                .map(|f| Filter::parse(f).map_err(|m| ParamIssue::new("capture_filter", m)))
+                .transpose()?,
             frame_rate: p.need("frame_rate", Params::float)?,
             peak: p.need("peak", Params::rate)?,
             spacing: p.need_choice("spacing", &[("peak", Spacing::Peak), ("even", Spacing::Even)])?,
@@ -249,6 +257,9 @@ impl TraceParams {
     pub fn validate(&self) -> Result<(), ParamIssue> {
         if self.spacing == Spacing::Even && self.format != Format::Frames {
             return Err(ParamIssue::new("spacing", "even spacing spreads a frame over its frame interval: it needs format = \"frames\""));
+        }
+        if self.capture_filter.is_some() && self.format != Format::Pcap {
+            return Err(ParamIssue::new("capture_filter", "only a capture holds packet headers to filter on: capture_filter needs format = \"pcap\""));
         }
         if self.capture_vc.is_some() && self.format != Format::Pcap {
             return Err(ParamIssue::new("capture_vc", "only a capture records a packet's VC: capture_vc needs format = \"pcap\""));
@@ -291,7 +302,7 @@ impl TraceSource {
     /// Reads the trace (relative to `dir`) and checks it against the parameters.
     pub fn new(params: TraceParams, flow: u32, dir: &Path) -> Result<Self, ParamIssue> {
         let path = resolve(&params.file, dir).map_err(|m| ParamIssue::new("file", m))?;
-        let data = load(&path, params.format, Select { direction: params.direction, vc: params.capture_vc }).map_err(|m| ParamIssue::new("file", m))?;
+        let data = load(&path, params.format, Select { direction: params.direction, vc: params.capture_vc, filter: params.capture_filter.clone() }).map_err(|m| ParamIssue::new("file", m))?;
         let frames = params.format == Format::Frames;
         let time_scale = params.time_scale;
         let frame_ps = PS_PER_S as f64 / params.frame_rate * time_scale;

@@ -22,7 +22,9 @@
 //! pcap file does not say whether it is there). `direction` keeps the packets a host
 //! sent or those it received, for link types that record it (SunATM: bit 7 of the
 //! pseudo-header; Linux cooked: packet type 4, "outgoing", against the others);
-//! `capture_vc` keeps one VC of a SunATM capture (the pseudo-header's VPI and VCI).
+//! `capture_vc` keeps one VC of a SunATM capture (the pseudo-header's VPI and VCI);
+//! `capture_filter` keeps the packets a tcpdump-style filter passes
+//! ([`super::capture_filter`]), read from the octets behind the link-layer header.
 //!
 //! Times are each packet's time stamp less the first one's, exact to the picosecond
 //! for micro- and nanosecond stamps; pcapng stamps follow their interface's
@@ -37,6 +39,7 @@ use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock
 use pcap_file::pcapng::{Block, PcapNgParser};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
+use super::capture_filter::Filter;
 use super::trace::TraceData;
 use atmsim_kernel::PS_PER_S;
 
@@ -48,18 +51,21 @@ pub enum Direction {
     Received,
 }
 
-/// Which packets of a capture to keep: a direction and, for SunATM captures, one VC
-/// (`trace` parameters `direction` and `capture_vc`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which packets of a capture to keep: a direction, for SunATM captures one VC, and
+/// those a filter passes (`trace` parameters `direction`, `capture_vc` and
+/// `capture_filter`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Select {
     pub direction: Direction,
     /// A VC label ([`crate::cell::vc_label`]); None: every VC.
     pub vc: Option<u32>,
+    /// None: every packet.
+    pub filter: Option<Filter>,
 }
 
 impl From<Direction> for Select {
     fn from(direction: Direction) -> Self {
-        Select { direction, vc: None }
+        Select { direction, vc: None, filter: None }
     }
 }
 
@@ -75,7 +81,7 @@ const LLC_SNAP: [u8; 3] = [0xAA, 0xAA, 0x03];
 /// Length and direction of one packet, from its link layer. `data` is what was
 /// captured (perhaps cut short), `orig` the length on the wire. `Ok(None)`: the
 /// packet is not of the chosen direction.
-fn datagram(link: u32, data: &[u8], orig: u32, sel: Select) -> Result<Option<u32>, String> {
+fn datagram(link: u32, data: &[u8], orig: u32, sel: &Select) -> Result<Option<u32>, String> {
     let dir = sel.direction;
     let sent: Option<bool>;
     let header: u32 = match link {
@@ -152,6 +158,11 @@ fn datagram(link: u32, data: &[u8], orig: u32, sel: Select) -> Result<Option<u32
     if orig < header {
         return Err(format!("its {orig} octets are fewer than its link-layer header ({header} octets)"));
     }
+    if let Some(f) = &sel.filter {
+        if !f.matches(data.get(header as usize..).unwrap_or_default()) {
+            return Ok(None);
+        }
+    }
     Ok(Some(orig - header))
 }
 
@@ -184,7 +195,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn push(&mut self, at_ps: u128, link: u32, data: &[u8], orig: u32, sel: Select) -> Result<(), String> {
+    fn push(&mut self, at_ps: u128, link: u32, data: &[u8], orig: u32, sel: &Select) -> Result<(), String> {
         let n = self.seen;
         if let Some(last) = self.last {
             if at_ps < last {
@@ -203,10 +214,12 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(self, sel: Select) -> Result<TraceData, String> {
+    fn finish(self, sel: &Select) -> Result<TraceData, String> {
         let Some(&t0) = self.abs_ps.first() else {
             return Err(if self.seen == 0 {
                 "the capture has no packets".to_string()
+            } else if let Some(f) = &sel.filter {
+                format!("none of the capture's {} packet(s) passes capture_filter '{f}' (with the direction and VC chosen)", self.seen)
             } else if sel.vc.is_some() {
                 format!("none of the capture's {} packet(s) is on the VC (and in the direction) chosen", self.seen)
             } else {
@@ -241,13 +254,13 @@ pub fn is_capture(bytes: &[u8]) -> bool {
 pub fn parse(bytes: &[u8], select: impl Into<Select>) -> Result<TraceData, String> {
     let dir = select.into();
     match bytes.get(..4) {
-        Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, dir),
-        _ if is_capture(bytes) => parse_pcap(bytes, dir),
+        Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, &dir),
+        _ if is_capture(bytes) => parse_pcap(bytes, &dir),
         _ => Err(" not a libpcap or pcapng file (its first octets are not a capture's magic number)".into()),
     }
 }
 
-fn parse_pcap(bytes: &[u8], dir: Select) -> Result<TraceData, String> {
+fn parse_pcap(bytes: &[u8], dir: &Select) -> Result<TraceData, String> {
     let (mut rest, parser) = PcapParser::new(bytes).map_err(|e| pcap_error(e, "the file header"))?;
     let header = parser.header();
     let link = u32::from(header.datalink);
@@ -291,7 +304,7 @@ fn interface(idb: &InterfaceDescriptionBlock) -> (u32, u8, u64) {
     (u32::from(idb.linktype), tsresol, offset)
 }
 
-fn parse_pcapng(bytes: &[u8], dir: Select) -> Result<TraceData, String> {
+fn parse_pcapng(bytes: &[u8], dir: &Select) -> Result<TraceData, String> {
     let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| pcap_error(e, "the section header block"))?;
     let mut b = Builder::default();
     let mut block = 1u64;
@@ -408,9 +421,9 @@ mod tests {
         };
         let f = pcap_le(123, true, &[(0, 0, &on(0x80, 1, 300), 112), (0, 1, &on(0x80, 0, 300), 212), (0, 2, &on(0, 1, 300), 312)]);
         let vc = crate::cell::vc_label(1, 300);
-        assert_eq!(parse(&f, Select { direction: Direction::Both, vc: Some(vc) }).unwrap().lengths, vec![100, 300]);
-        assert_eq!(parse(&f, Select { direction: Direction::Sent, vc: Some(vc) }).unwrap().lengths, vec![100]);
-        let none = Select { direction: Direction::Both, vc: Some(crate::cell::vc_label(0, 5)) };
+        assert_eq!(parse(&f, Select { direction: Direction::Both, vc: Some(vc), filter: None }).unwrap().lengths, vec![100, 300]);
+        assert_eq!(parse(&f, Select { direction: Direction::Sent, vc: Some(vc), filter: None }).unwrap().lengths, vec![100]);
+        let none = Select { direction: Direction::Both, vc: Some(crate::cell::vc_label(0, 5)), filter: None };
         assert_eq!(parse(&f, none).unwrap_err(), "none of the capture's 3 packet(s) is on the VC (and in the direction) chosen");
         // Linux cooked v1: packet type 4 is outgoing, 0 is to this host
         let mut out = vec![0, 4];
@@ -420,6 +433,42 @@ mod tests {
         let f = pcap_le(113, false, &[(0, 0, &out, 116), (0, 1, &inn, 56)]);
         assert_eq!(parse(&f, Direction::Sent).unwrap().lengths, vec![100]);
         assert_eq!(parse(&f, Direction::Received).unwrap().lengths, vec![40]);
+    }
+
+    #[test]
+    fn a_capture_filter_keeps_one_flow_behind_any_link_layer() {
+        // IPv4 headers with TCP or UDP ports, behind Ethernet (one frame 802.1Q-tagged)
+        // and behind raw IP; lengths are the datagrams' on the wire.
+        let ip = |src: u8, proto: u8, sport: u16, dport: u16| {
+            let mut p = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, proto, 0, 0, 10, 0, 0, src, 10, 0, 0, 99];
+            p.extend(sport.to_be_bytes());
+            p.extend(dport.to_be_bytes());
+            p
+        };
+        let eth = |vlan: bool, payload: Vec<u8>| {
+            let mut f = vec![0u8; 12];
+            if vlan {
+                f.extend([0x81, 0x00, 0, 7]);
+            }
+            f.extend([0x08, 0x00]);
+            f.extend(payload);
+            f
+        };
+        let arp = [vec![0u8; 12], vec![0x08, 0x06, 0, 1, 8, 0]].concat();
+        let pkts = [eth(false, ip(1, 6, 40000, 5001)), eth(true, ip(2, 6, 40001, 5001)), eth(false, ip(1, 17, 53, 53)), arp];
+        let f = pcap_le(1, false, &[(0, 0, &pkts[0], 14 + 1500), (0, 10, &pkts[1], 18 + 1000), (0, 20, &pkts[2], 14 + 80), (0, 30, &pkts[3], 14 + 28)]);
+        let keep = |filter: &str| {
+            let sel = Select { direction: Direction::Both, vc: None, filter: Some(Filter::parse(filter).unwrap()) };
+            parse(&f, sel).map(|t| (t.lengths, t.times_ps))
+        };
+        assert_eq!(keep("tcp port 5001").unwrap(), (vec![1500, 1000], vec![0, 10_000_000]));
+        // times start at the first packet kept
+        assert_eq!(keep("tcp and src host 10.0.0.2").unwrap(), (vec![1000], vec![0]));
+        assert_eq!(keep("udp or not ip").unwrap(), (vec![80, 28], vec![0, 10_000_000]));
+        assert_eq!(keep("port 22").unwrap_err(), "none of the capture's 4 packet(s) passes capture_filter 'port 22' (with the direction and VC chosen)");
+        let raw = pcap_le(101, false, &[(0, 0, &ip(1, 6, 1, 80), 40), (0, 1, &ip(3, 6, 1, 443), 60)]);
+        let sel = Select { direction: Direction::Both, vc: None, filter: Some(Filter::parse("dst port 443").unwrap()) };
+        assert_eq!(parse(&raw, sel).unwrap().lengths, vec![60]);
     }
 
     #[test]
@@ -543,7 +592,7 @@ mod tests {
         let e = parse(&f, Direction::Sent).unwrap_err();
         assert!(e.starts_with("packet 1: link type 1 (ETHERNET) does not record who sent a packet"), "{e}");
         assert_eq!(parse(&pcap_le(1, false, &[]), Direction::Both).unwrap_err(), "the capture has no packets");
-        let e = parse(&f, Select { direction: Direction::Both, vc: Some(32) }).unwrap_err();
+        let e = parse(&f, Select { direction: Direction::Both, vc: Some(32), filter: None }).unwrap_err();
         assert!(e.starts_with("packet 1: link type 1 (ETHERNET) carries no VC: capture_vc needs a SunATM capture"), "{e}");
         let f = pcap_le(123, false, &[(0, 0, &[0x02, 0, 0, 5], 60)]);
         assert_eq!(parse(&f, Direction::Sent).unwrap_err(), "none of the capture's 1 packet(s) is in the direction chosen");

@@ -176,6 +176,10 @@ fn a_hosts_capture_replays_as_the_cells_it_sent() {
         ("direction = \"both\"", sent.0 + received),
         ("capture_vc = \"0/100\"", sent.0),
         ("capture_vc = \"200\"\ndirection = \"received\"", received),
+        // a's address is 10.0.0.1, its connection's port 1124 (b: 10.0.0.2, 1224)
+        ("capture_filter = \"src host 10.0.0.1\"", sent.0),
+        ("capture_filter = \"tcp dst port 1124 and net 10.0.0.0/30\"", received),
+        ("capture_filter = \"not (src 10.0.0.1 or udp)\"\ndirection = \"received\"", received),
     ] {
         let r = run(&Scenario::from_text(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\n{select}"), "6 s"), "t.toml").unwrap_or_else(|e| panic!("{e}")), 0);
         assert_eq!(probe(&r, "src", "trace_pdus", "count"), pdus, "{select}");
@@ -185,6 +189,12 @@ fn a_hosts_capture_replays_as_the_cells_it_sent() {
     }
     let e = err(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ncapture_vc = \"200\"\ndirection = \"sent\""), "1 s"));
     assert!(e.contains("is on the VC (and in the direction) chosen"), "{e}");
+    let e = err(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ncapture_filter = \"udp port 53\""), "1 s"));
+    assert!(e.contains("passes capture_filter 'udp port 53'"), "{e}");
+    let e = err(&source(&format!("file = \"{file}\"\nformat = \"pcap\"\ncapture_filter = \"tcp port http\""), "1 s"));
+    assert!(e.contains("components.src.capture_filter") && e.contains("at 'http': expected a port number"), "{e}");
+    let e = err(&source("file = \"data:BC-pAug89-small.TL\"\ncapture_filter = \"tcp\"", "1 s"));
+    assert!(e.contains("components.src.capture_filter") && e.contains("needs format = \"pcap\""), "{e}");
     std::fs::remove_file(&file).expect("remove");
 }
 
