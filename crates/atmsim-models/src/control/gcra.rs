@@ -39,6 +39,16 @@
 //! sustainable rate is dropped (no update), or tagged or counted and passed on, when it
 //! updates the peak-rate state only (a tagged cell is a CLP = 1 cell of the CLP = 0+1
 //! stream).
+//!
+//! *The CDVT a stream needs* (`upc_cdvt_needed`): each contract also runs the
+//! reference clock of ITU-T I.356's 1-point cell delay variation against its peak
+//! increment T — c₀ = a₀, c_{k+1} = max(c_k, a_k) + T, y_k = c_k − a_k (positive:
+//! cells clumped ahead of the clock) — and reports the largest y_k. That is the
+//! smallest τ with which GCRA(T, τ) passes every cell of the stream: while every cell
+//! conforms, TAT follows the same recursion as the clock, and a cell conforms exactly
+//! when y_k ≤ τ. So a run with `action = "count"` at the contract's PCR tells what
+//! CDVT to give the UPC downstream of a multiplexer (tested: with `cdvt` set to it no
+//! cell fails; a picosecond less and one does).
 
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
@@ -73,11 +83,12 @@ pub const PARAMS: [ParamSpec; 11] = [
     ParamSpec { name: "scr_action", ty: ParamType::Choice(&ACTIONS), default: None, required: false, help: "what happens to a cell conforming to the peak rate but not the sustainable rate (default: action); \"tag\" with scr_cells = \"clp0\" is VBR.3", source: "ATM Forum TM 4.0 section 4.5" },
 ];
 
-pub const PROBES: [ProbeSpec; 5] = [
+pub const PROBES: [ProbeSpec; 6] = [
     ProbeSpec { name: "upc_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells arriving (count; with vcs also per policed VC, <upc>/vc<N>)" },
     ProbeSpec { name: "upc_conforming_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells conforming to GCRA(T, τ) (count)" },
     ProbeSpec { name: "upc_nonconforming_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells not conforming (count): dropped, tagged or counted per action" },
     ProbeSpec { name: "upc_nonconforming_ratio", unit: "1", kind: ProbeKind::Gauge, help: "non-conforming / arriving (value)" },
+    ProbeSpec { name: "upc_cdvt_needed", unit: "s", kind: ProbeKind::Gauge, help: "largest 1-point CDV of the arrivals against the peak increment T (ITU-T I.356): the smallest cdvt with which every cell would conform to GCRA(T, cdvt) (value; per contract)" },
     ProbeSpec { name: "upc_scr_nonconforming_cells", unit: "cells", kind: ProbeKind::Counter, help: "with scr: cells conforming to the peak rate but not to the sustainable rate (count; included in upc_nonconforming_cells)" },
 ];
 
@@ -200,11 +211,32 @@ struct Contract {
     rx: u64,
     nonconforming: u64,
     scr_nonconforming: u64,
+    /// I.356's 1-point CDV reference clock at the peak increment (ps; None before the
+    /// first cell) and the largest CDV since the warm-up (ps).
+    clock: Option<u64>,
+    cdv_max: u64,
 }
 
 impl Contract {
     fn new(gcra: Gcra, scr: Option<Gcra>) -> Self {
-        Contract { gcra, scr, rx: 0, nonconforming: 0, scr_nonconforming: 0 }
+        Contract { gcra, scr, rx: 0, nonconforming: 0, scr_nonconforming: 0, clock: None, cdv_max: 0 }
+    }
+
+    /// Advances the 1-point CDV clock over a cell arriving at `ta`.
+    #[inline]
+    fn clock(&mut self, ta: u64, t: u64) {
+        let c = self.clock.unwrap_or(ta);
+        self.cdv_max = self.cdv_max.max(c.saturating_sub(ta));
+        self.clock = Some(c.max(ta).saturating_add(t));
+    }
+}
+
+impl Gcra {
+    /// The increment T.
+    pub fn increment(&self) -> u64 {
+        match *self {
+            Gcra::VirtualScheduling { t, .. } | Gcra::LeakyBucket { t, .. } => t,
+        }
     }
 }
 
@@ -467,6 +499,7 @@ impl crate::kind::Kind for Upc {
         };
         if let Some(c) = contract {
             c.rx += 1;
+            c.clock(ctx.now.0, c.gcra.increment());
             let scr = c.scr.as_mut().filter(|_| self.scr_cells == ScrCells::All || cell.flags & FLAG_CLP == 0);
             // a cell passed on (tagged or counted) is a cell of the CLP = 0+1 stream
             let action = match decide(&mut c.gcra, scr, ctx.now.0, self.scr_action != Action::Drop) {
@@ -497,15 +530,16 @@ impl crate::kind::Kind for Upc {
         self.rx = 0;
         self.nonconforming = 0;
         self.scr_nonconforming = 0;
-        for (_, c) in &mut self.per_vc {
+        for c in self.whole.iter_mut().chain(self.per_vc.iter_mut().map(|(_, c)| c)) {
             c.rx = 0;
             c.nonconforming = 0;
             c.scr_nonconforming = 0;
+            c.cdv_max = 0;
         }
     }
     fn report(&self, _now: SimTime, path: &str, out: &mut Report) {
         let any_scr = self.whole.iter().chain(self.per_vc.iter().map(|(_, c)| c)).any(|c| c.scr.is_some());
-        let rows = |out: &mut Report, name: &str, rx: u64, bad: u64, scr_bad: Option<u64>| {
+        let rows = |out: &mut Report, name: &str, rx: u64, bad: u64, scr_bad: Option<u64>, cdv: Option<u64>| {
             out.push(name, "upc_rx_cells", "count", rx as f64, "cells");
             out.push(name, "upc_conforming_cells", "count", (rx - bad) as f64, "cells");
             out.push(name, "upc_nonconforming_cells", "count", bad as f64, "cells");
@@ -514,12 +548,17 @@ impl crate::kind::Kind for Upc {
             if let Some(n) = scr_bad {
                 out.push(name, "upc_scr_nonconforming_cells", "count", n as f64, "cells");
             }
+            if let Some(ps) = cdv {
+                out.push(name, "upc_cdvt_needed", "value", ps as f64 * 1e-12, "s");
+            }
         };
         for (label, c) in &self.per_vc {
-            rows(out, &format!("{path}/{}", vc_name(*label)), c.rx, c.nonconforming, c.scr.map(|_| c.scr_nonconforming));
+            rows(out, &format!("{path}/{}", vc_name(*label)), c.rx, c.nonconforming, c.scr.map(|_| c.scr_nonconforming), Some(c.cdv_max));
         }
-        // The whole component: every cell through it, policed or not.
-        rows(out, path, self.rx, self.nonconforming, any_scr.then_some(self.scr_nonconforming));
+        // The whole component: every cell through it, policed or not (the CDV where
+        // one contract covers them all).
+        let cdv = self.whole.as_ref().map(|c| c.cdv_max);
+        rows(out, path, self.rx, self.nonconforming, any_scr.then_some(self.scr_nonconforming), cdv);
     }
     fn ledger(&self, l: &mut Ledger) {
         self.drops.ledger(l);
@@ -550,6 +589,43 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The largest 1-point CDV of `arrivals` against increment `t` (the contract's clock).
+    fn cdvt_needed(arrivals: &[u64], t: u64) -> u64 {
+        let mut c = Contract::new(Gcra::virtual_scheduling(t, 0), None);
+        arrivals.iter().for_each(|&a| c.clock(a, t));
+        c.cdv_max
+    }
+
+    #[test]
+    fn the_cdv_clock_gives_the_smallest_tolerance_passing_every_cell() {
+        // T = 10; arrivals 0, 5, 10, 12, 20, 31: the clock reads 0, 10, 20, 30, 40, 50,
+        // so the cells are 0, 5, 10, 18, 20, 19 ahead of it.
+        let arrivals = [0, 5, 10, 12, 20, 31];
+        assert_eq!(cdvt_needed(&arrivals, 10), 20);
+        let mut g = Gcra::virtual_scheduling(10, 20);
+        assert!(arrivals.iter().all(|&a| g.arrive(a)));
+        let mut g = Gcra::virtual_scheduling(10, 19);
+        assert_eq!(arrivals.iter().filter(|&&a| !g.arrive(a)).count(), 1);
+        // a stream at or below the peak rate needs none
+        assert_eq!(cdvt_needed(&[0, 10, 25, 35, 100], 10), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn the_cdv_clock_is_the_gcra_threshold(gaps in proptest::collection::vec(0u64..40, 1..200), t in 1u64..30) {
+            let arrivals: Vec<u64> = gaps.iter().scan(0u64, |at, g| { *at += g; Some(*at) }).collect();
+            let need = cdvt_needed(&arrivals, t);
+            for alg in [Gcra::virtual_scheduling(t, need), Gcra::leaky_bucket(t, need)] {
+                let mut g = alg;
+                prop_assert!(arrivals.iter().all(|&a| g.arrive(a)));
+            }
+            if need > 0 {
+                let mut g = Gcra::virtual_scheduling(t, need - 1);
+                prop_assert!(arrivals.iter().any(|&a| !g.arrive(a)));
+            }
+        }
+    }
 
     #[test]
     fn strict_spacing_with_zero_tolerance() {

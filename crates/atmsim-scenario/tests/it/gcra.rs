@@ -185,3 +185,52 @@ fn vbr_settings_are_checked() {
         assert!(e.contains(key), "{extra}: {e}");
     }
 }
+
+/// A CBR stream at exactly its peak rate, multiplexed with Poisson cells through an
+/// OC-3c FIFO, then policed per VC at that peak rate with `cdvt` as given.
+fn after_a_mux(cdvt: &str, action: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        r#"connections = ["cbr -> mux", "bg -> mux", "mux -> upc", "upc -> sink"]
+[scenario]
+duration = "100 ms"
+warmup = "10 ms"
+[components.cbr]
+kind = "cbr"
+rate = "100000 cells/s"
+vc = 1
+[components.bg]
+kind = "poisson"
+rate = "100 Mb/s"
+vc = 2
+[components.mux]
+kind = "fifo"
+phy = "OC-3c"
+[components.upc]
+kind = "gcra"
+pcr = "100000 cells/s"
+action = "{action}"
+vcs = ["1: cdvt = {cdvt}"]
+[components.sink]
+kind = "sink"
+"#
+    );
+    run(&Scenario::from_text(&text, "cdvt.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn the_cdvt_a_stream_needs_passes_every_cell_and_a_picosecond_less_does_not() {
+    // The multiplexer's queue jitters the CBR cells: some arrive clumped ahead of the
+    // 10 us clock. The largest clumping is the tolerance the UPC needs.
+    let r = after_a_mux("0 s", "count");
+    let need = probe(&r, "upc/vc1", "upc_cdvt_needed", "value");
+    let ps = (need * 1e12).round() as u64;
+    assert!(ps > 2_831_197 && ps < 200_000_000, "{need} s: more than a cell time of jitter, less than 200 us");
+    assert!(probe(&r, "upc/vc1", "upc_nonconforming_cells", "count") > 0.0);
+    let ok = after_a_mux(&format!("{ps} ps"), "count");
+    assert_eq!(probe(&ok, "upc/vc1", "upc_nonconforming_cells", "count"), 0.0);
+    assert_eq!(probe(&ok, "upc/vc1", "upc_cdvt_needed", "value"), need, "the same stream");
+    let short = after_a_mux(&format!("{} ps", ps - 1), "count");
+    assert!(probe(&short, "upc/vc1", "upc_nonconforming_cells", "count") >= 1.0);
+    // one contract for every cell reports it on the component itself; per-VC only on its rows
+    assert!(!r.probes.iter().any(|p| p.component == "upc" && p.probe == "upc_cdvt_needed"));
+}
