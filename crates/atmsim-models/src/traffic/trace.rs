@@ -120,11 +120,13 @@ pub fn load(path: &Path, format: Format, select: Select) -> Result<Arc<TraceData
     }
     let cannot = |e: std::io::Error| format!("cannot read trace '{}': {e}", path.display());
     let t = if format == Format::Pcap {
-        let bytes = std::fs::read(path).map_err(cannot)?;
-        trace_pcap::parse(&bytes, select).map_err(|m| format!("{}: {}", path.display(), m.trim_start()))?
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        trace_pcap::read(file, select).map_err(|m| format!("{}: {}", path.display(), m.trim_start()))?
     } else {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            let capture = std::fs::read(path).is_ok_and(|b| trace_pcap::is_capture(&b));
+            let mut head = [0u8; 4];
+            let capture = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head)).is_ok()
+                && trace_pcap::is_capture(&head);
             if capture {
                 format!("'{}' is a packet capture: read it with format = \"pcap\"", path.display())
             } else {

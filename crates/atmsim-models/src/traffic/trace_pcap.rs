@@ -34,9 +34,9 @@
 //! first, e.g. with Wireshark's `reordercap`). Errors name the packet as tcpdump and
 //! Wireshark number them, from 1.
 
-use pcap_file::pcap::PcapParser;
+use pcap_file::pcap::PcapReader;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
-use pcap_file::pcapng::{Block, PcapNgParser};
+use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
 use super::capture_filter::Filter;
@@ -238,6 +238,8 @@ impl Builder {
 fn pcap_error(e: PcapError, what: &str) -> String {
     match e {
         PcapError::IncompleteBuffer => format!("{what} is cut short (the file ends inside it)"),
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => format!("{what} is cut short (the file ends inside it)"),
+        PcapError::IoError(io) => format!("{what}: cannot read the file: {io}"),
         other => format!("{what}: {other}"),
     }
 }
@@ -250,19 +252,37 @@ pub fn is_capture(bytes: &[u8]) -> bool {
     )
 }
 
-/// Reads a libpcap or pcapng capture (told apart by their first four octets).
+/// Reads a libpcap or pcapng capture held in memory.
 pub fn parse(bytes: &[u8], select: impl Into<Select>) -> Result<TraceData, String> {
+    read(bytes, select)
+}
+
+/// Reads a libpcap or pcapng capture (told apart by their first four octets) as it
+/// streams from `r` — a file of any size needs memory only for the packets kept (12
+/// octets each) and the reader's buffer (the `pcap-file` crate's, 8 MB).
+pub fn read<R: std::io::Read>(mut r: R, select: impl Into<Select>) -> Result<TraceData, String> {
     let dir = select.into();
-    match bytes.get(..4) {
-        Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, &dir),
-        _ if is_capture(bytes) => parse_pcap(bytes, &dir),
-        _ => Err(" not a libpcap or pcapng file (its first octets are not a capture's magic number)".into()),
+    let mut magic = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match r.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!(" cannot read the file: {e}")),
+        }
+    }
+    let whole = std::io::Read::chain(&magic[..got], r);
+    match magic {
+        _ if got < 4 || !is_capture(&magic) => Err(" not a libpcap or pcapng file (its first octets are not a capture's magic number)".into()),
+        [0x0A, 0x0D, 0x0D, 0x0A] => read_pcapng(whole, &dir),
+        _ => read_pcap(whole, &dir),
     }
 }
 
-fn parse_pcap(bytes: &[u8], dir: &Select) -> Result<TraceData, String> {
-    let (mut rest, parser) = PcapParser::new(bytes).map_err(|e| pcap_error(e, "the file header"))?;
-    let header = parser.header();
+fn read_pcap<R: std::io::Read>(r: R, dir: &Select) -> Result<TraceData, String> {
+    let mut reader = PcapReader::new(r).map_err(|e| pcap_error(e, "the file header"))?;
+    let header = reader.header();
     let link = u32::from(header.datalink);
     let per_frac: u128 = match header.ts_resolution {
         TsResolution::MicroSecond => 1_000_000,
@@ -273,11 +293,10 @@ fn parse_pcap(bytes: &[u8], dir: &Select) -> Result<TraceData, String> {
         TsResolution::NanoSecond => 1_000_000_000,
     };
     let mut b = Builder::default();
-    while !rest.is_empty() {
+    while let Some(p) = reader.next_raw_packet() {
         b.seen += 1;
         let n = b.seen;
-        let (r, p) = parser.next_raw_packet(rest).map_err(|e| pcap_error(e, &format!("packet {n}")))?;
-        rest = r;
+        let p = p.map_err(|e| pcap_error(e, &format!("packet {n}")))?;
         if p.ts_frac >= frac_limit {
             return Err(format!("packet {n}: time stamp fraction {} is not below {frac_limit}", p.ts_frac));
         }
@@ -304,35 +323,44 @@ fn interface(idb: &InterfaceDescriptionBlock) -> (u32, u8, u64) {
     (u32::from(idb.linktype), tsresol, offset)
 }
 
-fn parse_pcapng(bytes: &[u8], dir: &Select) -> Result<TraceData, String> {
-    let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| pcap_error(e, "the section header block"))?;
+fn read_pcapng<R: std::io::Read>(r: R, dir: &Select) -> Result<TraceData, String> {
+    let mut reader = PcapNgReader::new(r).map_err(|e| pcap_error(e, "the section header block"))?;
     let mut b = Builder::default();
     let mut block = 1u64;
-    while !rest.is_empty() {
+    // the packet's captured octets, copied out of the reader's buffer so that the
+    // reader's interfaces can be consulted
+    let mut data: Vec<u8> = Vec::new();
+    loop {
         block += 1;
-        let (r, blk) = parser.next_block(rest).map_err(|e| pcap_error(e, &format!("block {block} (after packet {})", b.seen)))?;
-        rest = r;
-        let (iface, raw_ts, data, orig) = match blk {
+        let (iface, raw_ts, orig, obsolete) = match reader.next_block() {
+            None => break,
+            Some(Err(e)) => return Err(pcap_error(e, &format!("block {block} (after packet {})", b.seen))),
             // pcap-file hands the raw stamp over as if it were nanoseconds: take it back
             // as units of the interface's resolution.
-            Block::EnhancedPacket(p) => (p.interface_id, p.timestamp.as_nanos() as u64, p.data, p.original_len),
-            // pcap-file reads the obsolete block's two 32-bit halves as one 64-bit word:
-            // right in big-endian sections, halves swapped in little-endian ones.
-            Block::Packet(p) => {
-                let ts = match parser.section().endianness {
-                    Endianness::Big => p.timestamp,
-                    Endianness::Little => p.timestamp.rotate_left(32),
-                };
-                (u32::from(p.interface_id), ts, p.data, p.original_len)
+            Some(Ok(Block::EnhancedPacket(p))) => {
+                data.clear();
+                data.extend_from_slice(&p.data);
+                (p.interface_id, p.timestamp.as_nanos() as u64, p.original_len, false)
             }
-            Block::SimplePacket(_) => {
+            Some(Ok(Block::Packet(p))) => {
+                data.clear();
+                data.extend_from_slice(&p.data);
+                (u32::from(p.interface_id), p.timestamp, p.original_len, true)
+            }
+            Some(Ok(Block::SimplePacket(_))) => {
                 return Err(format!("packet {}: a Simple Packet Block carries no time stamp", b.seen + 1));
             }
-            _ => continue,
+            Some(Ok(_)) => continue,
+        };
+        // pcap-file reads the obsolete Packet Block's two 32-bit halves as one 64-bit
+        // word: right in big-endian sections, halves swapped in little-endian ones.
+        let raw_ts = match (obsolete, reader.section().endianness) {
+            (true, Endianness::Little) => raw_ts.rotate_left(32),
+            _ => raw_ts,
         };
         b.seen += 1;
         let n = b.seen;
-        let Some(idb) = parser.interfaces().get(iface as usize) else {
+        let Some(idb) = reader.interfaces().get(iface as usize) else {
             return Err(format!("packet {n}: interface {iface} is not described before it"));
         };
         let (link, tsresol, offset) = interface(idb);
@@ -558,6 +586,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A reader that hands over at most three octets a call, as a pipe or a slow
+    /// disk may: the capture's records straddle every read.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(3);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_capture_streamed_in_small_reads_reads_as_a_whole_one() {
+        let eth = ether([0x08, 0x00], 1);
+        let pcap = pcap_le(1, true, &[(1, 2, &eth, 60), (1, 3, &eth, 1_514), (2, 0, &eth, 90)]);
+        for f in [pcap, pcapng_two_interfaces()] {
+            let whole = parse(&f, Direction::Both).unwrap();
+            assert!(whole.lengths.len() >= 2);
+            assert_eq!(read(Trickle(&f), Direction::Both).unwrap(), whole);
+            let cut = read(Trickle(&f[..f.len() - 2]), Direction::Both).unwrap_err();
+            assert!(cut.contains("is cut short"), "{cut}");
+        }
+        assert!(read(Trickle(&[0xD4, 0xC3]), Direction::Both).unwrap_err().contains("not a libpcap or pcapng file"));
     }
 
     #[test]
