@@ -53,7 +53,7 @@ struct PerFlow {
     delay: Tally,
 }
 
-/// The `sink` kind's parameters.
+/// The `sink` kind's parameter declarations.
 pub const PARAMS: [ParamSpec; 2] = [
     ParamSpec { name: "delay_quantiles", ty: ParamType::Bool, default: Some("false"), required: false, help: "keep each VC's delay distribution and report its quantiles (sink_delay p50 … p99_999) and the peak-to-peak CDV (sink_cdv); costs about 8 KB per VC per doubling of the largest delay at 3 digits, 1 KB at 2", source: "atmsim option (QoS parameters of ITU-T I.356 and ATM Forum TM 4.0 section 2.1: CTD quantiles, peak-to-peak CDV)" },
     ParamSpec { name: "delay_digits", ty: ParamType::Int { min: 1, max: 5 }, default: Some("3"), required: false, help: "significant decimal digits the delay distribution keeps: each quantile is within 10^-digits (relative) of the exact sample quantile", source: "atmsim convention (3 digits: 0.1%, below any interval a run gives)" },
