@@ -15,10 +15,13 @@
 //!
 //! combined with `not` (`!`), `and` (`&&`) and `or` (`||`) and parentheses. As in
 //! tcpdump, `not` binds tightest and `and` and `or` have the same precedence and group
-//! from the left (`a or b and c` is `(a or b) and c`); unlike tcpdump, a qualifier is
-//! not carried to a bare address after `and`/`or` (`host a or b`: write `host a or
-//! host b`). IPv6 extension headers are not walked: `tcp` and `port` look at the fixed
-//! header's next header only.
+//! from the left (`a or b and c` is `(a or b) and c`). As in tcpdump, a bare address,
+//! prefix, port or range after `and` or `or` (or after `not` there) takes the qualifiers
+//! of the primitive before it: `host a or b` is `host a or host b`, `tcp dst port 80 or
+//! 443` is `tcp dst port 80 or tcp dst port 443`, `host a and not b` is `host a and not
+//! host b`; after a primitive with no such qualifiers (`tcp`, `ip`, `proto 17`) a bare
+//! address is a host. IPv6 extension headers are not walked: `tcp` and `port` look at
+//! the fixed header's next header only.
 //!
 //! The fields are read at their offsets in the captured octets rather than through the
 //! wire crate's parsers: a capture holds packets cut at a snap length and, on the
@@ -161,7 +164,7 @@ impl Filter {
     /// Compiles `text`; the error names the word at fault and what would be valid.
     pub fn parse(text: &str) -> Result<Filter, String> {
         let tokens = tokenize(text);
-        let mut p = Parser { tokens: &tokens, at: 0 };
+        let mut p = Parser { tokens: &tokens, at: 0, last: None };
         let expr = p.expr()?;
         if let Some(t) = p.peek() {
             return Err(format!("unexpected '{t}' after a complete filter (join primitives with and, or)"));
@@ -201,6 +204,26 @@ fn tokenize(text: &str) -> Vec<String> {
 struct Parser<'a> {
     tokens: &'a [String],
     at: usize,
+    /// The qualifiers of the last qualified primitive, which a bare value after it takes
+    /// (tcpdump's carried qualifiers); `None` after `tcp`, `ip`, `proto N` and the like.
+    last: Option<Qual>,
+}
+
+/// What a host, net, port or portrange primitive looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Host,
+    Net,
+    Port,
+    Portrange,
+}
+
+/// A primitive's qualifiers: transport protocol (`tcp`, `udp`), end and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Qual {
+    transport: Option<u8>,
+    end: End,
+    kind: Kind,
 }
 
 const PRIMITIVES: &str = "[src|dst] host ADDR, [src|dst] net ADDR/LEN, [src|dst] port N, [src|dst] portrange N-M, ip, ip6, tcp, udp, icmp, icmp6, proto N";
@@ -262,53 +285,46 @@ impl Parser<'_> {
     fn primitive(&mut self) -> Result<Expr, String> {
         let proto = |n: u8| Expr::Prim(Prim::Proto(n));
         let Some(word) = self.peek().map(str::to_string) else { return Err(self.expected(&format!("a primitive ({PRIMITIVES})"))) };
+        let named = match word.as_str() {
+            "ip" | "ip6" => Some(Expr::Prim(Prim::Family(word == "ip6"))),
+            "icmp" => Some(proto(1)),
+            "icmp6" => Some(proto(58)),
+            _ => None,
+        };
+        if let Some(e) = named {
+            self.at += 1;
+            self.last = None;
+            return Ok(e);
+        }
+        if word == "proto" {
+            self.at += 1;
+            let n = self.peek().map(str::parse::<u8>);
+            let Some(Ok(n)) = n else { return Err(self.expected("an IP protocol number 0-255 after 'proto'")) };
+            self.at += 1;
+            self.last = None;
+            return Ok(proto(n));
+        }
         let transport = match word.as_str() {
             "tcp" => Some(6),
             "udp" => Some(17),
             _ => None,
         };
-        match word.as_str() {
-            "ip" | "ip6" => {
-                self.at += 1;
-                return Ok(Expr::Prim(Prim::Family(word == "ip6")));
-            }
-            "icmp" => {
-                self.at += 1;
-                return Ok(proto(1));
-            }
-            "icmp6" => {
-                self.at += 1;
-                return Ok(proto(58));
-            }
-            "proto" => {
-                self.at += 1;
-                let n = self.next().map(str::to_string);
-                return match n.as_deref().map(str::parse::<u8>) {
-                    Some(Ok(n)) => Ok(proto(n)),
-                    _ => {
-                        self.at -= 1;
-                        Err(self.expected("an IP protocol number 0-255 after 'proto'"))
-                    }
-                };
-            }
-            _ => {}
-        }
         if let Some(n) = transport {
             self.at += 1;
             // "tcp port 80", "udp src portrange 5000-5010": the protocol narrows the port
             let follows = matches!(self.peek(), Some("port" | "portrange"))
                 || (matches!(self.peek(), Some("src" | "dst")) && matches!(self.tokens.get(self.at + 1).map(String::as_str), Some("port" | "portrange")));
-            if follows {
-                let ports = self.qualified()?;
-                return Ok(Expr::And(Box::new(proto(n)), Box::new(ports)));
+            if !follows {
+                self.last = None;
+                return Ok(proto(n));
             }
-            return Ok(proto(n));
         }
-        self.qualified()
+        self.qualified(transport)
     }
 
-    /// [src|dst] (host ADDR | net ADDR/LEN | port N | portrange N-M | ADDR)
-    fn qualified(&mut self) -> Result<Expr, String> {
+    /// [src|dst] (host ADDR | net ADDR/LEN | port N | portrange N-M | ADDR), or a bare
+    /// value taking the qualifiers carried from the primitive before.
+    fn qualified(&mut self, transport: Option<u8>) -> Result<Expr, String> {
         let end = match self.peek() {
             Some("src") => End::Src,
             Some("dst") => End::Dst,
@@ -317,47 +333,83 @@ impl Parser<'_> {
         if end != End::Either {
             self.at += 1;
         }
-        let kind = self.peek().map(str::to_string);
-        match kind.as_deref() {
-            Some("host") => {
+        let kind = match self.peek() {
+            Some("host") => Some(Kind::Host),
+            Some("net") => Some(Kind::Net),
+            Some("port") => Some(Kind::Port),
+            Some("portrange") => Some(Kind::Portrange),
+            _ => None,
+        };
+        let qual = match (kind, self.last) {
+            (Some(kind), _) => {
                 self.at += 1;
-                let a = self.address("an IPv4 or IPv6 address after 'host'")?;
-                Ok(Expr::Prim(Prim::Net(end, a, if a.is_ipv4() { 32 } else { 128 })))
+                Qual { transport, end, kind }
             }
-            Some("net") => {
-                self.at += 1;
-                let Some(t) = self.peek().map(str::to_string) else { return Err(self.expected("ADDR/LEN after 'net'")) };
-                let (a, len) = t.split_once('/').ok_or_else(|| self.expected("ADDR/LEN after 'net', e.g. 10.1.0.0/16"))?;
-                let a: IpAddr = a.parse().map_err(|_| self.expected("ADDR/LEN after 'net', e.g. 10.1.0.0/16"))?;
+            // a bare value after and/or: the last primitive's qualifiers (tcpdump)
+            (None, Some(last)) if end == End::Either && transport.is_none() && self.bare_value(last.kind) => last,
+            (None, _) => {
+                if self.peek().and_then(|t| t.parse::<IpAddr>().ok()).is_none() {
+                    let what = if end == End::Either { format!("a primitive ({PRIMITIVES})") } else { "host, net, port, portrange or an address after 'src' or 'dst'".to_string() };
+                    return Err(self.expected(&what));
+                }
+                Qual { transport, end, kind: Kind::Host }
+            }
+        };
+        let e = self.value(qual)?;
+        self.last = Some(qual);
+        Ok(e)
+    }
+
+    /// Whether the next word is a value of `kind` (what a carried qualifier would take).
+    fn bare_value(&self, kind: Kind) -> bool {
+        let Some(t) = self.peek() else { return false };
+        match kind {
+            Kind::Host => t.parse::<IpAddr>().is_ok(),
+            Kind::Net => t.split_once('/').is_some_and(|(a, _)| a.parse::<IpAddr>().is_ok()),
+            Kind::Port => t.parse::<u16>().is_ok(),
+            Kind::Portrange => t.split_once('-').is_some_and(|(lo, hi)| lo.parse::<u16>().is_ok() && hi.parse::<u16>().is_ok()),
+        }
+    }
+
+    /// The value after a qualifier, as the primitive it makes.
+    fn value(&mut self, q: Qual) -> Result<Expr, String> {
+        let Qual { transport, end, kind } = q;
+        let prim = match kind {
+            Kind::Host => {
+                let a = self.address("an IPv4 or IPv6 address after 'host'")?;
+                Prim::Net(end, a, if a.is_ipv4() { 32 } else { 128 })
+            }
+            Kind::Net => {
+                let bad = "ADDR/LEN after 'net', e.g. 10.1.0.0/16";
+                let Some(t) = self.peek().map(str::to_string) else { return Err(self.expected(bad)) };
+                let (a, len) = t.split_once('/').ok_or_else(|| self.expected(bad))?;
+                let a: IpAddr = a.parse().map_err(|_| self.expected(bad))?;
                 let max = if a.is_ipv4() { 32 } else { 128 };
                 let len: u8 = len.parse().ok().filter(|&l| l <= max).ok_or_else(|| self.expected(&format!("a prefix length 0-{max} after '/'")))?;
                 self.at += 1;
-                Ok(Expr::Prim(Prim::Net(end, a, len)))
+                Prim::Net(end, a, len)
             }
-            Some("port") => {
-                self.at += 1;
+            Kind::Port => {
                 let n = self.number("a port number 0-65535 after 'port'")?;
-                Ok(Expr::Prim(Prim::Ports(end, n, n)))
+                Prim::Ports(end, n, n)
             }
-            Some("portrange") => {
-                self.at += 1;
+            Kind::Portrange => {
                 let bad = "a port range N-M (0-65535, N <= M) after 'portrange'";
                 let t = self.peek().map(str::to_string).ok_or_else(|| self.expected(bad))?;
                 let (lo, hi) = t.split_once('-').ok_or_else(|| self.expected(bad))?;
                 match (lo.parse::<u16>(), hi.parse::<u16>()) {
                     (Ok(lo), Ok(hi)) if lo <= hi => {
                         self.at += 1;
-                        Ok(Expr::Prim(Prim::Ports(end, lo, hi)))
+                        Prim::Ports(end, lo, hi)
                     }
-                    _ => Err(self.expected(bad)),
+                    _ => return Err(self.expected(bad)),
                 }
             }
-            _ => {
-                let what = if end == End::Either { format!("a primitive ({PRIMITIVES})") } else { "host, net, port, portrange or an address after 'src' or 'dst'".to_string() };
-                let a = self.address(&what)?;
-                Ok(Expr::Prim(Prim::Net(end, a, if a.is_ipv4() { 32 } else { 128 })))
-            }
-        }
+        };
+        Ok(match transport {
+            Some(n) => Expr::And(Box::new(Expr::Prim(Prim::Proto(n))), Box::new(Expr::Prim(prim))),
+            None => Expr::Prim(prim),
+        })
     }
 
     fn address(&mut self, what: &str) -> Result<IpAddr, String> {
@@ -491,6 +543,40 @@ mod tests {
             ("host 10.0.0.1 and not dst port 22", true),
         ] {
             assert_eq!(keeps(f, &p), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn a_bare_value_takes_the_qualifiers_before_it_as_in_tcpdump() {
+        let p = v4([10, 0, 0, 1], [10, 0, 0, 2], 6, (1234, 443), 0);
+        let u = v4([10, 0, 0, 1], [10, 0, 0, 2], 17, (1234, 443), 0);
+        for (f, pkt, want) in [
+            ("host 10.0.0.9 or 10.0.0.2", &p, true),
+            ("host 10.0.0.9 or 10.0.0.8", &p, false),
+            // the end is carried too: src host 10.0.0.2 does not match
+            ("src host 10.0.0.9 or 10.0.0.2", &p, false),
+            ("src 10.0.0.9 or 10.0.0.1", &p, true),
+            ("port 80 or 443", &p, true),
+            ("dst port 80 or 1234", &p, false),
+            // the transport is carried: udp dst port 443
+            ("tcp dst port 80 or 443", &p, true),
+            ("tcp dst port 80 or 443", &u, false),
+            ("udp port 53 or 443", &u, true),
+            ("net 192.168.0.0/16 or 10.0.0.0/8", &p, true),
+            ("portrange 1-10 or 400-500", &p, true),
+            // not keeps the qualifier and negates the primitive: host a and not host b
+            ("host 10.0.0.1 and not 10.0.0.2", &p, false),
+            ("host 10.0.0.1 and not 10.0.0.3", &p, true),
+            // after a primitive without qualifiers, an address is a host
+            ("udp or 10.0.0.2", &p, true),
+            ("tcp port 80 or (443)", &p, true),
+        ] {
+            assert_eq!(keeps(f, pkt), want, "{f}");
+        }
+        // a carried kind wants its own kind of value
+        for (f, msg) in [("host 10.0.0.1 or 80", "at '80': expected a primitive"), ("tcp or 443", "at '443': expected a primitive")] {
+            let e = Filter::parse(f).err().unwrap_or_else(|| panic!("{f} parsed"));
+            assert!(e.contains(msg), "{f}: {e}");
         }
     }
 
