@@ -246,6 +246,14 @@ impl Quantiles {
     pub fn levels(&self, scale: f64, lo: f64, hi: f64) -> impl Iterator<Item = (&'static str, f64)> + '_ {
         QUANTILE_LEVELS.into_iter().filter_map(move |(name, q)| Some((name, (self.quantile(q)? as f64 * scale).clamp(lo, hi))))
     }
+
+    /// Rows `p50` … `p99_999` of `probe` for `component`: [`Quantiles::levels`] with the
+    /// exact extremes of `tally` (the same samples) as its bounds, scaled by `scale`.
+    pub fn report(&self, tally: &Tally, out: &mut Report, component: &str, probe: &'static str, unit: &'static str, scale: f64) {
+        for (stat, v) in self.levels(scale, tally.min() * scale, tally.max() * scale) {
+            out.push(component, probe, stat, v, unit);
+        }
+    }
 }
 
 /// Time-weighted distribution of a non-negative integer level (such as a queue length):

@@ -1,6 +1,9 @@
 //! A host's applications as a part: ping (ICMP echo requests, RTT and loss as ping(8)
 //! reports them), the echo responder every host has, and a UDP blaster (ttcp -u), with
-//! their counters.
+//! their counters, and the delay of every UDP datagram received (from its sender's
+//! application handing it to IP to its reassembly here: ITU-T Y.1540's one-way IP packet
+//! transfer delay). With `quantile_digits` the RTTs and the UDP delays are also kept as
+//! distributions ([`Quantiles`]) whose quantiles are reported.
 //!
 //! ```text
 //!   tick(now) ──► App ──► Tick { send: datagram to send now, next: next tick }
@@ -13,7 +16,7 @@
 //! the handler checks [`App::fire`], calls [`App::tick`], sends, then arms `next` with
 //! [`App::arm`] (after the send, so ties keep their order).
 
-use atmsim_kernel::probe::{Report, Tally};
+use atmsim_kernel::probe::{Quantiles, Report, Tally};
 use atmsim_kernel::{SimDuration, SimTime, Stream};
 
 use super::ip::Kind;
@@ -54,6 +57,8 @@ pub struct AppConfig {
     pub stop: SimTime,
     /// Answer echo requests.
     pub reply: bool,
+    /// Significant digits of the RTT and UDP delay distributions; `None`: not kept.
+    pub quantile_digits: Option<u8>,
 }
 
 /// A datagram the application hands to IP.
@@ -90,12 +95,17 @@ pub struct App {
     rtt: Tally,
     udp_tx: u64,
     udp_rx: u64,
+    /// Delays (ps) of the UDP datagrams received.
+    udp_delay: Tally,
+    /// The RTTs' and UDP delays' distributions (ps), with `quantile_digits`.
+    dists: Option<Box<[Quantiles; 2]>>,
 }
 
 impl App {
     /// The application `cfg`, drawing exponential UDP gaps from `rng`.
     pub fn new(cfg: AppConfig, rng: Stream) -> App {
-        App { cfg, rng, timer: Timer::default(), sent_at: Vec::new(), ping_tx: 0, ping_rx: 0, rtt: Tally::default(), udp_tx: 0, udp_rx: 0 }
+        let dists = cfg.quantile_digits.and_then(Quantiles::new).map(|q| Box::new([q.clone(), q]));
+        App { cfg, rng, timer: Timer::default(), sent_at: Vec::new(), ping_tx: 0, ping_rx: 0, rtt: Tally::default(), udp_tx: 0, udp_rx: 0, udp_delay: Tally::default(), dists }
     }
 
     /// Which application runs.
@@ -139,11 +149,12 @@ impl App {
     }
 
     /// A whole datagram of `kind` arrived at `now` (an echo message's ICMP sequence
-    /// number `seq`): books echo replies (RTT, if in time) and UDP datagrams; returns
+    /// number `seq`), sent at `born` (its first cell's birth): books echo replies (RTT,
+    /// if in time) and UDP datagrams (with their delay); returns
     /// the kind of the answer to send (an echo reply to an echo request when replies
     /// are on). A reply's sequence number is 16 bits: as ping(8) does, it matches the
     /// latest request sent with that number modulo 2^16.
-    pub fn on_datagram(&mut self, now: SimTime, kind: Kind, seq: u16) -> Option<Kind> {
+    pub fn on_datagram(&mut self, now: SimTime, kind: Kind, seq: u16, born: SimTime) -> Option<Kind> {
         match kind {
             Kind::EchoRequest if self.cfg.reply => return Some(Kind::EchoReply),
             Kind::EchoReply => {
@@ -154,10 +165,20 @@ impl App {
                     if rtt <= self.cfg.timeout {
                         self.ping_rx += 1;
                         self.rtt.add(rtt.0 as f64);
+                        if let Some(d) = &mut self.dists {
+                            d[0].add(rtt.0);
+                        }
                     }
                 }
             }
-            Kind::Udp => self.udp_rx += 1,
+            Kind::Udp => {
+                self.udp_rx += 1;
+                let delay = now.since(born).0;
+                self.udp_delay.add(delay as f64);
+                if let Some(d) = &mut self.dists {
+                    d[1].add(delay);
+                }
+            }
             _ => {}
         }
         None
@@ -204,9 +225,14 @@ impl App {
         self.rtt.reset();
         self.udp_tx = 0;
         self.udp_rx = 0;
+        self.udp_delay.reset();
+        if let Some(d) = &mut self.dists {
+            d.iter_mut().for_each(Quantiles::reset);
+        }
     }
 
-    /// Rows `ping_*` (ping), `udp_tx` (UDP), `udp_rx` (always), over `secs` seconds.
+    /// Rows `ping_*` (ping), `udp_tx` (UDP), `udp_rx` (always) and `udp_delay` (when a
+    /// datagram arrived), over `secs` seconds.
     pub fn report(&self, secs: f64, path: &str, out: &mut Report) {
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
         if self.cfg.kind == AppKind::Ping {
@@ -215,6 +241,9 @@ impl App {
             let loss = if self.ping_tx > 0 { 1.0 - self.ping_rx as f64 / self.ping_tx as f64 } else { f64::NAN };
             out.push(path, "ping_loss", "value", loss, "1");
             self.rtt.report(out, path, "ping_rtt", "s", 1e-12);
+            if let Some(d) = &self.dists {
+                d[0].report(&self.rtt, out, path, "ping_rtt", "s", 1e-12);
+            }
         }
         if self.cfg.kind == AppKind::Udp {
             out.push(path, "udp_tx", "count", self.udp_tx as f64, "1");
@@ -222,6 +251,12 @@ impl App {
         }
         out.push(path, "udp_rx", "count", self.udp_rx as f64, "1");
         out.push(path, "udp_rx", "rate", per_s(self.udp_rx), "1/s");
+        if self.udp_delay.count() > 0 {
+            self.udp_delay.report(out, path, "udp_delay", "s", 1e-12);
+            if let Some(d) = &self.dists {
+                d[1].report(&self.udp_delay, out, path, "udp_delay", "s", 1e-12);
+            }
+        }
     }
 }
 
@@ -230,7 +265,7 @@ mod tests {
     use super::*;
 
     fn cfg(kind: AppKind) -> AppConfig {
-        AppConfig { kind, count: 3, interval: SimDuration(1_000), length: 64, timeout: SimDuration(500), udp_gap: None, udp_poisson: false, start: SimTime(100), stop: SimTime::MAX, reply: true }
+        AppConfig { kind, count: 3, interval: SimDuration(1_000), length: 64, timeout: SimDuration(500), udp_gap: None, udp_poisson: false, start: SimTime(100), stop: SimTime::MAX, reply: true, quantile_digits: None }
     }
 
     fn rng() -> Stream {
@@ -248,9 +283,9 @@ mod tests {
         assert_eq!(a.tick(SimTime(2_100)), Tick { send: Some(Send { kind: Kind::EchoRequest, id: Some(2), data: 64 }), next: None });
         assert_eq!(a.tick(SimTime(3_100)), Tick::default());
         // Reply 0 in 300 ps; reply 1 after the timeout; reply 2 never; an unknown id.
-        assert_eq!(a.on_datagram(SimTime(400), Kind::EchoReply, 0), None);
-        assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 1), None);
-        assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 9), None);
+        assert_eq!(a.on_datagram(SimTime(400), Kind::EchoReply, 0, SimTime(0)), None);
+        assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 1, SimTime(0)), None);
+        assert_eq!(a.on_datagram(SimTime(1_700), Kind::EchoReply, 9, SimTime(0)), None);
         assert_eq!(a.ping_stats().1, 1, "a reply to a request never sent counts nothing");
         let (tx, rx, rtt) = a.ping_stats();
         assert_eq!((tx, rx, rtt.count(), rtt.mean()), (3, 1, 1, 300.0));
@@ -270,22 +305,67 @@ mod tests {
         }
         // Requests k = 0..=65539 left at 100 + 10 k. Sequence number 2 is request
         // 65538 (sent at 655,480), not request 2; 65,535 is request 65535 (655,450).
-        a.on_datagram(SimTime(655_487), Kind::EchoReply, 2);
-        a.on_datagram(SimTime(655_497), Kind::EchoReply, 65_535);
+        a.on_datagram(SimTime(655_487), Kind::EchoReply, 2, SimTime(0));
+        a.on_datagram(SimTime(655_497), Kind::EchoReply, 65_535, SimTime(0));
         let (_, rx, rtt) = a.ping_stats();
         assert_eq!((rx, rtt.min()), (2, 7.0));
         assert_eq!(rtt.max(), 47.0);
+    }
+
+    fn rows(a: &App, probe: &str) -> Vec<(String, f64)> {
+        let mut out = Report::default();
+        a.report(1.0, "h", &mut out);
+        out.rows.iter().filter(|r| r.probe == probe).map(|r| (r.statistic.clone(), r.value)).collect()
+    }
+
+    #[test]
+    fn udp_datagrams_book_their_delay_from_their_birth() {
+        let mut a = App::new(cfg(AppKind::None), rng());
+        assert!(rows(&a, "udp_delay").is_empty(), "no datagram, no delay rows");
+        for (now, born) in [(1_000, 400), (2_000, 1_900), (3_000, 2_500)] {
+            a.on_datagram(SimTime(now), Kind::Udp, 0, SimTime(born));
+        }
+        let got = rows(&a, "udp_delay");
+        let stat = |n: &str| got.iter().find(|(s, _)| s == n).map(|r| r.1);
+        assert_eq!((stat("count"), stat("min"), stat("max")), (Some(3.0), Some(100e-12), Some(600e-12)));
+        assert!((stat("mean").unwrap_or(0.0) - 400e-12).abs() < 1e-24);
+        assert_eq!(stat("p50"), None, "quantiles only when asked for");
+    }
+
+    #[test]
+    fn with_quantile_digits_rtts_and_udp_delays_report_their_quantiles() {
+        let mut a = App::new(AppConfig { count: 1_000, interval: SimDuration(1_000_000), timeout: SimDuration(1_000_000), quantile_digits: Some(3), ..cfg(AppKind::Ping) }, rng());
+        let mut t = SimTime(0);
+        // RTTs 1, 2, ..., 1000 ns; UDP delays 10, 20, ..., 10,000 ns
+        for k in 0..1_000u64 {
+            let sent = t;
+            t = a.tick(t).next.unwrap_or(t);
+            a.on_datagram(sent.plus(SimDuration((k + 1) * 1_000)), Kind::EchoReply, k as u16, SimTime(0));
+            a.on_datagram(SimTime((k + 1) * 10_000), Kind::Udp, 0, SimTime(0));
+        }
+        for (probe, unit) in [("ping_rtt", 1e-9), ("udp_delay", 1e-8)] {
+            let got = rows(&a, probe);
+            let stat = |n: &str| got.iter().find(|(s, _)| s == n).map_or(f64::NAN, |r| r.1);
+            // the exact sample quantiles of 1..=1000 units: 500, 900, 990, 999, 1000
+            for (name, want) in [("p50", 500.0), ("p90", 900.0), ("p99", 990.0), ("p99_9", 999.0), ("p99_99", 1_000.0), ("p99_999", 1_000.0)] {
+                let v = stat(name) / unit;
+                assert!((v - want).abs() <= want * 1e-3, "{probe} {name}: {v} against {want}");
+            }
+            assert!((stat("max") / unit - 1_000.0).abs() < 1e-9, "{probe}");
+        }
+        a.reset_stats();
+        assert!(rows(&a, "ping_rtt").iter().all(|(s, _)| !s.starts_with('p')), "reset empties the distributions");
     }
 
     #[test]
     fn every_host_answers_echo_requests_unless_told_not_to() {
         let mut a = App::new(cfg(AppKind::None), rng());
         assert_eq!(a.first_tick(), None);
-        assert_eq!(a.on_datagram(SimTime(0), Kind::EchoRequest, 7), Some(Kind::EchoReply));
-        assert_eq!(a.on_datagram(SimTime(0), Kind::Udp, 7), None);
+        assert_eq!(a.on_datagram(SimTime(0), Kind::EchoRequest, 7, SimTime(0)), Some(Kind::EchoReply));
+        assert_eq!(a.on_datagram(SimTime(0), Kind::Udp, 7, SimTime(0)), None);
         assert_eq!(a.udp_rx(), 1);
         let mut quiet = App::new(AppConfig { reply: false, ..cfg(AppKind::None) }, rng());
-        assert_eq!(quiet.on_datagram(SimTime(0), Kind::EchoRequest, 7), None);
+        assert_eq!(quiet.on_datagram(SimTime(0), Kind::EchoRequest, 7, SimTime(0)), None);
     }
 
     #[test]

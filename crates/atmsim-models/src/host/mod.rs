@@ -61,6 +61,7 @@ use crate::payload::Payload;
 use crate::series::SeriesDecl;
 use crate::wirecheck;
 use app::{App, AppConfig, AppKind};
+use crate::traffic::sink::SinkParams;
 use atmsim_kernel::SeriesKind;
 use atmsim_kernel::units::Size;
 use conn::{Conn, TcpParams};
@@ -105,13 +106,14 @@ pub const SERIES: [SeriesDecl; 2] = [
     SeriesDecl { name: "udp_rx", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "UDP datagrams received whole per second over each interval" },
 ];
 
-pub const PROBES: [ProbeSpec; 10] = [
+pub const PROBES: [ProbeSpec; 11] = [
     ProbeSpec { name: "ping_tx", unit: "1", kind: ProbeKind::Counter, help: "echo requests sent (count)" },
     ProbeSpec { name: "ping_rx", unit: "1", kind: ProbeKind::Counter, help: "echo replies received in time (count)" },
     ProbeSpec { name: "ping_loss", unit: "1", kind: ProbeKind::Gauge, help: "1 − replies / requests, as ping reports it (value)" },
-    ProbeSpec { name: "ping_rtt", unit: "s", kind: ProbeKind::Tally, help: "round-trip times of the replies (count, mean, std, min, max)" },
+    ProbeSpec { name: "ping_rtt", unit: "s", kind: ProbeKind::Tally, help: "round-trip times of the replies (count, mean, std, min, max; with delay_quantiles also p50, p90, p99, p99_9, p99_99, p99_999)" },
     ProbeSpec { name: "udp_tx", unit: "1", kind: ProbeKind::Counter, help: "UDP datagrams sent (count; rate in datagrams/s)" },
     ProbeSpec { name: "udp_rx", unit: "1", kind: ProbeKind::Counter, help: "UDP datagrams received whole (count; rate)" },
+    ProbeSpec { name: "udp_delay", unit: "s", kind: ProbeKind::Tally, help: "when a UDP datagram arrived: one-way delay of the datagrams received whole, from the sender's application handing each to IP to its reassembly here (count, mean, std, min, max; with delay_quantiles also p50 … p99_999)" },
     ProbeSpec { name: "aal5_rx_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs reassembled whole (count)" },
     ProbeSpec { name: "aal5_drop_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs discarded (count; statistics length, crc, timeout by cause)" },
     ProbeSpec { name: "non_ip_pdus", unit: "1", kind: ProbeKind::Counter, help: "whole AAL5 PDUs that carried no IP packet (cells of a plain cell source sent to the host), discarded (count)" },
@@ -223,6 +225,9 @@ pub struct HostParams {
     /// The capture file (None: no capture).
     pub pcap: Option<String>,
     pub pcap_snaplen: Size,
+    /// `delay_quantiles` and `delay_digits` (the sink's declarations): ping's RTTs and
+    /// the received UDP datagrams' delays kept as distributions.
+    pub delays: SinkParams,
 }
 
 /// What the parameters come to once checked against each other.
@@ -263,12 +268,14 @@ impl HostParams {
             line_length: p.need("line_length", Params::length)?,
             pcap: p.opt("pcap", Params::word)?.map(str::to_string),
             pcap_snaplen: p.need("pcap_snaplen", Params::size)?,
+            delays: SinkParams::bind(p)?,
         })
     }
 
     /// The checks of the parameters against each other.
     pub fn validate(&self) -> Result<(), ParamIssue> {
-        self.resolve().map(drop)
+        self.resolve()?;
+        self.delays.validate()
     }
 
     /// The values the parameters come to, checked in one order (the first problem is
@@ -446,6 +453,7 @@ impl Host {
             start: SimTime::ZERO.plus(params.start),
             stop: params.stop.map_or(SimTime::MAX, |d| SimTime::ZERO.plus(d)),
             reply: params.reply,
+            quantile_digits: params.delays.delay_digits,
         };
         Ok(Host {
             flow,
@@ -529,7 +537,7 @@ impl Host {
             L4::Echo(e) => e.seq,
             _ => 0,
         };
-        if let (Some(Kind::EchoReply), L4::Echo(e)) = (self.app.on_datagram(now, kind, seq), d.l4) {
+        if let (Some(Kind::EchoReply), L4::Echo(e)) = (self.app.on_datagram(now, kind, seq, d.born), d.l4) {
             let reply = L4::Echo(IcmpEchoRepr { reply: true, ..e });
             self.send_datagram(d.ip.dst, d.ip.src, reply, &d.pieces, now, ctx);
         }
@@ -835,7 +843,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "host",
     help: "workstation: IPv4 over AAL5 (LLC/SNAP, MTU, fragmentation) on an ATM interface; ping, echo replies, UDP blaster; TCP Reno (4.3BSD timers) ttcp senders/receivers on a CPU with per-segment overhead; per-VC adapter pacers",
     source: "RFC 1577/1483/791; domingo95 section 3 (ping, ttcp -u); lazarou96 Table 1 (TCP, host CPU)",
-    params: &[&crate::host::PARAMS, &crate::host::conn::PARAMS],
+    params: &[&crate::host::PARAMS, &crate::host::conn::PARAMS, &crate::traffic::sink::PARAMS],
     inputs: &crate::kind::IN_ONE,
     outputs: &crate::kind::OUT,
     ports: Some(|_| crate::kind::Ports { inputs: vec![crate::kind::PortDecl::new("in", false, false)], outputs: vec![crate::kind::PortDecl::new("out", false, true)] }),
@@ -852,7 +860,7 @@ mod tests {
     /// The parameters as the loader gives them: the declared defaults, then `given`.
     fn loaded(given: &[(&'static str, Value)]) -> Params {
         let mut p = Params::default();
-        for spec in PARAMS.iter().chain(conn::PARAMS.iter()) {
+        for spec in PARAMS.iter().chain(conn::PARAMS.iter()).chain(crate::traffic::sink::PARAMS.iter()) {
             if let Some(d) = spec.default {
                 p.values.insert(spec.name, parse_value(spec, &default_raw(d)).unwrap());
             }

@@ -233,12 +233,6 @@ impl Parser<'_> {
         self.tokens.get(self.at).map(String::as_str)
     }
 
-    fn next(&mut self) -> Option<&str> {
-        let t = self.tokens.get(self.at).map(String::as_str);
-        self.at += 1;
-        t
-    }
-
     fn expected(&self, what: &str) -> String {
         match self.tokens.get(self.at) {
             Some(t) => format!("at '{t}': expected {what}"),

@@ -55,7 +55,7 @@ struct PerFlow {
 
 /// The `sink` kind's parameter declarations.
 pub const PARAMS: [ParamSpec; 2] = [
-    ParamSpec { name: "delay_quantiles", ty: ParamType::Bool, default: Some("false"), required: false, help: "keep each VC's delay distribution and report its quantiles (sink_delay p50 … p99_999) and the peak-to-peak CDV (sink_cdv); costs about 8 KB per VC per doubling of the largest delay at 3 digits, 1 KB at 2", source: "atmsim option (QoS parameters of ITU-T I.356 and ATM Forum TM 4.0 section 2.1: CTD quantiles, peak-to-peak CDV)" },
+    ParamSpec { name: "delay_quantiles", ty: ParamType::Bool, default: Some("false"), required: false, help: "keep the distribution of each delay the component measures and report its quantiles p50 … p99_999: sink and abr_dest each VC's cell delay (sink_delay) and peak-to-peak CDV (sink_cdv), host ping's round-trip times (ping_rtt) and received UDP datagrams' delays (udp_delay); costs about 8 KB per distribution per doubling of the largest delay at 3 digits, 1 KB at 2", source: "atmsim option (QoS parameters of ITU-T I.356 and ATM Forum TM 4.0 section 2.1: CTD quantiles, peak-to-peak CDV; ITU-T Y.1540's IP packet delay quantiles)" },
     ParamSpec { name: "delay_digits", ty: ParamType::Int { min: 1, max: 5 }, default: Some("3"), required: false, help: "significant decimal digits the delay distribution keeps: each quantile is within 10^-digits (relative) of the exact sample quantile", source: "atmsim convention (3 digits: 0.1%, below any interval a run gives)" },
 ];
 
@@ -186,9 +186,7 @@ impl crate::kind::Kind for Sink {
             s.delay.report(out, &name, "sink_delay", "s", 1e-12);
             if let Some(q) = self.dists.get(f) {
                 let (lo, hi) = (s.delay.min() * 1e-12, s.delay.max() * 1e-12);
-                for (stat, v) in q.levels(1e-12, lo, hi) {
-                    out.push(&name, "sink_delay", stat, v, "s");
-                }
+                q.report(&s.delay, out, &name, "sink_delay", "s", 1e-12);
                 for (stat, v) in q.levels(1e-12, lo, hi) {
                     out.push(&name, "sink_cdv", stat, v - lo, "s");
                 }

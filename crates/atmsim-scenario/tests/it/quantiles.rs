@@ -98,3 +98,66 @@ fn the_abr_destination_keeps_the_distribution_too() {
     assert!(p99 >= probe(&r, "d1/vc1", "sink_delay", "p50") && p99 <= probe(&r, "d1/vc1", "sink_delay", "max"));
     assert!(!has(&r, "d2/vc2", "sink_delay", "p99"), "only the destination that asked");
 }
+
+/// Host `a` sends UDP (`udp`, as given) straight to host `b`, which answers nothing;
+/// both with `extra` as given.
+fn udp_hosts(udp: &str, extra: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        "connections = [\"a -> b\", \"b -> a\"]\n[scenario]\nduration = \"200 ms\"\n[components.a]\nkind = \"host\"\nvc = 5\napp = \"udp\"\nlength = \"1024 B\"\n{udp}\n{extra}\n[components.b]\nkind = \"host\"\nvc = 5\n{extra}\n"
+    );
+    run(&Scenario::from_text(&text, "udp_quantiles.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn a_hosts_udp_delay_is_its_datagrams_cells_on_the_line() {
+    // 1024 + 8 (UDP) + 20 (IP) + 8 (LLC/SNAP) + 8 (AAL5 trailer) = 1068 octets: 23 cells,
+    // which leave back to back at the OC-3c cell rate; the datagram is whole when its last
+    // cell has arrived. At 1 Mb/s no datagram waits for another.
+    let r = udp_hosts("udp_rate = \"1 Mb/s\"", "delay_quantiles = true");
+    let want = 23.0 * 424.0 / 149.76e6;
+    let n = probe(&r, "b", "udp_rx", "count");
+    assert!(n > 20.0 && probe(&r, "b", "udp_delay", "count") == n, "{n}");
+    for stat in ["min", "max", "mean", "p50", "p99_999"] {
+        let v = probe(&r, "b", "udp_delay", stat);
+        assert!((v - want).abs() < 1e-12, "{stat}: {v} against {want}");
+    }
+    assert!(!has(&r, "a", "udp_delay", "count"), "a received no datagram");
+}
+
+#[test]
+fn udp_delays_that_queue_spread_their_quantiles_in_order() {
+    // Exponential gaps at 120 Mb/s of datagrams, near the most the line carries: datagrams
+    // wait behind each other in a's interface.
+    let r = udp_hosts("udp_rate = \"120 Mb/s\"\nudp_spacing = \"poisson\"", "delay_quantiles = true\ndelay_digits = 2");
+    let (min, max) = (probe(&r, "b", "udp_delay", "min"), probe(&r, "b", "udp_delay", "max"));
+    assert!((min - 23.0 * 424.0 / 149.76e6).abs() < 1e-12, "{min}");
+    let mut last = min;
+    for stat in LEVELS {
+        let q = probe(&r, "b", "udp_delay", stat);
+        assert!(q >= last && q <= max, "{stat}: {q} after {last}, max {max}");
+        last = q;
+    }
+    assert!(probe(&r, "b", "udp_delay", "p90") > 2.0 * min);
+    let plain = udp_hosts("udp_rate = \"120 Mb/s\"\nudp_spacing = \"poisson\"", "");
+    assert!(has(&plain, "b", "udp_delay", "max") && !has(&plain, "b", "udp_delay", "p50"), "quantiles only when asked for");
+    assert_eq!(probe(&plain, "b", "udp_delay", "mean"), probe(&r, "b", "udp_delay", "mean"), "keeping them changes no run");
+}
+
+#[test]
+fn a_constant_ping_round_trip_has_every_quantile_equal_to_it() {
+    let text = "connections = [\"a -> b\", \"b -> a\"]\n[scenario]\nduration = \"2 s\"\n[components.a]\nkind = \"host\"\nvc = 5\napp = \"ping\"\ncount = 50\ninterval = \"10 ms\"\ndelay_quantiles = true\n[components.b]\nkind = \"host\"\nvc = 5\n";
+    let r = run(&Scenario::from_text(text, "ping_quantiles.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let rtt = probe(&r, "a", "ping_rtt", "min");
+    assert_eq!(probe(&r, "a", "ping_rtt", "count"), 50.0);
+    assert_eq!(rtt, probe(&r, "a", "ping_rtt", "max"));
+    for stat in LEVELS {
+        assert_eq!(probe(&r, "a", "ping_rtt", stat), rtt, "{stat}");
+    }
+}
+
+#[test]
+fn a_hosts_delay_digits_out_of_range_is_one_clear_line() {
+    let text = "connections = [\"a -> b\", \"b -> a\"]\n[scenario]\nduration = \"1 s\"\n[components.a]\nkind = \"host\"\nvc = 5\napp = \"ping\"\ndelay_quantiles = true\ndelay_digits = 7\n[components.b]\nkind = \"host\"\nvc = 5\n";
+    let e = Scenario::from_text(text, "bad.toml").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("components.a.delay_digits"), "{e}");
+}
