@@ -54,6 +54,17 @@ def test_parse_target():
     for bad in ("gw.mpp_frame_loss < 1e-3", "mpp_frame_loss <= 1", "gw.x <= lots", ""):
         with pytest.raises(ScenarioError, match="COMPONENT.PROBE"):
             parse_target(bad)
+    # a limit may carry a unit: time, bit rate, or the probes' own counts
+    t = parse_target("sink/vc1.sink_delay.p99_9 <= 250 us")
+    assert t == Target("sink/vc1", "sink_delay", "p99_9", 250.0, "us") and str(t).endswith("<= 250 us")
+    assert t.limit_in("s") == pytest.approx(250e-6, rel=1e-12)
+    assert parse_target("a.tcp_throughput <= 1.5 Mb/s").limit_in("b/s") == pytest.approx(1.5e6)
+    assert parse_target("a.q_len.max <= 30 cells").limit_in("cells") == 30.0
+    assert parse_target("a.x <= 3").limit_in("s") == 3.0, "a bare limit is in the probe's own unit"
+    with pytest.raises(ScenarioError, match="unknown unit 'furlongs'.*valid: s, ms"):
+        parse_target("a.q_wait.max <= 3 furlongs")
+    with pytest.raises(ScenarioError, match="the limit is in ms, but mux.q_loss_ratio is in 1"):
+        parse_target("mux.q_loss_ratio <= 1 ms").limit_in("1")
 
 
 def test_batch_of_three_needs_three_cells(tmp_path):
@@ -101,6 +112,16 @@ def test_largest_size_meeting_a_target_that_grows_with_the_size(tmp_path):
     p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8", "--largest",
                 "--target", "mux.q_wait.max <= 3e-6", "-n", "2", "-j", "1", "-q")
     assert p.returncode == 0 and p.stdout.startswith("at most 2 cells (mux.capacity) meet"), p.stdout + p.stderr
+    # the same limit written in microseconds (the probe reports seconds) gives the same answer
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8", "--largest",
+                "--target", "mux.q_wait.max <= 3 us", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 0 and p.stdout.startswith("at most 2 cells (mux.capacity) meet mux.q_wait.max <= 3 us"), \
+        p.stdout + p.stderr
+    # a unit of another quantity: one line, exit 2
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8",
+                "--target", "mux.q_loss_ratio <= 3 us", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 2 and "the limit is in us, but mux.q_loss_ratio is in 1" in p.stderr, p.stdout + p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 def test_confidence_interval_decides(tmp_path):

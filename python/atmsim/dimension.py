@@ -27,6 +27,11 @@ tagged cells best (``--key mux.clp_threshold --target 'hi.flow_loss_ratio <= 1e-
 --largest``). So is a buffer sized for a delay objective (``sink/vc1.sink_delay.p99_9
 <= 1e-3``): the delay's quantiles grow with the buffer, the largest buffer meeting the
 objective loses least.
+
+The limit may carry a unit (``<= 250 us``, ``<= 1.5 Mb/s``, ``<= 30 cells``): a time
+or a bit rate is converted to the probe's own unit (the one the runs report, as ``atmsim
+run`` prints it), and a unit of another quantity is refused with one line. Without a
+unit the limit is in the probe's own unit.
 """
 from __future__ import annotations
 
@@ -38,32 +43,56 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional
 
 from atmsim.exceptions import ScenarioError
+from atmsim.units import BIT_RATE_UNITS, TIME_UNITS, convert
+
+#: Units a limit may carry besides time and bit rate: the probes' own count units.
+_COUNT_UNITS = ("cells", "frames", "1")
 
 _TARGET_RE = re.compile(r"^\s*([A-Za-z0-9_/\-]+)\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*<=\s*"
-                        r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
+                        r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)?\s*$")
 
 
 @dataclass(frozen=True)
 class Target:
-    """``component.probe[.statistic] <= limit`` (statistic ``value`` by default)."""
+    """``component.probe[.statistic] <= limit [unit]`` (statistic ``value`` by default;
+    without a unit the limit is in the probe's own unit, as ``atmsim run`` prints it)."""
 
     component: str
     probe: str
     statistic: str
     limit: float
+    unit: str = ""
 
     def __str__(self) -> str:
-        return f"{self.component}.{self.probe}.{self.statistic} <= {self.limit:g}"
+        u = f" {self.unit}" if self.unit else ""
+        return f"{self.component}.{self.probe}.{self.statistic} <= {self.limit:g}{u}"
+
+    def limit_in(self, unit: str) -> float:
+        """The limit in the probe's ``unit`` (ScenarioError when the target's unit is not
+        one of the same quantity)."""
+        if not self.unit:
+            return self.limit
+        v = convert(self.limit, self.unit, unit)
+        if v is None:
+            raise ScenarioError(f"--target '{self}': the limit is in {self.unit}, but "
+                                f"{self.component}.{self.probe} is in {unit}; give it in {unit} "
+                                f"(or a unit of the same quantity), or as a bare number")
+        return v
 
 
 def parse_target(text: str) -> Target:
-    """``"gw.mpp_frame_loss <= 1e-3"`` → Target; ScenarioError with what is valid otherwise."""
+    """``"gw.mpp_frame_loss <= 1e-3"``, ``"sink/vc1.sink_delay.p99_9 <= 1 ms"`` → Target;
+    ScenarioError with what is valid otherwise."""
     m = _TARGET_RE.match(text)
     if not m:
-        raise ScenarioError(f"--target {text!r}: expected COMPONENT.PROBE[.STATISTIC] <= LIMIT, "
-                            f"e.g. 'gw.mpp_frame_loss <= 1e-3'")
-    comp, probe, stat, limit = m.groups()
-    return Target(comp, probe, stat or "value", float(limit))
+        raise ScenarioError(f"--target {text!r}: expected COMPONENT.PROBE[.STATISTIC] <= LIMIT [UNIT], "
+                            f"e.g. 'gw.mpp_frame_loss <= 1e-3' or 'sink/vc1.sink_delay.p99 <= 250 us'")
+    comp, probe, stat, limit, unit = m.groups()
+    if unit and unit not in TIME_UNITS and unit not in BIT_RATE_UNITS and unit not in _COUNT_UNITS:
+        raise ScenarioError(f"--target {text!r}: unknown unit {unit!r}; valid: {', '.join(TIME_UNITS)} (time), "
+                            f"{', '.join(BIT_RATE_UNITS)} (bit rate), {', '.join(_COUNT_UNITS)}, or none "
+                            f"(the probe's own unit)")
+    return Target(comp, probe, stat or "value", float(limit), unit or "")
 
 
 @dataclass(frozen=True)
@@ -133,14 +162,15 @@ def _ci(e: Optional[Evaluation]) -> str:
     return f"[{_g(e.ci_low)}, {_g(e.ci_high)}]"
 
 
-def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> float:
-    """Worker: one replication, the target statistic's value (NaN if the run lacks it)."""
+def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> tuple[float, str]:
+    """Worker: one replication, the target statistic's value and unit (NaN and "" if
+    the run lacks it)."""
     from atmsim import api
 
     res = api.load(path).with_overrides(overrides).run(run=run)
     p = res.probes
     sel = p[(p["component"] == target.component) & (p["probe"] == target.probe) & (p["statistic"] == target.statistic)]
-    return float(sel["value"].iloc[0]) if len(sel) else math.nan
+    return (float(sel["value"].iloc[0]), str(sel["unit"].iloc[0])) if len(sel) else (math.nan, "")
 
 
 def evaluate(path: str, key: str, size: int, unit: str, target: Target, replications: int,
@@ -156,9 +186,10 @@ def evaluate(path: str, key: str, size: int, unit: str, target: Target, replicat
     else:
         results = pool.map(_one_run, [path] * replications, [over] * replications, range(replications),
                            [target] * replications)
-    values = []
-    for v in results:
+    values, units = [], set()
+    for v, u in results:
         values.append(v)
+        units.add(u)
         if on_run:
             on_run()
     if all(math.isnan(v) for v in values):
@@ -166,7 +197,8 @@ def evaluate(path: str, key: str, size: int, unit: str, target: Target, replicat
                             f"runs (check --target: component and probe names as `atmsim run` prints them)")
     unit_of = "1"
     iv = stats.interval(values, stats.domain_of(target.probe, target.statistic, unit_of))
-    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit, iv.note)
+    probe_unit = next((u for u in units if u), "")
+    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit_in(probe_unit), iv.note)
 
 
 def judge(size: int, n: int, mean: float, std: float, low: float, high: float, limit: float,

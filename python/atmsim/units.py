@@ -4,6 +4,7 @@ the reproduction report).
 * :func:`fmt_value` — counters as exact integers (``95358100``, never
   ``9.53581e+07``), other values with ``digits`` significant digits and no exponent
   between 1e-4 and 1e15.
+* :func:`convert` — a value from one unit of a quantity to another (time, bit rate).
 * :func:`to_display` — one unit per quantity across kinds: every bit rate
   (``b/s``, ``kb/s``, ``Mb/s``, ``Gb/s``, ``B/s``) is shown in the one unit the user
   asks for with ``--units`` (default :data:`DEFAULT_RATE_UNIT`).  The models keep
@@ -18,6 +19,9 @@ from typing import Optional
 #: Bits per second in one of each bit-rate unit the models report.
 BIT_RATE_UNITS = {"b/s": 1.0, "bit/s": 1.0, "bps": 1.0, "kb/s": 1e3, "Mb/s": 1e6, "Mbps": 1e6, "Gb/s": 1e9,
                   "B/s": 8.0}
+#: Seconds in one of each time unit a user may write.
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
 #: Units ``--units`` accepts for bit rates.
 RATE_CHOICES = ("b/s", "kb/s", "Mb/s", "Gb/s")
 DEFAULT_RATE_UNIT = "Mb/s"
@@ -66,3 +70,15 @@ def to_display(value: float, unit: str, rate_unit: str = DEFAULT_RATE_UNIT) -> t
     if f is None or unit == rate_unit:
         return value, unit
     return value * f / BIT_RATE_UNITS[rate_unit], rate_unit
+
+
+def convert(value: float, unit: str, to: str) -> Optional[float]:
+    """``value`` in ``unit`` expressed in ``to`` (time in any of :data:`TIME_UNITS`, bit
+    rates in any of :data:`BIT_RATE_UNITS`, other units only as themselves); None when
+    the two are not units of one quantity."""
+    if unit == to:
+        return value
+    for table in (TIME_UNITS, BIT_RATE_UNITS):
+        if unit in table and to in table:
+            return value * table[unit] / table[to]
+    return None
