@@ -30,7 +30,7 @@ pub mod units;
 
 pub use error::SimError;
 pub use ledger::Ledger;
-pub use probe::{LevelHistogram, ProbeKind, ProbeRow, ProbeSpec, Quantiles, Report, Tally, TimeAverage, QUANTILE_LEVELS};
+pub use probe::{Distribution, LevelHistogram, ProbeKind, ProbeRow, ProbeSpec, Quantiles, Report, Tally, TimeAverage, QUANTILE_LEVELS};
 pub use queue::{CompId, EventQueue};
 pub use rate::{Rate, CELL_BITS};
 pub use rng::Stream;

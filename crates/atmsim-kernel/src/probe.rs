@@ -256,6 +256,50 @@ impl Quantiles {
     }
 }
 
+/// A per-sample statistic kept as a [`Tally`] (count, mean, std, min, max) and, when
+/// asked for, as [`Quantiles`] too: what a model measuring one kind of delay holds.
+#[derive(Clone, Debug, Default)]
+pub struct Distribution {
+    tally: Tally,
+    quantiles: Option<Box<Quantiles>>,
+}
+
+impl Distribution {
+    /// A tally, with quantiles of `digits` significant digits when `digits` is given
+    /// (and within [`Quantiles::DIGITS`]).
+    pub fn new(digits: Option<u8>) -> Self {
+        Distribution { tally: Tally::default(), quantiles: digits.and_then(Quantiles::new).map(Box::new) }
+    }
+
+    #[inline]
+    pub fn add(&mut self, x: u64) {
+        self.tally.add(x as f64);
+        if let Some(q) = &mut self.quantiles {
+            q.add(x);
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.tally.reset();
+        if let Some(q) = &mut self.quantiles {
+            q.reset();
+        }
+    }
+
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Rows `count`, `mean`, `std`, `min`, `max` and, with quantiles, `p50` … `p99_999`,
+    /// each value scaled by `scale`.
+    pub fn report(&self, out: &mut Report, component: &str, probe: &'static str, unit: &'static str, scale: f64) {
+        self.tally.report(out, component, probe, unit, scale);
+        if let Some(q) = &self.quantiles {
+            q.report(&self.tally, out, component, probe, unit, scale);
+        }
+    }
+}
+
 /// Time-weighted distribution of a non-negative integer level (such as a queue length):
 /// the time spent at each level, from which the mean, the maximum and tail fractions
 /// follow exactly. The table grows with the highest level seen, up to `max_levels`;

@@ -3,7 +3,7 @@
 //! their counters, and the delay of every UDP datagram received (from its sender's
 //! application handing it to IP to its reassembly here: ITU-T Y.1540's one-way IP packet
 //! transfer delay). With `quantile_digits` the RTTs and the UDP delays are also kept as
-//! distributions ([`Quantiles`]) whose quantiles are reported.
+//! distributions ([`Distribution`]) whose quantiles are reported.
 //!
 //! ```text
 //!   tick(now) ──► App ──► Tick { send: datagram to send now, next: next tick }
@@ -16,7 +16,7 @@
 //! the handler checks [`App::fire`], calls [`App::tick`], sends, then arms `next` with
 //! [`App::arm`] (after the send, so ties keep their order).
 
-use atmsim_kernel::probe::{Quantiles, Report, Tally};
+use atmsim_kernel::probe::{Distribution, Report, Tally};
 use atmsim_kernel::{SimDuration, SimTime, Stream};
 
 use super::ip::Kind;
@@ -92,20 +92,19 @@ pub struct App {
     // statistics (since the last reset)
     ping_tx: u64,
     ping_rx: u64,
-    rtt: Tally,
+    /// Round-trip times (ps) of the replies in time.
+    rtt: Distribution,
     udp_tx: u64,
     udp_rx: u64,
     /// Delays (ps) of the UDP datagrams received.
-    udp_delay: Tally,
-    /// The RTTs' and UDP delays' distributions (ps), with `quantile_digits`.
-    dists: Option<Box<[Quantiles; 2]>>,
+    udp_delay: Distribution,
 }
 
 impl App {
     /// The application `cfg`, drawing exponential UDP gaps from `rng`.
     pub fn new(cfg: AppConfig, rng: Stream) -> App {
-        let dists = cfg.quantile_digits.and_then(Quantiles::new).map(|q| Box::new([q.clone(), q]));
-        App { cfg, rng, timer: Timer::default(), sent_at: Vec::new(), ping_tx: 0, ping_rx: 0, rtt: Tally::default(), udp_tx: 0, udp_rx: 0, udp_delay: Tally::default(), dists }
+        let d = Distribution::new(cfg.quantile_digits);
+        App { cfg, rng, timer: Timer::default(), sent_at: Vec::new(), ping_tx: 0, ping_rx: 0, rtt: d.clone(), udp_tx: 0, udp_rx: 0, udp_delay: d }
     }
 
     /// Which application runs.
@@ -164,20 +163,13 @@ impl App {
                     let rtt = now.since(t0);
                     if rtt <= self.cfg.timeout {
                         self.ping_rx += 1;
-                        self.rtt.add(rtt.0 as f64);
-                        if let Some(d) = &mut self.dists {
-                            d[0].add(rtt.0);
-                        }
+                        self.rtt.add(rtt.0);
                     }
                 }
             }
             Kind::Udp => {
                 self.udp_rx += 1;
-                let delay = now.since(born).0;
-                self.udp_delay.add(delay as f64);
-                if let Some(d) = &mut self.dists {
-                    d[1].add(delay);
-                }
+                self.udp_delay.add(now.since(born).0);
             }
             _ => {}
         }
@@ -210,7 +202,7 @@ impl App {
     /// Echo requests sent, replies received in time, and their RTTs (ps), since the
     /// last reset.
     pub fn ping_stats(&self) -> (u64, u64, &Tally) {
-        (self.ping_tx, self.ping_rx, &self.rtt)
+        (self.ping_tx, self.ping_rx, self.rtt.tally())
     }
 
     /// UDP datagrams sent since the last reset.
@@ -226,9 +218,6 @@ impl App {
         self.udp_tx = 0;
         self.udp_rx = 0;
         self.udp_delay.reset();
-        if let Some(d) = &mut self.dists {
-            d.iter_mut().for_each(Quantiles::reset);
-        }
     }
 
     /// Rows `ping_*` (ping), `udp_tx` (UDP), `udp_rx` (always) and `udp_delay` (when a
@@ -241,9 +230,6 @@ impl App {
             let loss = if self.ping_tx > 0 { 1.0 - self.ping_rx as f64 / self.ping_tx as f64 } else { f64::NAN };
             out.push(path, "ping_loss", "value", loss, "1");
             self.rtt.report(out, path, "ping_rtt", "s", 1e-12);
-            if let Some(d) = &self.dists {
-                d[0].report(&self.rtt, out, path, "ping_rtt", "s", 1e-12);
-            }
         }
         if self.cfg.kind == AppKind::Udp {
             out.push(path, "udp_tx", "count", self.udp_tx as f64, "1");
@@ -251,11 +237,8 @@ impl App {
         }
         out.push(path, "udp_rx", "count", self.udp_rx as f64, "1");
         out.push(path, "udp_rx", "rate", per_s(self.udp_rx), "1/s");
-        if self.udp_delay.count() > 0 {
+        if self.udp_delay.tally().count() > 0 {
             self.udp_delay.report(out, path, "udp_delay", "s", 1e-12);
-            if let Some(d) = &self.dists {
-                d[1].report(&self.udp_delay, out, path, "udp_delay", "s", 1e-12);
-            }
         }
     }
 }

@@ -27,7 +27,7 @@ use super::ip::{RECEIVER, SENDER, TTCP_PORT};
 use crate::timer::Timer;
 use super::tcp::Segment;
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity, Size};
-use atmsim_kernel::{Rate, SimDuration, SimTime};
+use atmsim_kernel::{Distribution, Rate, SimDuration, SimTime};
 
 use super::tcp::{Config, Receiver, Sender, Timers, F_ACK, F_DATA, F_SYN, HEADERS, MAX_WINDOW};
 use crate::series::SeriesDecl;
@@ -120,7 +120,7 @@ pub const PARAMS: [ParamSpec; 26] = [
     ParamSpec { name: "tcp_start", ty: ParamType::Time, default: Some("0 s"), required: false, help: "when senders start", source: "" },
 ];
 
-pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
+pub const PROBES: [atmsim_kernel::ProbeSpec; 9] = {
     use atmsim_kernel::{ProbeKind, ProbeSpec};
     [
         ProbeSpec { name: "tcp_throughput", unit: "b/s", kind: ProbeKind::Gauge, help: "per connection: data octets acknowledged (sender) or delivered in order (receiver) × 8 / time (value; also count in octets); per host: rx_total over its receivers" },
@@ -130,6 +130,7 @@ pub const PROBES: [atmsim_kernel::ProbeSpec; 8] = {
         ProbeSpec { name: "tcp_fast_retransmits", unit: "1", kind: ProbeKind::Counter, help: "per sender: fast retransmits (count)" },
         ProbeSpec { name: "tcp_rtt", unit: "s", kind: ProbeKind::Gauge, help: "per sender at the end: smoothed RTT (srtt) and RTO (rto); with BSD timers both are the estimator's tick counts × 500 ms (a 40 ms path reads srtt ≈ 0.44 s), and rto includes any backoff" },
         ProbeSpec { name: "tcp_acks", unit: "1", kind: ProbeKind::Counter, help: "per receiver: ACKs sent (count; out_of_order and duplicate segments too)" },
+        ProbeSpec { name: "tcp_segment_delay", unit: "s", kind: ProbeKind::Tally, help: "per connection end (rows under its name): one-way delay of the segments arriving there — data at a receiver, ACKs at a sender, both at a duplex end — from the sending host handing each to AAL5 (after its CPU time) to its last cell's arrival, before this host's CPU (count, mean, std, min, max; with delay_quantiles also p50 … p99_999)" },
         ProbeSpec { name: "cpu_util", unit: "1", kind: ProbeKind::Gauge, help: "fraction of time the host CPU spent on TCP segments (value)" },
     ]
 };
@@ -172,6 +173,9 @@ pub struct Conn {
     /// The sending and receiving halves' counters at the last statistics reset.
     pub base_tx: Counts,
     pub base_rx: Counts,
+    /// One-way delays (ps) of the segments arriving at this end (data at a receiver,
+    /// ACKs at a sender), from their PDU's birth to their last cell's arrival.
+    pub arrivals: Distribution,
 }
 
 /// What a connection samples as time series (`<host>/tcp/vc<N>`).
@@ -250,6 +254,7 @@ impl Conn {
     pub fn reset_stats(&mut self) {
         self.base_tx = self.tx_counts().unwrap_or_default();
         self.base_rx = self.rx_counts().unwrap_or_default();
+        self.arrivals.reset();
     }
 
     /// The IPv4 and TCP headers of `seg` sent by this endpoint in IP datagram
@@ -400,6 +405,9 @@ impl Conn {
             if let Endpoint::Duplex(d) = &self.ep {
                 out.push(&p, "tcp_acks", "piggybacked", d.1.stats.piggybacked as f64, "1");
             }
+        }
+        if self.arrivals.tally().count() > 0 {
+            self.arrivals.report(out, &format!("{path}/{}", self.name()), "tcp_segment_delay", "s", 1e-12);
         }
     }
 }
@@ -682,7 +690,7 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
             "recv" => Endpoint::Recv(Receiver::new(cfg)),
             _ => Endpoint::Duplex(Box::new((Sender::new(cfg.clone()), Receiver::new(cfg)))),
         };
-        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default() });
+        conns.push(Conn { ep, out_vc, in_vc, pacer: None, pace, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default(), arrivals: Distribution::default() });
     }
     Ok(conns)
 }
@@ -693,7 +701,7 @@ mod tests {
     use super::*;
 
     fn conn(ep: Endpoint) -> Conn {
-        Conn { ep, out_vc: 100, in_vc: 200, pacer: None, pace: None, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default() }
+        Conn { ep, out_vc: 100, in_vc: 200, pacer: None, pace: None, timer: Timer::default(), base_tx: Counts::default(), base_rx: Counts::default(), arrivals: Distribution::default() }
     }
 
     #[test]

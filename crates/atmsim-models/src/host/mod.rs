@@ -432,6 +432,7 @@ impl Host {
         let Resolved { rate, mtu, length, udp_gap, tcp_cfg, mut conns, credit } = params.resolve()?;
         let mut pacers = Vec::new();
         for c in conns.iter_mut() {
+            c.arrivals = atmsim_kernel::Distribution::new(params.delays.delay_digits);
             if let Some(r) = c.pace {
                 c.pacer = Some(pacers.len());
                 pacers.push(Pacer::new(r));
@@ -629,6 +630,7 @@ impl Host {
             self.tcp_strays += 1;
             return;
         };
+        self.conns[i].arrivals.add(ctx.now.since(cell.born).0);
         let (near_seq, near_ack) = self.conns[i].near();
         let seg = Segment::from_repr(tcp, near_seq, near_ack);
         self.cpu.push_keyed(Job { conn: i as u16, rx: true, seg }, seg.len as u64, i as u64);

@@ -161,3 +161,52 @@ fn a_hosts_delay_digits_out_of_range_is_one_clear_line() {
     let e = Scenario::from_text(text, "bad.toml").err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("components.a.delay_digits"), "{e}");
 }
+
+/// A TCP connection from `snd` to `rcv` over two OC-3c links of 1 ms, window `window`,
+/// both hosts with `extra`.
+fn tcp_pair(window: &str, extra: &str) -> atmsim_scenario::RunResult {
+    let text = format!(
+        "connections = [\"snd -> fwd\", \"fwd -> rcv\", \"rcv -> back\", \"back -> snd\"]\n[scenario]\nduration = \"1 s\"\nwarmup = \"100 ms\"\n\
+         [components.snd]\nkind = \"host\"\ntcp = [\"send 100 ack 200 window {window}\"]\n{extra}\n\
+         [components.rcv]\nkind = \"host\"\ntcp = [\"recv 100 ack 200 window {window}\"]\n{extra}\n\
+         [components.fwd]\nkind = \"link\"\nphy = \"OC-3c\"\ndelay = \"1 ms\"\n[components.back]\nkind = \"link\"\nphy = \"OC-3c\"\ndelay = \"1 ms\"\n"
+    );
+    run(&Scenario::from_text(&text, "tcp_quantiles.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn a_lone_tcp_segment_takes_its_cells_and_the_line() {
+    // A window of one segment: each segment travels alone. A data segment (9140 + 40
+    // + 8 + 8 octets: 192 cells) leaves the sender's interface back to back and is
+    // serialised once more by the link: its last cell arrives 193 cell times and 1 ms
+    // after the segment was handed to AAL5; an ACK (2 cells) 3 cell times and 1 ms after.
+    let r = tcp_pair("9140 B", "delay_quantiles = true");
+    let t = 424.0 / 149.76e6;
+    for (comp, cells) in [("rcv/tcp/vc100", 193.0), ("snd/tcp/vc100", 3.0)] {
+        let want = cells * t + 1e-3;
+        assert!(probe(&r, comp, "tcp_segment_delay", "count") > 100.0, "{comp}");
+        for stat in ["min", "max", "p50", "p99_999"] {
+            let v = probe(&r, comp, "tcp_segment_delay", stat);
+            assert!((v - want).abs() < 1e-11, "{comp} {stat}: {v} against {want}");
+        }
+    }
+}
+
+#[test]
+fn tcp_segments_that_queue_in_the_senders_interface_spread_their_delay() {
+    // A 64 KiB window puts about seven segments at once into the sender's interface:
+    // the later ones wait for the earlier ones' cells.
+    let r = tcp_pair("64 KiB", "delay_quantiles = true");
+    let c = "rcv/tcp/vc100";
+    let (min, max) = (probe(&r, c, "tcp_segment_delay", "min"), probe(&r, c, "tcp_segment_delay", "max"));
+    assert!((min - (193.0 * 424.0 / 149.76e6 + 1e-3)).abs() < 1e-11, "{min}");
+    assert!(max > min + 192.0 * 424.0 / 149.76e6, "{max}: a segment waited behind another");
+    let mut last = min;
+    for stat in LEVELS {
+        let q = probe(&r, c, "tcp_segment_delay", stat);
+        assert!(q >= last && q <= max, "{stat}: {q} after {last}, max {max}");
+        last = q;
+    }
+    let plain = tcp_pair("64 KiB", "");
+    assert!(has(&plain, c, "tcp_segment_delay", "mean") && !has(&plain, c, "tcp_segment_delay", "p50"));
+}
