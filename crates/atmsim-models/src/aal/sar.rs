@@ -159,6 +159,12 @@ pub struct Whole {
     pub born: SimTime,
 }
 
+/// What AAL5 reassembly reports (a host's, and a sink's with `frames = true`).
+pub const PROBES: [atmsim_kernel::ProbeSpec; 2] = [
+    atmsim_kernel::ProbeSpec { name: "aal5_rx_pdus", unit: "1", kind: atmsim_kernel::ProbeKind::Counter, help: "AAL5 PDUs reassembled whole (count)" },
+    atmsim_kernel::ProbeSpec { name: "aal5_drop_pdus", unit: "1", kind: atmsim_kernel::ProbeKind::Counter, help: "AAL5 PDUs discarded (count; statistics length, crc, timeout by cause)" },
+];
+
 /// The AAL5 discard causes, in the order of the probe rows.
 pub const DROP_CAUSES: [&str; 3] = ["length", "crc", "timeout"];
 

@@ -106,7 +106,7 @@ pub const SERIES: [SeriesDecl; 2] = [
     SeriesDecl { name: "udp_rx", unit: "1/s", kind: SeriesKind::Rate, scale: 1.0, help: "UDP datagrams received whole per second over each interval" },
 ];
 
-pub const PROBES: [ProbeSpec; 11] = [
+pub const PROBES: [ProbeSpec; 9] = [
     ProbeSpec { name: "ping_tx", unit: "1", kind: ProbeKind::Counter, help: "echo requests sent (count)" },
     ProbeSpec { name: "ping_rx", unit: "1", kind: ProbeKind::Counter, help: "echo replies received in time (count)" },
     ProbeSpec { name: "ping_loss", unit: "1", kind: ProbeKind::Gauge, help: "1 − replies / requests, as ping reports it (value)" },
@@ -114,8 +114,6 @@ pub const PROBES: [ProbeSpec; 11] = [
     ProbeSpec { name: "udp_tx", unit: "1", kind: ProbeKind::Counter, help: "UDP datagrams sent (count; rate in datagrams/s)" },
     ProbeSpec { name: "udp_rx", unit: "1", kind: ProbeKind::Counter, help: "UDP datagrams received whole (count; rate)" },
     ProbeSpec { name: "udp_delay", unit: "s", kind: ProbeKind::Tally, help: "when a UDP datagram arrived: one-way delay of the datagrams received whole, from the sender's application handing each to IP to its reassembly here (count, mean, std, min, max; with delay_quantiles also p50 … p99_999)" },
-    ProbeSpec { name: "aal5_rx_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs reassembled whole (count)" },
-    ProbeSpec { name: "aal5_drop_pdus", unit: "1", kind: ProbeKind::Counter, help: "AAL5 PDUs discarded (count; statistics length, crc, timeout by cause)" },
     ProbeSpec { name: "non_ip_pdus", unit: "1", kind: ProbeKind::Counter, help: "whole AAL5 PDUs that carried no IP packet (cells of a plain cell source sent to the host), discarded (count)" },
     ProbeSpec { name: "ip_drop_datagrams", unit: "1", kind: ProbeKind::Counter, help: "IP datagrams never completed because a fragment was lost (count at the end of the run, including pending ones)" },
 ];
@@ -849,7 +847,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     inputs: &crate::kind::IN_ONE,
     outputs: &crate::kind::OUT,
     ports: Some(|_| crate::kind::Ports { inputs: vec![crate::kind::PortDecl::new("in", false, false)], outputs: vec![crate::kind::PortDecl::new("out", false, true)] }),
-    probes: &[&crate::host::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES, &crate::control::credit::gate::PROBES],
+    probes: &[&crate::host::PROBES, &crate::aal::sar::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES, &crate::control::credit::gate::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
     is_source: true,
 };

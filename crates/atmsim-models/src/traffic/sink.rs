@@ -15,25 +15,37 @@
 //! peak-to-peak cell delay variation at the same levels (`sink_cdv`): the quantile
 //! less the smallest delay seen, the estimate of the fixed delay (ITU-T I.356's
 //! 2-point CDV; ATM Forum TM 4.0 section 2.1's peak-to-peak CDV).
+//!
+//! With `frames = true` the sink also reassembles the AAL5 frames of each VC label (the
+//! cells of framed sources: a `trace` of packets, a host's PDUs) as a receiver's AAL5
+//! does — a frame missing cells fails its Length check, one whose end-of-frame cell was
+//! lost merges into the next and fails its CRC — and reports whole and discarded frames
+//! (`aal5_rx_pdus`, `aal5_drop_pdus`, as a host does), the goodput (`sink_goodput`:
+//! the cell rate of whole frames, and their share of the framed cells received: the
+//! effective throughput of Romanow and Floyd 1995) and each whole frame's delay from its
+//! first cell's birth to its last cell's arrival (`sink_frame_delay`).
 
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
 use crate::params::{ParamIssue, Params};
 use crate::params::{ParamSpec, ParamType};
-use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Quantiles, Report, Tally};
+use atmsim_kernel::probe::{Distribution, ProbeKind, ProbeSpec, Quantiles, Report, Tally};
+use crate::aal::aal5::{Reassembler, Reassembly};
 use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
 
 use crate::cell::{Cell, FLAG_CLP, FLAG_EFCI};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
 
-pub const PROBES: [ProbeSpec; 6] = [
+pub const PROBES: [ProbeSpec; 8] = [
     ProbeSpec { name: "sink_rx_cells", unit: "cells", kind: ProbeKind::Counter, help: "cells received per VC (count, rate) — component <sink>/vc<N>" },
     ProbeSpec { name: "sink_clp1_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with CLP = 1 (tagged by usage parameter control) per VC (count)" },
     ProbeSpec { name: "sink_efci_cells", unit: "cells", kind: ProbeKind::Counter, help: "received cells with the EFCI bit set (marked by a congested buffer) per VC (count)" },
     ProbeSpec { name: "sink_delay", unit: "s", kind: ProbeKind::Tally, help: "source-to-sink cell delay per VC (count, mean, std, min, max; with delay_quantiles also the quantiles p50, p90, p99, p99_9, p99_99, p99_999)" },
     ProbeSpec { name: "sink_cdv", unit: "s", kind: ProbeKind::Histogram, help: "with delay_quantiles: peak-to-peak cell delay variation per VC, the delay's quantile less its minimum (p50 … p99_999, as sink_delay's)" },
     ProbeSpec { name: "sink_throughput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "received cell bit rate per VC, 424 bits per cell (value)" },
+    ProbeSpec { name: "sink_goodput", unit: "Mb/s", kind: ProbeKind::Gauge, help: "with frames: per VC label, the cell bit rate of the AAL5 frames received whole (value, 424 bits per cell) and their cells' share of the framed cells received (ratio; frames counted at their last cell)" },
+    ProbeSpec { name: "sink_frame_delay", unit: "s", kind: ProbeKind::Tally, help: "with frames: per VC label, each whole AAL5 frame's delay from its first cell's birth to its last cell's arrival (count, mean, std, min, max; with delay_quantiles also p50 … p99_999)" },
 ];
 
 /// What a sink samples as time series, for all its cells or one VC's (`<sink>/vc<N>`).
@@ -58,6 +70,27 @@ pub const PARAMS: [ParamSpec; 2] = [
     ParamSpec { name: "delay_quantiles", ty: ParamType::Bool, default: Some("false"), required: false, help: "keep the distribution of each delay the component measures and report its quantiles p50 … p99_999: sink and abr_dest each VC's cell delay (sink_delay) and peak-to-peak CDV (sink_cdv), host ping's round-trip times (ping_rtt), received UDP datagrams' delays (udp_delay) and each TCP connection's segment delays (tcp_segment_delay); costs about 8 KB per distribution per doubling of the largest delay at 3 digits, 1 KB at 2", source: "atmsim option (QoS parameters of ITU-T I.356 and ATM Forum TM 4.0 section 2.1: CTD quantiles, peak-to-peak CDV; ITU-T Y.1540's IP packet delay quantiles)" },
     ParamSpec { name: "delay_digits", ty: ParamType::Int { min: 1, max: 5 }, default: Some("3"), required: false, help: "significant decimal digits the delay distribution keeps: each quantile is within 10^-digits (relative) of the exact sample quantile", source: "atmsim convention (3 digits: 0.1%, below any interval a run gives)" },
 ];
+
+/// The `sink` kind's own parameter declarations (beyond [`PARAMS`], which hosts and
+/// ABR destinations share).
+pub const FRAME_PARAMS: [ParamSpec; 1] = [
+    ParamSpec { name: "frames", ty: ParamType::Bool, default: Some("false"), required: false, help: "reassemble each VC label's AAL5 frames (cells of framed sources: traces of packets, hosts) and report whole and discarded frames (aal5_rx_pdus, aal5_drop_pdus by cause length or crc), the goodput (sink_goodput) and the frame delay (sink_frame_delay); a partial frame waits for its end without a timeout", source: "atmsim option (ITU-T I.363.5 reassembly; goodput as Romanow and Floyd 1995 measure it)" },
+];
+
+/// AAL5 frame books of one VC label (`frames = true`).
+#[derive(Clone, Debug, Default)]
+struct FrameBooks {
+    reasm: Reassembler,
+    whole: u64,
+    whole_cells: u64,
+    /// Frames discarded by cause (length, crc) and their cells, since the last reset.
+    dropped: [u64; 2],
+    dropped_cells: u64,
+    delay: Distribution,
+}
+
+/// A receiver's AAL5 never times out here (a sink has no timers): a frame's end decides.
+const NO_TIMEOUT: atmsim_kernel::SimDuration = atmsim_kernel::SimDuration(u64::MAX / 4);
 
 /// The `sink` kind's parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,24 +126,49 @@ pub struct Sink {
     /// Each flow's delay distribution in picoseconds, by flow as `flows` (kept apart
     /// so that a sink without them carries nothing of them on a cell's path).
     dists: Vec<Quantiles>,
+    /// `frames = true`: each VC label's AAL5 frame books, by label.
+    frames: Option<std::collections::BTreeMap<u32, FrameBooks>>,
+    /// Delay distributions or frames kept: the one test on a cell's path for both.
+    extra: bool,
+    /// Significant digits of the frame delays' distributions (`delay_quantiles`).
+    delay_digits: Option<u8>,
 }
 
 impl Sink {
-    pub fn new(params: SinkParams) -> Self {
+    /// A sink keeping delay distributions as `params` say, and AAL5 frame books if
+    /// `frames`.
+    pub fn new(params: SinkParams, frames: bool) -> Self {
         let SinkParams { delay_digits } = params;
-        Sink { quantiles: delay_digits.and_then(Quantiles::new), ..Sink::default() }
+        let quantiles = delay_digits.and_then(Quantiles::new);
+        Sink { extra: quantiles.is_some() || frames, quantiles, frames: frames.then(Default::default), delay_digits, ..Sink::default() }
     }
 
-
-    /// Adds a delay (ps) to flow `f`'s distribution: out of line, so that a sink without
-    /// distributions keeps its cell path as it was.
+    /// Adds a delay (ps) to flow `f`'s distribution and an AAL5 cell to its VC's frame
+    /// books: out of line, so that a sink without either keeps its cell path as it was.
     #[inline(never)]
-    fn record_delay(&mut self, f: usize, delay: u64) {
+    fn record_extra(&mut self, f: usize, delay: u64, cell: &Cell, now: SimTime) {
         if let Some(empty) = &self.quantiles {
             if self.dists.len() <= f {
                 self.dists.resize(f + 1, empty.clone());
             }
             self.dists[f].add(delay);
+        }
+        let digits = self.delay_digits;
+        if let (Some(frames), true) = (&mut self.frames, cell.pdu_cells != 0) {
+            let b = frames.entry(cell.vc).or_insert_with(|| FrameBooks { delay: Distribution::new(digits), ..FrameBooks::default() });
+            if let (_, Some(done)) = b.reasm.on_cell(cell, now, NO_TIMEOUT) {
+                match done {
+                    Reassembly::Delivered { cells, born, .. } => {
+                        b.whole += 1;
+                        b.whole_cells += u64::from(cells);
+                        b.delay.add(now.since(born).0);
+                    }
+                    Reassembly::Discarded { cause, cells, .. } => {
+                        b.dropped[usize::from(cause != "length")] += 1;
+                        b.dropped_cells += u64::from(cells);
+                    }
+                }
+            }
         }
     }
 
@@ -129,7 +187,7 @@ impl crate::kind::Kind for Sink {
         let _ = b;
         let params = SinkParams::bind(p)?;
         params.validate()?;
-        Ok(Sink::new(params))
+        Ok(Sink::new(params, p.need("frames", Params::bool)?))
     }
     #[inline(always)]
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
@@ -149,8 +207,8 @@ impl crate::kind::Kind for Sink {
         s.efci += u64::from(cell.flags & FLAG_EFCI != 0);
         let delay = now.since(cell.born).0;
         s.delay.add(delay as f64);
-        if self.quantiles.is_some() {
-            self.record_delay(f, delay);
+        if self.extra {
+            self.record_extra(f, delay, &cell, now);
         }
     }
     /// A sink only records what it receives.
@@ -166,6 +224,13 @@ impl crate::kind::Kind for Sink {
             s.delay.reset();
         }
         self.dists.iter_mut().for_each(Quantiles::reset);
+        for b in self.frames.iter_mut().flat_map(|m| m.values_mut()) {
+            b.whole = 0;
+            b.whole_cells = 0;
+            b.dropped = [0; 2];
+            b.dropped_cells = 0;
+            b.delay.reset();
+        }
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
@@ -193,6 +258,18 @@ impl crate::kind::Kind for Sink {
             }
             out.push(&name, "sink_throughput", "value", rate * CELL_BITS as f64 / 1e6, "Mb/s");
         }
+        for (&vc, b) in self.frames.iter().flatten() {
+            let name = format!("{path}/{}", crate::cell::vc_name(vc));
+            out.push(&name, "aal5_rx_pdus", "count", b.whole as f64, "1");
+            out.push(&name, "aal5_drop_pdus", "count", b.dropped.iter().sum::<u64>() as f64, "1");
+            out.push(&name, "aal5_drop_pdus", "length", b.dropped[0] as f64, "1");
+            out.push(&name, "aal5_drop_pdus", "crc", b.dropped[1] as f64, "1");
+            let rate = if secs > 0.0 { b.whole_cells as f64 * CELL_BITS as f64 / secs / 1e6 } else { f64::NAN };
+            out.push(&name, "sink_goodput", "value", rate, "Mb/s");
+            let closed = b.whole_cells + b.dropped_cells;
+            out.push(&name, "sink_goodput", "ratio", if closed > 0 { b.whole_cells as f64 / closed as f64 } else { f64::NAN }, "1");
+            b.delay.report(out, &name, "sink_frame_delay", "s", 1e-12);
+        }
     }
     fn ledger(&self, l: &mut Ledger) {
         for (f, s) in self.flows.iter().enumerate() {
@@ -213,11 +290,11 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "sink",
     help: "cell sink: per-VC delay, throughput",
     source: "atmsim",
-    params: &[&PARAMS],
+    params: &[&PARAMS, &FRAME_PARAMS],
     inputs: &crate::kind::IN_MANY,
     outputs: &[],
     ports: None,
-    probes: &[&crate::traffic::sink::PROBES],
+    probes: &[&crate::traffic::sink::PROBES, &crate::aal::sar::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::traffic::sink::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::traffic::sink::SERIES }],
     is_source: false,
 };

@@ -708,6 +708,7 @@ mod abr_edge;
 mod golden;
 mod priority;
 mod quantiles;
+mod frames;
 
 mod hosts {
     use super::*;

@@ -82,7 +82,7 @@ pub struct AbrDestNode {
 
 impl AbrDestNode {
     pub fn new(p: AbrDestParams) -> AbrDestNode {
-        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(p.sink), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
+        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(p.sink, false), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
     }
 
     fn end(&mut self, vc: u32) -> &mut AbrDest {

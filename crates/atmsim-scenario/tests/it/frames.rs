@@ -1,0 +1,99 @@
+//! The sink's AAL5 frame books (`frames = true`): whole and discarded frames, goodput
+//! and frame delay per VC label, against counts and delays worked out here.
+
+use super::*;
+
+/// A trace file of `n` packets of `octets`, `gap` seconds apart.
+fn packets(name: &str, n: usize, octets: u64, gap: f64) -> String {
+    let text: String = (0..n).map(|k| format!("{:.9} {octets}\n", k as f64 * gap)).collect();
+    let dir = std::env::temp_dir().join(format!("atmsim-frames-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
+    p.display().to_string()
+}
+
+const T: f64 = 424.0 / 149.76e6;
+
+fn has(r: &atmsim_scenario::RunResult, comp: &str, p: &str, stat: &str) -> bool {
+    r.probes.iter().any(|x| x.component == comp && x.probe == p && x.statistic == stat)
+}
+
+/// `src` (a trace of `file`) through `between` (a component named `x`, or nothing) into
+/// a sink with `sink` as given.
+fn line(file: &str, between: &str, sink: &str, duration: &str) -> atmsim_scenario::RunResult {
+    let (conns, x) = if between.is_empty() { ("\"src -> q\", \"q -> sink\"", String::new()) } else { ("\"src -> x\", \"x -> q\", \"q -> sink\"", format!("[components.x]\n{between}\n")) };
+    let text = format!(
+        "connections = [{conns}]\n[scenario]\nduration = \"{duration}\"\nseed = 3\n[components.src]\nkind = \"trace\"\nfile = \"{file}\"\n{x}\
+         [components.q]\nkind = \"fifo\"\nphy = \"OC-3c\"\ncapacity = \"unlimited\"\n[components.sink]\nkind = \"sink\"\n{sink}\n"
+    );
+    run(&Scenario::from_text(&text, "frames.toml").unwrap_or_else(|e| panic!("{e}")), 0)
+}
+
+#[test]
+fn whole_frames_their_goodput_and_their_delay() {
+    // 1000-octet packets (+16 octets: 22 cells) every 1 ms for 100 ms. Each frame's cells
+    // leave the source back to back at the OC-3c rate and the FIFO sends each one cell
+    // time after its birth: the last cell arrives 22 cell times after the first was born.
+    let f = packets("k1000.TL", 100, 1000, 1e-3);
+    let r = line(&f, "", "frames = true\ndelay_quantiles = true", "100 ms");
+    let c = "sink/vc1";
+    assert_eq!(probe(&r, c, "aal5_rx_pdus", "count"), 100.0);
+    assert_eq!(probe(&r, c, "aal5_drop_pdus", "count"), 0.0);
+    assert_eq!(probe(&r, c, "sink_goodput", "ratio"), 1.0);
+    assert!((probe(&r, c, "sink_goodput", "value") - probe(&r, c, "sink_throughput", "value")).abs() < 1e-9);
+    assert!((probe(&r, c, "sink_goodput", "value") - 2200.0 * 424.0 / 0.1 / 1e6).abs() < 1e-9);
+    for stat in ["min", "max", "p50", "p99_999"] {
+        let v = probe(&r, c, "sink_frame_delay", stat);
+        assert!((v - 22.0 * T).abs() < 1e-12, "{stat}: {v}");
+    }
+    let plain = line(&f, "", "", "100 ms");
+    assert!(!has(&plain, c, "aal5_rx_pdus", "count") && !has(&plain, c, "sink_goodput", "value"), "frames only when asked for");
+    assert_eq!(plain.fingerprint, r.fingerprint, "keeping the books changes no run");
+}
+
+#[test]
+fn independent_cell_loss_leaves_whole_one_frame_in_one_over_one_minus_p_to_the_n() {
+    // 10,000 frames of 22 cells through 1% independent cell loss: a frame is whole with
+    // probability 0.99^22 = 0.8016 (binomial sd 0.004 over 10,000). A frame that lost
+    // cells but kept its last fails its Length; one that lost its last merges into the
+    // next, which then fails too; whole frames' cells are 22 each.
+    let f = packets("k10000.TL", 10_000, 1000, 1e-4);
+    let r = line(&f, "kind = \"loss\"\np = 0.01", "frames = true", "1.001 s");
+    let c = "sink/vc1";
+    let whole = probe(&r, c, "aal5_rx_pdus", "count");
+    let dropped = probe(&r, c, "aal5_drop_pdus", "count");
+    let p_whole = 0.99f64.powi(22);
+    assert!((whole / 10_000.0 - p_whole).abs() < 5.0 * (p_whole * (1.0 - p_whole) / 10_000.0).sqrt(), "{whole}");
+    assert_eq!(dropped, probe(&r, c, "aal5_drop_pdus", "length") + probe(&r, c, "aal5_drop_pdus", "crc"));
+    // every frame closes (a merged pair closes once): whole + dropped + merged = 10,000
+    assert!(whole + dropped <= 10_000.0 && whole + dropped > 9_500.0, "{whole} + {dropped}");
+    let rx = probe(&r, c, "sink_rx_cells", "count");
+    let ratio = probe(&r, c, "sink_goodput", "ratio");
+    assert!((ratio - 22.0 * whole / rx).abs() < 1e-3, "{ratio} against {}", 22.0 * whole / rx);
+    assert!((probe(&r, c, "sink_goodput", "value") - 22.0 * whole * 424.0 / 1.001 / 1e6).abs() < 1e-9);
+}
+
+#[test]
+fn early_packet_discard_raises_the_goodput_to_every_cell_received() {
+    // Two trace sources of 22-cell frames every 100 µs (93 Mb/s of cells each, 186 in
+    // all) into one 256-cell OC-3c port. Tail drop cuts frames: the sink throws their
+    // cells away. Early packet discard at 64 cells refuses frames whole (256 − 64 ≥ 22):
+    // every cell that reaches the sink is in a whole frame.
+    let f = packets("k2000.TL", 2_000, 1000, 1e-4);
+    let text = |policy: &str| format!(
+        "connections = [\"a -> q\", \"b -> q\", \"q -> sink\"]\n[scenario]\nduration = \"200 ms\"\nseed = 5\n\
+         [components.a]\nkind = \"trace\"\nfile = \"{f}\"\nvc = 1\n[components.b]\nkind = \"trace\"\nfile = \"{f}\"\nvc = 2\ntime_scale = 1.03\n\
+         [components.q]\nkind = \"fifo\"\nphy = \"OC-3c\"\ncapacity = \"256 cells\"\n{policy}\n[components.sink]\nkind = \"sink\"\nframes = true\n"
+    );
+    let tail = run(&Scenario::from_text(&text(""), "epd.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let epd = run(&Scenario::from_text(&text("epd_threshold = \"64 cells\""), "epd.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    for vc in ["sink/vc1", "sink/vc2"] {
+        assert!(probe(&tail, vc, "aal5_drop_pdus", "count") > 10.0, "{vc}");
+        assert!(probe(&tail, vc, "sink_goodput", "ratio") < 0.95, "{vc}");
+        assert_eq!(probe(&epd, vc, "aal5_drop_pdus", "count"), 0.0, "{vc}");
+        assert_eq!(probe(&epd, vc, "sink_goodput", "ratio"), 1.0, "{vc}");
+    }
+    let good = |r: &atmsim_scenario::RunResult| probe(r, "sink/vc1", "sink_goodput", "value") + probe(r, "sink/vc2", "sink_goodput", "value");
+    assert!(good(&epd) > good(&tail), "{} against {}", good(&epd), good(&tail));
+}
