@@ -342,6 +342,13 @@ fn probes_section(raw: &RawScenario, components: &[ComponentDecl], duration: Sim
             if groups.is_empty() { format!("kind {} has no series", c.kind.kind) } else { format!("valid: {}", groups.join("; ")) }
         };
         let Some(index) = model.series_index(sub, name) else {
+            // declared by the kind, and the part exists (it gives the group's first
+            // series), but this component does not keep it: a parameter turns it on
+            let group = c.kind.series.iter().find(|g| g.at.is_empty() == sub.is_empty() && g.series.iter().any(|d| d.name == name));
+            if let Some(g) = group.filter(|g| g.series.first().is_some_and(|first| model.series_index(sub, first.name).is_some())) {
+                let help = g.series.iter().find(|d| d.name == name).map_or("", |d| d.help);
+                return Err(invalid(f, line, key, format!("'{label}': this {} does not keep it as configured ({help}; `atmsim describe {}`)", c.kind.kind, c.kind.kind)));
+            }
             let all: Vec<&str> = c.kind.series.iter().flat_map(|g| g.series.iter().map(|d| d.name)).collect();
             let hint = did_you_mean(name, all.iter().copied());
             return Err(invalid(f, line, key, format!("'{label}': no such series here; {}{hint}", offered())));

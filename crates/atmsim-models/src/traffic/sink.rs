@@ -49,9 +49,10 @@ pub const PROBES: [ProbeSpec; 8] = [
 ];
 
 /// What a sink samples as time series, for all its cells or one VC's (`<sink>/vc<N>`).
-pub const SERIES: [SeriesDecl; 2] = [
+pub const SERIES: [SeriesDecl; 3] = [
     SeriesDecl { name: "sink_rx_cells", unit: "cells/s", kind: SeriesKind::Rate, scale: 1.0, help: "cells received per second over each interval" },
     SeriesDecl { name: "sink_throughput", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "received cell bit rate over each interval, 424 bits per cell" },
+    SeriesDecl { name: "sink_goodput", unit: "Mb/s", kind: SeriesKind::Rate, scale: MB_PER_CELL, help: "with frames: cell bit rate of the AAL5 frames received whole over each interval (a frame counted at its last cell), 424 bits per cell" },
 ];
 
 #[derive(Clone, Debug, Default)]
@@ -87,6 +88,8 @@ struct FrameBooks {
     dropped: [u64; 2],
     dropped_cells: u64,
     delay: Distribution,
+    /// Cells of whole frames, the whole run (for the goodput series).
+    run_whole_cells: u64,
 }
 
 /// A receiver's AAL5 never times out here (a sink has no timers): a frame's end decides.
@@ -161,6 +164,7 @@ impl Sink {
                     Reassembly::Delivered { cells, born, .. } => {
                         b.whole += 1;
                         b.whole_cells += u64::from(cells);
+                        b.run_whole_cells += u64::from(cells);
                         b.delay.add(now.since(born).0);
                     }
                     Reassembly::Discarded { cause, cells, .. } => {
@@ -173,7 +177,7 @@ impl Sink {
     }
 
     /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
-    /// label (both quantities of [`SERIES`] count cells).
+    /// label (what the first two quantities of [`SERIES`] count).
     pub fn delivered(&self, vc: Option<u32>) -> f64 {
         self.flows.iter().filter(|s| s.seen && vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
     }
@@ -278,10 +282,17 @@ impl crate::kind::Kind for Sink {
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         let vc = if sub.is_empty() { 0 } else { crate::series::parse_vc_name(sub)? as u64 + 1 };
-        Some(crate::series::code(vc, crate::series::find(&SERIES, name)?))
+        let q = crate::series::find(&SERIES, name)?;
+        // the goodput series needs the frame books
+        (q != 2 || self.frames.is_some()).then(|| crate::series::code(vc, q))
     }
     fn sample(&self, index: u64) -> f64 {
-        self.delivered(crate::series::split(index).0.checked_sub(1).map(|l| l as u32))
+        let (element, q) = crate::series::split(index);
+        let vc = element.checked_sub(1).map(|l| l as u32);
+        match q {
+            2 => self.frames.iter().flatten().filter(|(&v, _)| vc.is_none_or(|w| v == w)).map(|(_, b)| b.run_whole_cells).sum::<u64>() as f64,
+            _ => self.delivered(vc),
+        }
     }
 }
 

@@ -97,3 +97,32 @@ fn early_packet_discard_raises_the_goodput_to_every_cell_received() {
     let good = |r: &atmsim_scenario::RunResult| probe(r, "sink/vc1", "sink_goodput", "value") + probe(r, "sink/vc2", "sink_goodput", "value");
     assert!(good(&epd) > good(&tail), "{} against {}", good(&epd), good(&tail));
 }
+
+#[test]
+fn the_goodput_series_counts_whole_frames_per_interval() {
+    // One 22-cell frame every 1 ms, sampled every 10 ms: 10 frames, 220 cells, per
+    // interval: 220 × 424 bits / 10 ms = 9.328 Mb/s, as the throughput series.
+    let f = packets("k1000s.TL", 100, 1000, 1e-3);
+    let text = format!(
+        "connections = [\"src -> q\", \"q -> sink\"]\n[scenario]\nduration = \"100 ms\"\n[components.src]\nkind = \"trace\"\nfile = \"{f}\"\n\
+         [components.q]\nkind = \"fifo\"\nphy = \"OC-3c\"\n[components.sink]\nkind = \"sink\"\nframes = true\n\
+         [probes]\nseries = [\"sink.sink_goodput\", \"sink/vc1.sink_goodput\", \"sink.sink_throughput\"]\ninterval = \"10 ms\"\n"
+    );
+    let r = run(&Scenario::from_text(&text, "s.toml").unwrap_or_else(|e| panic!("{e}")), 0);
+    let get = |comp: &str, name: &str| r.series.iter().find(|s| s.component == comp && s.probe == name).map(|s| s.values.clone()).unwrap_or_default();
+    let (all, one, thr) = (get("sink", "sink_goodput"), get("sink/vc1", "sink_goodput"), get("sink", "sink_throughput"));
+    assert_eq!(all.len(), 10);
+    assert_eq!(all, one);
+    for (g, t) in all.iter().zip(&thr) {
+        assert!((g - 9.328).abs() < 1e-9 && (g - t).abs() < 1e-9, "{g} {t}");
+    }
+    // without the frame books the series is refused with the parameter that gives it
+    let e = Scenario::from_text(&text.replace("frames = true\n", ""), "s.toml").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("sink.sink_goodput") && e.contains("does not keep it as configured (with frames:"), "{e}");
+    let one = text.replace("frames = true\n", "").replace("\"sink.sink_goodput\", ", "");
+    let e = Scenario::from_text(&one, "s.toml").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("sink/vc1.sink_goodput") && e.contains("does not keep it as configured"), "{e}");
+    // a VC that is not there is still no such series
+    let e = Scenario::from_text(&text.replace("sink/vc1.sink_goodput", "sink/vcx.sink_goodput"), "s.toml").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("no such series"), "{e}");
+}
