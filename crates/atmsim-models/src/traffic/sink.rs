@@ -299,7 +299,7 @@ impl crate::kind::Kind for Sink {
 /// The `sink` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "sink",
-    help: "cell sink: per-VC delay, throughput",
+    help: "cell sink: per-VC delay (quantiles and CDV on request), throughput; AAL5 frames, goodput and frame delay on request",
     source: "atmsim",
     params: &[&PARAMS, &FRAME_PARAMS],
     inputs: &crate::kind::IN_MANY,
