@@ -185,6 +185,10 @@ def test_every_probe_of_every_kind_has_a_declared_domain():
     assert stats.domain_of("q_loss_ratio", "value", "1") == PROPORTION
     assert stats.domain_of("q_drop_cells", "count", "cells") == COUNT
     assert stats.domain_of("sink_throughput", "value", "Mb/s") == NONNEGATIVE
+    # one statistic of a probe may be a proportion where the others are rates
+    assert stats.domain_of("sink_goodput", "ratio", "1") == PROPORTION
+    assert stats.domain_of("sink_goodput", "value", "Mb/s") == NONNEGATIVE
+    assert interval([0.999, 1.0, 1.0, 0.98], PROPORTION).high <= 1.0
     assert stats.domain_of("ring_frame_balance", "value", "frames") == SIGNED
     assert stats.domain_of("x", "value", "dB") == SIGNED
 

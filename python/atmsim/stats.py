@@ -84,6 +84,9 @@ PROPORTION_PROBES = frozenset({
     "sw_in_loss_ratio", "gw_tx_full", "gw_tx_empty", "iofm_stopped", "meas_stopped", "meas_interarrival_hist",
     "meas_idle_hist",
 })
+#: Statistics that are proportions although their probe's others are not (the probe's
+#: declared unit is that of its other statistics).
+PROPORTION_STATISTICS = frozenset({("sink_goodput", "ratio")})
 #: Probes with unit "1" that count things (PDUs, datagrams, segments, events).
 COUNT_PROBES = frozenset({
     "aal5_rx_pdus", "aal5_drop_pdus", "ip_drop_datagrams", "iofm_stops", "iofm_bursts", "trace_pdus",
@@ -104,7 +107,7 @@ def domain_of(probe: str, statistic: str, unit: str) -> str:
     or ``signed`` (anything not declared above)."""
     if probe in SIGNED_PROBES:
         return SIGNED
-    if probe in PROPORTION_PROBES and statistic not in ("count",):
+    if (probe in PROPORTION_PROBES and statistic not in ("count",)) or (probe, statistic) in PROPORTION_STATISTICS:
         return PROPORTION
     if statistic == "count" or probe in COUNT_PROBES:
         return COUNT
