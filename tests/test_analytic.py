@@ -166,6 +166,13 @@ def test_ip_over_aal5_cell_counts_match_domingo95_table2():
     assert ip_over_aal5_cells(64) == 3
 
 
+def test_aal5_cells_of_a_frame():
+    # 1000 + 16 octets fill 21 cells and 8 octets of a 22nd; 1024 + 16 = 1040 → 22; 32 + 16 = 48 → 1
+    from atmsim.analytic import aal5_cells
+    assert [aal5_cells(1000), aal5_cells(1024), aal5_cells(32), aal5_cells(33)] == [22, 22, 1, 2]
+    assert aal5_cells(32, overhead=8) == 1 and aal5_cells(41, overhead=8) == 2
+
+
 def test_independent_pdu_loss():
     from atmsim.analytic import independent_pdu_loss
     assert independent_pdu_loss(0.0, 10) == 0.0

@@ -283,6 +283,13 @@ def ip_over_aal5_cells(data: int, transport_header: int = 8, mtu: int = 9180) ->
     return sum(-(-(ip + 8 + 8) // 48) for ip in sizes)
 
 
+def aal5_cells(octets: int, overhead: int = 16) -> int:
+    """Cells of one AAL5 PDU carrying a packet or frame of `octets` with `overhead`
+    octets added (LLC/SNAP 8 and the trailer 8, RFC 1483 and I.363.5), padded to
+    48-octet cells."""
+    return -(-(octets + overhead) // 48)
+
+
 def independent_pdu_loss(p: float, n: int) -> float:
     """Probability that a unit of n cells loses at least one when each cell is lost
     independently with probability p: 1 - (1 - p)^n."""

@@ -175,6 +175,8 @@ MD1_QUANTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99_9", 0.999), ("
 # Independent cell loss: ping data lengths (octets) and the cell loss probability of
 # scenarios/validation/indep_loss.toml.
 INDEP_LOSS_P = 0.01
+#: the frame of scenarios/validation/one_frame.txt (octets)
+FRAMES_LOSS_OCTETS = 1000
 INDEP_LOSS_LENGTHS = (64, 1024, 4096)
 
 # GCRA(T, k·T) policing Poisson cells at load GCRA_LOAD: (k, algorithm) per case.
@@ -327,6 +329,16 @@ def build_plan(quick: bool) -> list[Experiment]:
             Case("FDDI frame conservation", "generated - delivered - dropped - in flight", 0.0, "frames", "ring",
                  "ring_frame_balance", "value", atol=0.5),
         ],
+    ))
+
+    # A sink's frame books under the same loss: frames merged by a lost last cell make a
+    # frame whole with probability (1-p)^(n+1), and each frame sent brings n(1-p) cells,
+    # so the whole frames' share of the cells received is (1-p)^n.
+    n = analytic.aal5_cells(FRAMES_LOSS_OCTETS)
+    exps.append(Experiment(
+        "frames_loss.toml", {"drop.p": repr(INDEP_LOSS_P)}, reps,
+        [Case("goodput ratio (1-p)^n", f"p={INDEP_LOSS_P} frames of {FRAMES_LOSS_OCTETS} B (n={n})",
+              1.0 - analytic.independent_pdu_loss(INDEP_LOSS_P, n), "", "sink/vc1", "sink_goodput", "ratio")],
     ))
 
     n = analytic.ip_over_aal5_cells(64)
