@@ -51,7 +51,7 @@ kind = "sink"
 def test_parse_target():
     assert parse_target("gw.mpp_frame_loss <= 1e-3") == Target("gw", "mpp_frame_loss", "value", 1e-3)
     assert parse_target("sw/p3.q_wait.mean<=0.002") == Target("sw/p3", "q_wait", "mean", 0.002)
-    for bad in ("gw.mpp_frame_loss < 1e-3", "mpp_frame_loss <= 1", "gw.x <= lots", ""):
+    for bad in ("gw.mpp_frame_loss < 1e-3", "gw.mpp_frame_loss => 1e-3", "mpp_frame_loss <= 1", "gw.x <= lots", ""):
         with pytest.raises(ScenarioError, match="COMPONENT.PROBE"):
             parse_target(bad)
     # a limit may carry a unit: time, bit rate, or the probes' own counts
@@ -124,6 +124,29 @@ def test_largest_size_meeting_a_target_that_grows_with_the_size(tmp_path):
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
+def test_a_target_the_statistic_must_reach(tmp_path):
+    # The batch of three: a capacity of K cells carries min(K, 3) cells of 2.83 us in
+    # every 10 us, a line utilisation of 0.283, 0.566, then 0.849 from K = 3 on: the
+    # smallest capacity whose utilisation reaches 0.8 is 3, whatever the seed.
+    t = parse_target("mux.phy_utilisation >= 0.8")
+    assert t == Target("mux", "phy_utilisation", "value", 0.8, "", True) and str(t).endswith(">= 0.8")
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    ans = dimension(path, "mux.capacity", 1, 16, t, unit="cells", replications=2, workers=1)
+    assert ans.size == 3
+    by = {e.size: e for e in ans.evaluations}
+    assert not by[2].meets and by[2].mean == pytest.approx(0.566, abs=1e-3)
+    assert ans.sentence().startswith("3 cells (mux.capacity) meet mux.phy_utilisation.value >= 0.8")
+    # the lower end of the interval decides, as the upper end does for <=
+    from atmsim.dimension import judge
+    assert judge(5, 6, 0.9, 0.05, 0.85, 0.95, 0.8, at_least=True).meets
+    assert not judge(5, 6, 0.9, 0.1, 0.75, 1.0, 0.8, at_least=True).meets  # the mean reaches it, the CI does not
+    assert not judge(5, 6, 0.79, 0.0, float("nan"), float("nan"), 0.8, at_least=True).meets
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8",
+                "--target", "mux.phy_utilisation >= 0.8", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 0 and p.stdout.startswith("3 cells (mux.capacity) meet"), p.stdout + p.stderr
+
+
 def test_confidence_interval_decides(tmp_path):
     """Poisson cells at 100 of 149.76 Mb/s into a finite fifo (M/D/1/K): wherever the
     bisection stops, the answer meets the target by its 95% CI and the size below it
@@ -173,3 +196,10 @@ def test_judge_uses_the_upper_end_of_the_ci_or_the_mean_without_one():
     assert zero.meets and zero.note == "all 6 replications gave 0"
     few = judge(5, 1, 2e-3, nan, nan, nan, 1e-3, "n = 1: too few for an interval")
     assert not few.meets and few.note == "n = 1: too few for an interval"
+
+
+def test_numbers_are_shown_with_the_digits_that_tell_them_from_the_limit():
+    from atmsim.dimension import _g
+    assert _g(0.989973, 0.99) == "0.98997" and _g(0.990201, 0.99) == "0.9902"
+    assert _g(0.5, 0.99) == "0.5" and _g(0.99, 0.99) == "0.99" and _g(1.23456e-4) == "0.000123"
+    assert _g(float("nan")) == "nan"

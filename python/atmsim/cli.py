@@ -487,8 +487,9 @@ def reproduce_cmd(
 def dimension_cmd(
     scenario: Annotated[str, typer.Argument(help="Scenario file (.toml); its [sweep] table is ignored.")],
     key: Annotated[str, typer.Option("--key", help="The size to dimension, COMPONENT.PARAM (e.g. gw.tx_buffer_frames, mux.capacity).")],
-    target: Annotated[str, typer.Option("--target", help="COMPONENT.PROBE[.STATISTIC] <= LIMIT [UNIT], e.g. 'gw.mpp_frame_loss <= 1e-3', "
-                                                  "'sink/vc1.sink_delay.p99_9 <= 250 us' (no unit: the probe's own).")],
+    target: Annotated[str, typer.Option("--target", help="COMPONENT.PROBE[.STATISTIC] <= LIMIT [UNIT] (or >=), e.g. 'gw.mpp_frame_loss <= 1e-3', "
+                                                  "'sink/vc1.sink_delay.p99_9 <= 250 us' (no unit: the probe's own), "
+                                                  "'sink/vc1.sink_goodput.ratio >= 0.99'.")],
     low: Annotated[int, typer.Option("--min", help="Smallest size tried.")] = 1,
     high: Annotated[int, typer.Option("--max", help="Largest size tried.")] = 256,
     unit: Annotated[str, typer.Option("--unit", help="Unit written after the size (e.g. cells); none for a bare count.")] = "",

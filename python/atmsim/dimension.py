@@ -28,6 +28,12 @@ tagged cells best (``--key mux.clp_threshold --target 'hi.flow_loss_ratio <= 1e-
 <= 1e-3``): the delay's quantiles grow with the buffer, the largest buffer meeting the
 objective loses least.
 
+A target may also ask for a statistic to reach a limit, ``>=``: the smallest buffer
+whose goodput ratio (``sink/vc1.sink_goodput.ratio >= 0.99``) or throughput reaches it,
+met when the lower end of the interval is at or above the limit. The search is the same
+either way: it assumes that the sizes above one that meets the target meet it too (or,
+with ``largest``, those below).
+
 The limit may carry a unit (``<= 250 us``, ``<= 1.5 Mb/s``, ``<= 30 cells``): a time
 or a bit rate is converted to the probe's own unit (the one the runs report, as ``atmsim
 run`` prints it), and a unit of another quantity is refused with one line. Without a
@@ -48,24 +54,29 @@ from atmsim.units import BIT_RATE_UNITS, TIME_UNITS, convert
 #: Units a limit may carry besides time and bit rate: the probes' own count units.
 _COUNT_UNITS = ("cells", "frames", "1")
 
-_TARGET_RE = re.compile(r"^\s*([A-Za-z0-9_/\-]+)\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*<=\s*"
+_TARGET_RE = re.compile(r"^\s*([A-Za-z0-9_/\-]+)\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*(<=|>=)\s*"
                         r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]+)?\s*$")
 
 
 @dataclass(frozen=True)
 class Target:
-    """``component.probe[.statistic] <= limit [unit]`` (statistic ``value`` by default;
-    without a unit the limit is in the probe's own unit, as ``atmsim run`` prints it)."""
+    """``component.probe[.statistic] <= limit [unit]`` or ``>= limit [unit]``
+    (statistic ``value`` by default; without a unit the limit is in the probe's own
+    unit, as ``atmsim run`` prints it)."""
 
     component: str
     probe: str
     statistic: str
     limit: float
     unit: str = ""
+    #: ``>=``: the statistic must reach the limit (a goodput, a throughput) rather than
+    #: stay under it
+    at_least: bool = False
 
     def __str__(self) -> str:
         u = f" {self.unit}" if self.unit else ""
-        return f"{self.component}.{self.probe}.{self.statistic} <= {self.limit:g}{u}"
+        op = ">=" if self.at_least else "<="
+        return f"{self.component}.{self.probe}.{self.statistic} {op} {self.limit:g}{u}"
 
     def limit_in(self, unit: str) -> float:
         """The limit in the probe's ``unit`` (ScenarioError when the target's unit is not
@@ -85,14 +96,15 @@ def parse_target(text: str) -> Target:
     ScenarioError with what is valid otherwise."""
     m = _TARGET_RE.match(text)
     if not m:
-        raise ScenarioError(f"--target {text!r}: expected COMPONENT.PROBE[.STATISTIC] <= LIMIT [UNIT], "
-                            f"e.g. 'gw.mpp_frame_loss <= 1e-3' or 'sink/vc1.sink_delay.p99 <= 250 us'")
-    comp, probe, stat, limit, unit = m.groups()
+        raise ScenarioError(f"--target {text!r}: expected COMPONENT.PROBE[.STATISTIC] <= LIMIT [UNIT] (or >=), "
+                            f"e.g. 'gw.mpp_frame_loss <= 1e-3', 'sink/vc1.sink_delay.p99 <= 250 us' or "
+                            f"'sink/vc1.sink_goodput.ratio >= 0.99'")
+    comp, probe, stat, op, limit, unit = m.groups()
     if unit and unit not in TIME_UNITS and unit not in BIT_RATE_UNITS and unit not in _COUNT_UNITS:
         raise ScenarioError(f"--target {text!r}: unknown unit {unit!r}; valid: {', '.join(TIME_UNITS)} (time), "
                             f"{', '.join(BIT_RATE_UNITS)} (bit rate), {', '.join(_COUNT_UNITS)}, or none "
                             f"(the probe's own unit)")
-    return Target(comp, probe, stat or "value", float(limit), unit or "")
+    return Target(comp, probe, stat or "value", float(limit), unit or "", op == ">=")
 
 
 @dataclass(frozen=True)
@@ -129,21 +141,31 @@ class Answer:
         """The answer in one sentence, e.g. "16 frames meet ... (95% CI ...)"."""
         u = f" {self.unit}" if self.unit else ""
         ctx = f" {context}" if context else ""
+        # numbers to as many digits as tell them from the limit (when both are in the
+        # probe's unit)
+        lim = None if self.target.unit else self.target.limit
+
+        def g(x: float) -> str:
+            return _g(x, lim)
+
+        def ci(ev: Optional[Evaluation]) -> str:
+            return _ci(ev, lim)
+
         # the end the search starts from: the size most likely to meet the target
         best = self.low if self.largest else self.high
         if self.size is None:
             e = self.at(best)
-            got = f"; at {best}{u} the mean is {_g(e.mean)}, 95% CI {_ci(e)}" if e else ""
+            got = f"; at {best}{u} the mean is {g(e.mean)}, 95% CI {ci(e)}" if e else ""
             return f"no {self.key} in [{self.low}, {self.high}]{u} meets {self.target}{ctx}{got}"
         e = self.at(self.size)
         nxt = self.size + 1 if self.largest else self.size - 1
         other = self.at(nxt)
-        why = f"95% CI {_ci(e)}" if e and not e.note else (e.note if e else "")
+        why = f"95% CI {ci(e)}" if e and not e.note else (e.note if e else "")
         tail = ""
         if other is not None:
-            tail = f"; {nxt}{u} do not (mean {_g(other.mean)}, 95% CI {_ci(other)})"
+            tail = f"; {nxt}{u} do not (mean {g(other.mean)}, 95% CI {ci(other)})"
         most = "at most " if self.largest else ""
-        return (f"{most}{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {_g(e.mean) if e else '?'}, {why}, "
+        return (f"{most}{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {g(e.mean) if e else '?'}, {why}, "
                 f"{self.replications} replications){tail}")
 
 
@@ -152,14 +174,21 @@ def max_evaluations(low: int, high: int) -> int:
     return 2 + max(0, math.ceil(math.log2(high - low))) if high > low else 1
 
 
-def _g(x: float) -> str:
-    return "nan" if x is None or not math.isfinite(x) else f"{x:.3g}"
+def _g(x: float, near: Optional[float] = None) -> str:
+    """``x`` to 3 significant digits, or as many more (up to 8) as tell it from ``near``
+    (the limit: 0.989973 against 0.99 must not read 0.99)."""
+    if x is None or not math.isfinite(x):
+        return "nan"
+    digits = 3
+    while near is not None and x != near and digits < 8 and f"{x:.{digits}g}" == f"{near:.{digits}g}":
+        digits += 1
+    return f"{x:.{digits}g}"
 
 
-def _ci(e: Optional[Evaluation]) -> str:
+def _ci(e: Optional[Evaluation], near: Optional[float] = None) -> str:
     if e is None or not (math.isfinite(e.ci_low) and math.isfinite(e.ci_high)):
         return "none" if e is None else (e.note or "none")
-    return f"[{_g(e.ci_low)}, {_g(e.ci_high)}]"
+    return f"[{_g(e.ci_low, near)}, {_g(e.ci_high, near)}]"
 
 
 def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> tuple[float, str]:
@@ -195,21 +224,22 @@ def evaluate(path: str, key: str, size: int, unit: str, target: Target, replicat
     if all(math.isnan(v) for v in values):
         raise ScenarioError(f"{path}: no statistic {target.component}.{target.probe}.{target.statistic} in the "
                             f"runs (check --target: component and probe names as `atmsim run` prints them)")
-    unit_of = "1"
-    iv = stats.interval(values, stats.domain_of(target.probe, target.statistic, unit_of))
     probe_unit = next((u for u in units if u), "")
-    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit_in(probe_unit), iv.note)
+    iv = stats.interval(values, stats.domain_of(target.probe, target.statistic, probe_unit))
+    return judge(size, iv.n, iv.mean, iv.std, iv.low, iv.high, target.limit_in(probe_unit), iv.note,
+                 at_least=target.at_least)
 
 
 def judge(size: int, n: int, mean: float, std: float, low: float, high: float, limit: float,
-          note: str = "") -> Evaluation:
+          note: str = "", at_least: bool = False) -> Evaluation:
     """Whether a size whose replications gave ``mean`` and the 95% CI ``[low, high]``
-    meets ``limit``: the CI's upper end at or below it; without an interval (all
-    replications equal, or too few) the mean, with the reason in ``note``."""
-    if math.isfinite(high):
-        return Evaluation(size, n, mean, low, high, high <= limit)
-    why = f"all {n} replications gave {_g(mean)}" if std == 0.0 else (note or "no interval")
-    return Evaluation(size, n, mean, low, high, mean <= limit, why)
+    meets ``limit``: the CI's upper end at or below it (``at_least``: its lower end at or
+    above it); without an interval (all replications equal, or too few) the mean, with
+    the reason in ``note``."""
+    if math.isfinite(high) and math.isfinite(low):
+        return Evaluation(size, n, mean, low, high, low >= limit if at_least else high <= limit)
+    why = f"all {n} replications gave {_g(mean, limit)}" if std == 0.0 else (note or "no interval")
+    return Evaluation(size, n, mean, low, high, mean >= limit if at_least else mean <= limit, why)
 
 
 def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",
