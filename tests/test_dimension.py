@@ -145,6 +145,19 @@ def test_a_target_the_statistic_must_reach(tmp_path):
     p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8",
                 "--target", "mux.phy_utilisation >= 0.8", "-n", "2", "-j", "1", "-q")
     assert p.returncode == 0 and p.stdout.startswith("3 cells (mux.capacity) meet"), p.stdout + p.stderr
+    # the same answer as JSON, every size evaluated with its mean and verdict
+    import json
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8",
+                "--target", "mux.phy_utilisation >= 0.8", "-n", "2", "-j", "1", "-q", "--json")
+    assert p.returncode == 0, p.stdout + p.stderr
+    got = json.loads(p.stdout)
+    assert (got["size"], got["key"], got["unit"], got["replications"]) == (3, "mux.capacity", "cells", 2)
+    assert got["target"] == {"text": "mux.phy_utilisation.value >= 0.8", "component": "mux", "probe": "phy_utilisation",
+                             "statistic": "value", "limit": 0.8, "limit_unit": "", "at_least": True}
+    ev = {e["size"]: e for e in got["evaluations"]}
+    assert set(ev) >= {1, 2, 3, 8} and ev[3]["meets"] and not ev[2]["meets"]
+    assert ev[2]["mean"] == pytest.approx(0.566, abs=1e-3) and ev[2]["ci_low"] is None  # no interval: null, not NaN
+    assert got["sentence"].startswith("3 cells (mux.capacity) meet")
 
 
 def test_confidence_interval_decides(tmp_path):

@@ -501,6 +501,7 @@ def dimension_cmd(
     largest: Annotated[bool, typer.Option(
         "--largest", help="The largest size that meets the target, for a statistic that does not fall as the size "
                           "grows (a CLP = 0 loss against clp_threshold, a delay quantile against a buffer).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the answer and every size evaluated as JSON.")] = False,
 ) -> None:
     """The smallest buffer (any size parameter) whose loss meets a target, by bisection with 95% CIs
     (--largest: the largest size that meets it)."""
@@ -534,7 +535,11 @@ def dimension_cmd(
     finally:
         bar.close()
     sets = ", ".join(f"{k} = {v}" for k, v in overrides.items())
-    print(ans.sentence(f"in {scenario}" + (f" with {sets}" if sets else "")))
+    context = f"in {scenario}" + (f" with {sets}" if sets else "")
+    if json_out:
+        print(json.dumps(ans.to_dict(context), indent=2))
+    else:
+        print(ans.sentence(context))
     raise SystemExit(0 if ans.size is not None else 1)
 
 

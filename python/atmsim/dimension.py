@@ -134,6 +134,25 @@ class Answer:
     evaluations: list[Evaluation] = field(default_factory=list)
     largest: bool = False
 
+    def to_dict(self, context: str = "") -> dict:
+        """The answer as plain data (``atmsim dimension --json``): the size (None when no
+        size meets the target), the target's parts, every size evaluated with its mean,
+        95% CI and verdict, and the sentence; non-finite numbers become None."""
+        def num(x: float) -> Optional[float]:
+            return x if x is not None and math.isfinite(x) else None
+
+        t = self.target
+        return {
+            "key": self.key, "unit": self.unit, "size": self.size, "largest": self.largest,
+            "min": self.low, "max": self.high, "replications": self.replications,
+            "target": {"text": str(t), "component": t.component, "probe": t.probe, "statistic": t.statistic,
+                       "limit": t.limit, "limit_unit": t.unit, "at_least": t.at_least},
+            "evaluations": [{"size": e.size, "n": e.n, "mean": num(e.mean), "ci_low": num(e.ci_low),
+                             "ci_high": num(e.ci_high), "meets": e.meets, "note": e.note}
+                            for e in sorted(self.evaluations, key=lambda e: e.size)],
+            "sentence": self.sentence(context),
+        }
+
     def at(self, size: int) -> Optional[Evaluation]:
         return next((e for e in self.evaluations if e.size == size), None)
 
