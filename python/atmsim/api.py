@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (sta
 
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
+#: The columns of :attr:`Result.cell_trace` (docs/architecture.md, "Cell traces").
+TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "vc", "source", "seq", "born_s", "flags", "carries"]
 
 ProgressArg = Union[None, bool, Callable[[float, float], Any]]
 
@@ -112,6 +114,7 @@ class Result:
         self.raw = dict(raw)
         self._probes: Optional[pd.DataFrame] = None
         self._series: Optional[pd.DataFrame] = None
+        self._trace: Optional[pd.DataFrame] = None
         self._index: Optional[dict[tuple[str, str, str], float]] = None
         self.summary: dict[str, Any] = {
             "name": raw["name"],
@@ -166,6 +169,23 @@ class Result:
                             else pd.DataFrame({c: pd.Series(dtype="float64" if c in ("time", "value") else "object")
                                                for c in SERIES_COLUMNS}))
         return self._series
+
+    @property
+    def cell_trace(self) -> pd.DataFrame:
+        """The cell trace asked for in the scenario's ``[trace]`` table (``cells =
+        true``; ``atmsim run --cell-trace FILE``), one row per cell delivered to a
+        component's input (``event`` ``r``, ``port`` named) or dropped by one (``d``,
+        ``cause`` as the ledger books it), in time order: time_s, event, component,
+        port, cause, vc (``VPI/VCI`` there), source, seq, born_s, flags (``eop``,
+        ``clp``, ``efci``), carries (the payload in a few words).  Empty (same
+        columns) without a trace."""
+        if self._trace is None:
+            import pandas as pd
+
+            t = self.raw.get("trace") or {}
+            self._trace = pd.DataFrame({c: t.get(c, []) for c in TRACE_COLUMNS})
+            self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64"})
+        return self._trace
 
     def plot_series(self, which: Optional[Sequence[str]] = None, path: Optional[Union[str, os.PathLike]] = None):
         """One line: the run's time series, one panel per ``component.probe`` (``which``

@@ -239,6 +239,12 @@ def run_cmd(
         help="Make the fingerprint cover what each delivered message carries (cell fields, payloads), "
              "not only when and where it was delivered; about 5% slower on plain cell queues "
              "(same as [scenario] fingerprint_content = true).")] = False,
+    cell_trace: Annotated[Optional[str], typer.Option(
+        "--cell-trace", metavar="FILE",
+        help="Write a cell-by-cell trace to FILE as CSV: every cell delivered to a component's input (r) or "
+             "dropped by one (d, with its cause), in time order; narrow it with the scenario's [trace] table or "
+             "--set trace.flows=SOURCE, trace.vcs=VC, trace.at=COMPONENT, trace.from/to=TIME, trace.limit=N "
+             "(docs/architecture.md, \"Cell traces\").")] = None,
     pcap: Annotated[Optional[list[str]], typer.Option(
         "--pcap", metavar="HOST=FILE",
         help="Capture every AAL5 PDU the host sends or receives into FILE, a libpcap file for tcpdump or "
@@ -259,6 +265,8 @@ def run_cmd(
         overrides["scenario.check_wire"] = "true"
     if fingerprint_content:
         overrides["scenario.fingerprint_content"] = "true"
+    if cell_trace:
+        overrides["trace.cells"] = "true"
     sc = api.load(scenario).with_overrides(overrides)
     with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
             warnings.catch_warnings():
@@ -268,21 +276,29 @@ def run_cmd(
         print(f"atmsim: warning: {w}", file=sys.stderr)
     if series_csv:
         _write_series_csv(res, series_csv)
+    if cell_trace:
+        _write_csv(res.cell_trace, cell_trace, "the cell trace")
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
         print(format_result(res, scenario, rate_unit))
         for host, path in captures:
             print(f"capture      {host}: {path} (libpcap, SUNATM)")
+        if cell_trace:
+            print(f"cell trace   {cell_trace}: {len(res.cell_trace):,} rows (CSV)")
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:
     if not res.raw.get("series"):
         raise ScenarioError(f"{path}: the scenario asks for no series; add [probes] series = [\"COMPONENT.NAME\", ...]")
+    _write_csv(res.series, path, "the series")
+
+
+def _write_csv(frame, path: str, what: str) -> None:
     try:
-        res.series.to_csv(path, index=False)
+        frame.to_csv(path, index=False)
     except OSError as e:
-        raise ScenarioError(f"{path}: cannot write the series: {e.strerror or e}") from None
+        raise ScenarioError(f"{path}: cannot write {what}: {e.strerror or e}") from None
 
 
 @app.command("describe")

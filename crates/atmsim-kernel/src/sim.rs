@@ -91,6 +91,14 @@ pub trait Component {
         let _ = (msg, store);
         0
     }
+    /// In a run that observes its deliveries ([`Simulation::observe`]): `msg` is
+    /// delivered to input `port` of component `comp` at `time` (each delivery once, at
+    /// its own instant, whether it was an event or handed over late). The default
+    /// ignores it.
+    #[inline(always)]
+    fn observe(time: SimTime, comp: CompId, port: PortId, msg: &Self::Msg, store: &mut Self::Store) {
+        let _ = (time, comp, port, msg, store);
+    }
     /// The current value of the quantity `index` (an index this component handed out
     /// when a series was resolved; see [`crate::series`]). Only read, never while an
     /// event is being handled.
@@ -490,7 +498,7 @@ const NO_ROUTE: Route = Route { comp: CompId::MAX, port: PortId::MAX };
 
 /// What a finished run reports besides the probes.
 #[derive(Clone, Debug)]
-pub struct RunOutcome {
+pub struct RunOutcome<S = ()> {
     pub fingerprint: u64,
     /// Events handled: timers and message deliveries (zero-time, timed, handed over
     /// to passive components or through deferred inputs).
@@ -506,6 +514,8 @@ pub struct RunOutcome {
     /// Wall-clock seconds of the event loop alone (from the first event to the end
     /// instant: not the components' start, nor the report and the ledger).
     pub loop_s: f64,
+    /// The run's store as the run left it (closed: [`RunStore::close`]).
+    pub store: S,
 }
 
 /// Progress callbacks come every this many events.
@@ -526,6 +536,8 @@ pub struct Simulation<C: Component> {
     later_fp: Vec<u64>,
     /// Fold each delivered message's [`Component::digest`] into the fingerprint.
     content: bool,
+    /// Tell [`Component::observe`] of every delivery.
+    observe: bool,
     events: u64,
     series: Option<(SimDuration, Vec<SeriesProbe>)>,
 }
@@ -588,6 +600,7 @@ impl<C: Component> Simulation<C> {
             later_fp: vec![0; n],
             fingerprint: 0xcbf2_9ce4_8422_2325,
             content: false,
+            observe: false,
             events: 0,
             series: None,
         }
@@ -597,6 +610,13 @@ impl<C: Component> Simulation<C> {
     /// and where it was delivered (see the module doc).
     pub fn fingerprint_content(&mut self, on: bool) {
         self.content = on;
+    }
+
+    /// Tells [`Component::observe`] of every message delivery (a cell trace). It runs
+    /// the instrumented loop, as [`Simulation::fingerprint_content`] does, and changes
+    /// nothing in the run: same events, same fingerprint.
+    pub fn observe(&mut self, on: bool) {
+        self.observe = on;
     }
 
     /// Whether passive components take timed deliveries without an event each (on by
@@ -695,7 +715,12 @@ impl<C: Component> Simulation<C> {
         let h = &mut self.later_fp[comp as usize];
         *h = mix(mix(*h, time.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
         if CONTENT {
-            *h = mix(*h, C::digest(msg, &self.core.store));
+            if self.content {
+                *h = mix(*h, C::digest(msg, &self.core.store));
+            }
+            if self.observe {
+                C::observe(time, comp, port, msg, &mut self.core.store);
+            }
         }
         self.events += 1;
     }
@@ -818,7 +843,12 @@ impl<C: Component> Simulation<C> {
             }
             self.fingerprint = mix(mix(self.fingerprint, now.0), ((route.comp as u64) << 32) | 0x8000_0000 | route.port as u64);
             if CONTENT {
-                self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
+                if self.content {
+                    self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
+                }
+                if self.observe {
+                    C::observe(now, route.comp, route.port, &msg, &mut self.core.store);
+                }
             }
             self.events += 1;
             let mut ctx = Ctx { now, id: route.comp, core: &mut self.core };
@@ -892,7 +922,12 @@ impl<C: Component> Simulation<C> {
         };
         self.fingerprint = mix(mix(self.fingerprint, now.0), ((comp as u64) << 32) | 0x8000_0000 | port as u64);
         if CONTENT {
-            self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
+            if self.content {
+                self.fingerprint = mix(self.fingerprint, C::digest(&msg, &self.core.store));
+            }
+            if self.observe {
+                C::observe(now, comp, port, &msg, &mut self.core.store);
+            }
         }
         self.events += 1;
         let mut ctx = Ctx { now, id: comp, core: &mut self.core };
@@ -907,10 +942,10 @@ impl<C: Component> Simulation<C> {
         end: SimTime,
         warmup: SimTime,
         progress: &mut dyn FnMut(SimTime, u64) -> bool,
-    ) -> Result<RunOutcome, SimError> {
-        // Two compiled loops, so that a run without content hashing pays no branch for
-        // it per delivery.
-        if self.content {
+    ) -> Result<RunOutcome<C::Store>, SimError> {
+        // Two compiled loops, so that a run without content hashing or observation
+        // pays no branch for them per delivery.
+        if self.content || self.observe {
             self.run_loop::<true>(end, warmup, progress)
         } else {
             self.run_loop::<false>(end, warmup, progress)
@@ -922,7 +957,7 @@ impl<C: Component> Simulation<C> {
         end: SimTime,
         warmup: SimTime,
         progress: &mut dyn FnMut(SimTime, u64) -> bool,
-    ) -> Result<RunOutcome, SimError> {
+    ) -> Result<RunOutcome<C::Store>, SimError> {
         for i in 0..self.comps.len() {
             self.core.passive[i] = self.fast_path && self.comps[i].passive();
         }
@@ -1023,7 +1058,8 @@ impl<C: Component> Simulation<C> {
             }
         }
         let series = sampler.map(Sampler::finish).unwrap_or_default();
-        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, scheduled: self.core.queue.scheduled(), end, report, ledger, series, loop_s })
+        let scheduled = self.core.queue.scheduled();
+        Ok(RunOutcome { fingerprint: self.fingerprint, events: self.events, scheduled, end, report, ledger, series, loop_s, store: self.core.store })
     }
 }
 

@@ -192,6 +192,19 @@ pub fn discard(cell: &Cell, ctx: &mut Cx<'_>) {
     }
 }
 
+/// Drops `cell` where it is ([`discard`]), telling the run's cell trace, if one is kept,
+/// that this component dropped it under ledger cause `cause`. A model that books its
+/// drops by cause itself (not with [`Drops`]) calls this.
+#[inline(always)]
+pub fn dropped_here(cause: &'static str, cell: &Cell, ctx: &mut Cx<'_>) {
+    let (now, id) = (ctx.now, ctx.id());
+    let store = ctx.store();
+    if store.trace.on {
+        crate::cell_trace::dropped(now, id, cause, cell, store);
+    }
+    discard(cell, ctx);
+}
+
 /// The cells one component dropped under one cause, per flow: the one way a model
 /// drops a cell ([`Drops::drop`] counts it for the ledger and releases its payload).
 #[derive(Clone, Debug)]
@@ -213,7 +226,7 @@ impl Drops {
             self.by_flow.resize(f + 1, 0);
         }
         self.by_flow[f] += 1;
-        discard(cell, ctx);
+        dropped_here(self.cause, cell, ctx);
     }
     /// Cells dropped, all flows.
     pub fn total(&self) -> u64 {

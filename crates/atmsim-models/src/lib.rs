@@ -20,6 +20,7 @@
 pub mod aal;
 pub mod capture;
 pub mod cell;
+pub mod cell_trace;
 pub mod control;
 pub mod hold;
 pub mod kind;
@@ -105,6 +106,9 @@ macro_rules! models {
             #[inline(always)]
             fn digest(msg: &Msg, store: &Payloads) -> u64 {
                 cell::digest(msg, store)
+            }
+            fn observe(time: SimTime, comp: atmsim_kernel::CompId, port: PortId, msg: &Msg, store: &mut Payloads) {
+                cell_trace::arrived(time, comp, port, msg, store)
             }
             fn reset_stats(&mut self, now: SimTime) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::reset_stats(BorrowMut::<$ty>::borrow_mut(m), now), )+ }

@@ -84,6 +84,8 @@ pub struct Payloads {
     pub check: WireCheck,
     /// Packet capture at hosts ([`crate::capture`]).
     pub capture: Capture,
+    /// The run's cell trace ([`crate::cell_trace`]; off unless asked for).
+    pub trace: crate::cell_trace::CellTrace,
 }
 
 impl Payloads {

@@ -114,6 +114,22 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
     }
     d.set_item("series", series)?;
     d.set_item("warnings", r.warnings.clone())?;
+    if sc.trace.is_some() {
+        // Column by column (a DataFrame is built from it at once).
+        let t = PyDict::new_bound(py);
+        t.set_item("time_s", r.trace.iter().map(|x| x.time_s).collect::<Vec<_>>())?;
+        t.set_item("event", r.trace.iter().map(|x| x.event).collect::<Vec<_>>())?;
+        t.set_item("component", r.trace.iter().map(|x| x.component.as_str()).collect::<Vec<_>>())?;
+        t.set_item("port", r.trace.iter().map(|x| x.port.as_str()).collect::<Vec<_>>())?;
+        t.set_item("cause", r.trace.iter().map(|x| x.cause).collect::<Vec<_>>())?;
+        t.set_item("vc", r.trace.iter().map(|x| x.vc.as_str()).collect::<Vec<_>>())?;
+        t.set_item("source", r.trace.iter().map(|x| x.source.as_str()).collect::<Vec<_>>())?;
+        t.set_item("seq", r.trace.iter().map(|x| x.seq).collect::<Vec<_>>())?;
+        t.set_item("born_s", r.trace.iter().map(|x| x.born_s).collect::<Vec<_>>())?;
+        t.set_item("flags", r.trace.iter().map(|x| x.flags.as_str()).collect::<Vec<_>>())?;
+        t.set_item("carries", r.trace.iter().map(|x| x.carries.as_str()).collect::<Vec<_>>())?;
+        d.set_item("trace", t)?;
+    }
     Ok(d)
 }
 

@@ -50,6 +50,7 @@ pub(crate) fn expand(mut raw: RawScenario) -> Result<RawScenario, ScenarioError>
     }
     raw.connections = conns;
     raw.probes = raw.probes.iter().map(|e| expand_entry(f, "probes", e, &[])).collect::<Result<_, _>>()?;
+    raw.trace = raw.trace.iter().map(|e| expand_entry(f, "trace", e, &[])).collect::<Result<_, _>>()?;
     raw.scenario = raw.scenario.iter().map(|e| expand_entry(f, "scenario", e, &[])).collect::<Result<_, _>>()?;
     let mut comps = Vec::with_capacity(raw.components.len());
     for c in &raw.components {

@@ -11,15 +11,17 @@
 //!   time series;
 //! - [`sweep`]: the `[sweep]` table (grids, ranges, zip, replications, precision
 //!   targets), read from the same document with the same errors, and the per-point
-//!   seed.
+//!   seed;
+//! - [`trace`]: the `[trace]` table (a cell-by-cell trace of each run).
 
 pub mod error;
 mod expand;
 pub mod load;
 pub mod run;
 pub mod sweep;
+pub mod trace;
 
 pub use error::{Location, ScenarioError};
 pub use load::{ComponentDecl, Scenario, SeriesReq, Wire};
-pub use run::{FlowBooks, RunResult, SeriesRow};
+pub use run::{FlowBooks, RunResult, SeriesRow, TraceRowOut};
 pub use sweep::{point_seed, SweepSpec};

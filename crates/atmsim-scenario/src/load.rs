@@ -8,6 +8,7 @@
 //! [scenario]            # name, description, duration, warmup, seed, replications
 //! [components.NAME]     # kind = "...", then that kind's parameters
 //! [probes]              # keep = [patterns], series = ["COMP[/SUB].NAME"], interval
+//! [trace]               # cells = true, flows, vcs, at, from, to, limit (crate::trace)
 //! ```
 //!
 //! N components or list elements alike are written once (`copies = N`, `"for i in
@@ -50,6 +51,8 @@ pub struct RawScenario {
     pub connections: Vec<(String, Option<usize>)>,
     /// The `[probes]` table.
     pub probes: Vec<RawEntry>,
+    /// The `[trace]` table.
+    pub trace: Vec<RawEntry>,
     /// The directory of the scenario file (`.` for text without one): relative file
     /// names in parameters are resolved against it.
     pub dir: std::path::PathBuf,
@@ -121,6 +124,8 @@ pub struct Scenario {
     /// `[probes] series`, sampled every `interval`.
     pub series: Vec<SeriesReq>,
     pub interval: SimDuration,
+    /// `[trace]`: a cell-by-cell trace of each run (None: none).
+    pub trace: Option<crate::trace::TraceSpec>,
 }
 
 /// Where each line of the text starts, to turn byte offsets into line numbers in
@@ -197,8 +202,8 @@ pub(crate) fn parse_doc<'t>(text: &'t str, file: &str) -> Result<ImDocument<&'t 
 pub(crate) fn raw_from_doc(doc: &ImDocument<&str>, lines: &LineIndex, file: &str) -> Result<RawScenario, ScenarioError> {
     let root = doc.as_table();
     let dir = std::path::Path::new(file).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")).to_path_buf();
-    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![], dir };
-    let top = ["connections", "scenario", "components", "probes", "sweep"];
+    let mut raw = RawScenario { file: file.into(), scenario: vec![], components: vec![], connections: vec![], probes: vec![], trace: vec![], dir };
+    let top = ["connections", "scenario", "components", "probes", "trace", "sweep"];
     for (k, item) in root.iter() {
         let line = line_of(lines, root.key(k).and_then(|key| key.span()).or_else(|| item.span()));
         match k {
@@ -209,6 +214,10 @@ pub(crate) fn raw_from_doc(doc: &ImDocument<&str>, lines: &LineIndex, file: &str
             "probes" => {
                 let t = item.as_table().ok_or_else(|| invalid(file, line, "probes", "must be a table: [probes]"))?;
                 raw.probes = entries(lines, file, t, "probes.")?;
+            }
+            "trace" => {
+                let t = item.as_table().ok_or_else(|| invalid(file, line, "trace", "must be a table: [trace]"))?;
+                raw.trace = entries(lines, file, t, "trace.")?;
             }
             "components" => {
                 let t = item.as_table().ok_or_else(|| invalid(file, line, "components", "must be tables: [components.NAME]"))?;
@@ -244,7 +253,7 @@ pub(crate) fn raw_from_doc(doc: &ImDocument<&str>, lines: &LineIndex, file: &str
             }
             other => {
                 let hint = did_you_mean(other, top);
-                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME], [probes], [sweep]{hint}")));
+                return Err(invalid(file, line, other, format!("unknown top-level key; valid: connections, [scenario], [components.NAME], [probes], [trace], [sweep]{hint}")));
             }
         }
     }
@@ -579,7 +588,8 @@ impl Scenario {
             }
         }
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval })
+        let trace = crate::trace::trace_section(&raw, &components, duration)?;
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval, trace })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -589,7 +599,7 @@ impl Scenario {
         let mut raw = self.raw.clone();
         for (key, value) in overrides {
             let at = |msg: String| ScenarioError::Invalid { at: Location { file: "--set".into(), line: None, key: key.clone() }, msg };
-            let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE, scenario.KEY=VALUE or probes.KEY=VALUE".into()))?;
+            let (head, param) = key.split_once('.').ok_or_else(|| at("expected COMPONENT.PARAM=VALUE, scenario.KEY=VALUE, probes.KEY=VALUE or trace.KEY=VALUE".into()))?;
             let v = value.trim();
             // A TOML value when it is one (12, 0.8, true, "text", ["a", "b"]); else a bare string.
             let rawv = v.parse::<toml_edit::Value>().ok().and_then(|tv| raw_of_value(&tv)).unwrap_or_else(|| Raw::Str(v.to_string()));
@@ -598,6 +608,8 @@ impl Scenario {
                 &mut raw.scenario
             } else if head == "probes" {
                 &mut raw.probes
+            } else if head == "trace" {
+                &mut raw.trace
             } else {
                 let names: Vec<String> = raw.components.iter().map(|c| c.name.clone()).collect();
                 let comp = raw.components.iter_mut().find(|c| c.name == head).ok_or_else(|| {
@@ -665,6 +677,9 @@ impl Scenario {
                 let labels: Vec<&str> = self.series.iter().map(|r| r.label.as_str()).collect();
                 s.push_str(&format!("series = {labels:?}\ninterval = \"{} s\"\n", self.interval.as_secs_f64()));
             }
+        }
+        if let Some(t) = &self.trace {
+            s.push_str(&crate::trace::to_toml(t));
         }
         s
     }

@@ -34,6 +34,31 @@ pub struct SeriesRow {
     pub values: Vec<f64>,
 }
 
+/// One row of a run's cell trace (`[trace]`), with names resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRowOut {
+    pub time_s: f64,
+    /// `r`: the cell arrived at the component's input `port`; `d`: the component
+    /// dropped it (`cause`, the ledger's).
+    pub event: &'static str,
+    pub component: String,
+    /// The input port's name (`r`), empty for a drop.
+    pub port: String,
+    /// The cause of a drop (`buffer_full`, `no_route`, `epd`, ...), empty for `r`.
+    pub cause: &'static str,
+    /// The cell's VC label there, `VPI/VCI`.
+    pub vc: String,
+    /// The source whose cell it is, and the cell's number in its flow.
+    pub source: String,
+    pub seq: u32,
+    /// When its source made it.
+    pub born_s: f64,
+    /// `eop`, `clp`, `efci`, comma-separated.
+    pub flags: String,
+    /// What it carries beyond its header, in a few words (empty for most cells).
+    pub carries: String,
+}
+
 /// Everything one run produces.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -54,8 +79,10 @@ pub struct RunResult {
     /// The series asked for in `[probes] series`, in that order.
     pub series: Vec<SeriesRow>,
     /// Warnings about the run's input, one line each (`FILE:LINE: KEY: ...`): a
-    /// `[probes] keep` pattern that matched no probe row.
+    /// `[probes] keep` pattern that matched no probe row; a cell trace cut at its limit.
     pub warnings: Vec<String>,
+    /// The cell trace asked for in `[trace]`, in time order (empty without one).
+    pub trace: Vec<TraceRowOut>,
 }
 
 impl Scenario {
@@ -89,6 +116,10 @@ impl Scenario {
             if let Some((path, snaplen)) = capture {
                 sim.store_mut().capture.open(i, &path, snaplen).map_err(|e| SimError::Output(format!("{}: {e}", c.name)))?;
             }
+        }
+        if let Some(t) = &self.trace {
+            sim.store_mut().trace = atmsim_models::cell_trace::CellTrace::new(t.filter.clone());
+            sim.observe(true);
         }
         sim.fingerprint_content(self.fingerprint_content);
         sim.fast_path(self.fast_path);
@@ -136,7 +167,17 @@ impl Scenario {
             }
             flows.push(books);
         }
-        let warnings = self.unmatched_keep(&probes);
+        let mut warnings = self.unmatched_keep(&probes);
+        let trace = self.trace_rows(&out.store.trace);
+        if out.store.trace.cut > 0 {
+            let line = self.raw.trace.iter().find(|e| e.key == "limit").and_then(|e| e.line);
+            let at = line.map_or_else(|| self.raw.file.clone(), |l| format!("{}:{l}", self.raw.file));
+            warnings.push(format!(
+                "{at}: trace.limit: the cell trace stopped at {} rows ({} more were wanted); narrow it (flows, vcs, at, from, to) or raise limit",
+                trace.len(),
+                out.store.trace.cut
+            ));
+        }
         probes.retain(|r| self.keeps(&r.component, r.probe));
         let interval_s = out.series.interval.as_secs_f64();
         let series = self
@@ -145,6 +186,38 @@ impl Scenario {
             .zip(out.series.values)
             .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
             .collect();
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, scheduled: out.scheduled, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings })
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, scheduled: out.scheduled, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings, trace })
+    }
+
+    /// The trace's rows with names, in time order (the kernel tells of deliveries
+    /// handed over late after other events: a stable sort by time restores the order
+    /// of each instant's rows as recorded).
+    fn trace_rows(&self, t: &atmsim_models::cell_trace::CellTrace) -> Vec<TraceRowOut> {
+        use atmsim_models::cell_trace::{flag_names, TraceEvent};
+        let sources: std::collections::HashMap<u32, &str> = self.components.iter().filter_map(|c| Some((c.flow?, c.name.as_str()))).collect();
+        let mut rows: Vec<&atmsim_models::cell_trace::TraceRow> = t.rows.iter().collect();
+        rows.sort_by_key(|r| r.time);
+        rows.into_iter()
+            .map(|r| {
+                let c = &self.components[r.comp as usize];
+                let (event, port, cause) = match r.event {
+                    TraceEvent::Arrive(p) => ("r", c.ports.inputs.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()), ""),
+                    TraceEvent::Drop(cause) => ("d", String::new(), cause),
+                };
+                TraceRowOut {
+                    time_s: r.time.as_secs_f64(),
+                    event,
+                    component: c.name.clone(),
+                    port,
+                    cause,
+                    vc: format!("{}/{}", r.cell.vc >> 16, r.cell.vc & 0xffff),
+                    source: sources.get(&r.cell.flow).map_or_else(|| format!("flow {}", r.cell.flow), |s| s.to_string()),
+                    seq: r.cell.seq,
+                    born_s: r.cell.born.as_secs_f64(),
+                    flags: flag_names(&r.cell),
+                    carries: r.carries.clone(),
+                }
+            })
+            .collect()
     }
 }

@@ -59,7 +59,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::link::sonet::{FramedClock, SonetGrid};
-use crate::cell::{book_in_flight, discard, Cell, Drops, Msg, FLAG_EFCI};
+use crate::cell::{book_in_flight, Cell, Drops, Msg, FLAG_EFCI};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
@@ -589,12 +589,12 @@ impl Transmitter {
     #[cold]
     fn policy_discards(&mut self, cell: &Cell, len: usize, ctx: &mut Cx<'_>) -> bool {
         let Some(policy) = self.policy.as_mut() else { return false };
-        if policy.arrival(cell, len).is_none() {
+        let Some(why) = policy.arrival(cell, len) else {
             return false;
-        }
+        };
         // (The policy keeps these per flow for the ledger, by cause.)
         self.count_loss(cell);
-        discard(cell, ctx);
+        crate::cell::dropped_here(why.cause(), cell, ctx);
         true
     }
 

@@ -709,6 +709,7 @@ mod golden;
 mod priority;
 mod quantiles;
 mod frames;
+mod cell_trace;
 
 mod hosts {
     use super::*;

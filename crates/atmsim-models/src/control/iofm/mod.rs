@@ -43,7 +43,7 @@ use atmsim_kernel::PortId;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimTime};
 
-use crate::cell::{book_in_flight, discard, vc_name, Cell, Msg};
+use crate::cell::{book_in_flight, vc_name, Cell, Msg};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
 use crate::link::transmitter::{LineRateParams, PHY_NAMES};
@@ -251,7 +251,7 @@ impl crate::kind::Kind for Iofm {
         match self.ctl.arrive(cell, ctx.now) {
             Arrival::Queued(Some(slot)) => self.arm(slot, ctx),
             Arrival::Queued(None) => {}
-            Arrival::Dropped => discard(&cell, ctx),
+            Arrival::Dropped => crate::cell::dropped_here("buffer_full", &cell, ctx),
         }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {

@@ -1,0 +1,227 @@
+//! A cell-by-cell trace of a run (the scenario's `[trace]` table, `atmsim run
+//! --cell-trace FILE`): every delivery of a cell to a component's input, and every cell
+//! a component drops with its ledger cause, as rows in time order — what ns-2's trace
+//! files give for packets, so that a user can follow one VC through the switches' VC
+//! tables, see where its cells wait and where they are lost.
+//!
+//! The kernel tells the run's store of each delivery in its instrumented loop
+//! ([`atmsim_kernel::Component::observe`]); drops come from the one way a model drops a
+//! cell ([`crate::cell::Drops::drop`] and the buffer policies'). Observing changes
+//! nothing in the run (same events, same fingerprint: tested). A filter keeps the rows
+//! wanted (flows, VC labels, components, a window of time) up to a limit.
+
+use atmsim_kernel::{CompId, PortId, SimTime};
+
+use crate::cell::{Cell, Msg, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
+use crate::payload::{Payload, Payloads, L4};
+
+/// What happened to the cell of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// Delivered to input `port` of the component.
+    Arrive(PortId),
+    /// Dropped by the component, booked in the ledger under this cause.
+    Drop(&'static str),
+}
+
+/// One row of the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRow {
+    pub time: SimTime,
+    pub comp: CompId,
+    pub event: TraceEvent,
+    pub cell: Cell,
+    /// What the cell carries beyond its header, in a few words (`tcp seq 1 ack 0 ...`,
+    /// `rm forward ER ... CI 0`); empty for a plain cell and the cells of a PDU before
+    /// its last.
+    pub carries: String,
+}
+
+/// Which rows a trace keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceFilter {
+    /// Per flow number, whether its cells are kept (empty: every flow).
+    pub flows: Vec<bool>,
+    /// VC labels (`(VPI << 16) | VCI`) whose cells are kept wherever they carry them;
+    /// with `flows` too, a cell is kept if either matches.
+    pub vcs: Vec<u32>,
+    /// Per component, whether rows there are kept (empty: everywhere).
+    pub at: Vec<bool>,
+    /// Rows at instants in `[from, to)`.
+    pub from: SimTime,
+    pub to: SimTime,
+    /// At most this many rows.
+    pub limit: usize,
+}
+
+impl Default for TraceFilter {
+    fn default() -> TraceFilter {
+        TraceFilter { flows: Vec::new(), vcs: Vec::new(), at: Vec::new(), from: SimTime::ZERO, to: SimTime(u64::MAX), limit: DEFAULT_LIMIT }
+    }
+}
+
+/// Rows a trace keeps unless its `limit` says otherwise.
+pub const DEFAULT_LIMIT: usize = 1_000_000;
+
+impl TraceFilter {
+    fn wants(&self, time: SimTime, comp: CompId, cell: &Cell) -> bool {
+        if time < self.from || time >= self.to {
+            return false;
+        }
+        if !self.at.is_empty() && !self.at.get(comp as usize).copied().unwrap_or(false) {
+            return false;
+        }
+        if self.flows.is_empty() && self.vcs.is_empty() {
+            return true;
+        }
+        self.flows.get(cell.flow as usize).copied().unwrap_or(false) || self.vcs.contains(&cell.vc)
+    }
+}
+
+/// The run's trace: off unless the scenario asks for one.
+#[derive(Clone, Debug, Default)]
+pub struct CellTrace {
+    pub on: bool,
+    pub filter: TraceFilter,
+    pub rows: Vec<TraceRow>,
+    /// Rows the filter wanted beyond its limit (not kept).
+    pub cut: u64,
+}
+
+impl CellTrace {
+    /// A trace keeping what `filter` wants.
+    pub fn new(filter: TraceFilter) -> CellTrace {
+        CellTrace { on: true, filter, rows: Vec::new(), cut: 0 }
+    }
+
+    fn push(&mut self, time: SimTime, comp: CompId, event: TraceEvent, cell: &Cell, carries: impl FnOnce() -> String) {
+        if !self.filter.wants(time, comp, cell) {
+            return;
+        }
+        if self.rows.len() >= self.filter.limit {
+            self.cut += 1;
+            return;
+        }
+        self.rows.push(TraceRow { time, comp, event, cell: *cell, carries: carries() });
+    }
+}
+
+/// Books a delivery in the store's trace (cells only: frames are not traced).
+pub fn arrived(time: SimTime, comp: CompId, port: PortId, msg: &Msg, store: &mut Payloads) {
+    let Msg::Cell(cell) = msg else { return };
+    if !store.trace.on {
+        return;
+    }
+    // The trace is taken out while the payload is read for the row.
+    let mut trace = std::mem::take(&mut store.trace);
+    trace.push(time, comp, TraceEvent::Arrive(port), cell, || carried(store.get(cell.payload)));
+    store.trace = trace;
+}
+
+/// Books a drop in the store's trace, if one is kept.
+#[cold]
+pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, store: &mut Payloads) {
+    if !store.trace.on {
+        return;
+    }
+    // The trace is taken out while the payload is read for the row.
+    let mut trace = std::mem::take(&mut store.trace);
+    trace.push(time, comp, TraceEvent::Drop(cause), cell, || carried(store.get(cell.payload)));
+    store.trace = trace;
+}
+
+/// A payload in a few words, for a trace row.
+pub fn carried(p: Option<&Payload>) -> String {
+    match p {
+        None => String::new(),
+        Some(Payload::Ip { ip, l4 }) => {
+            let what = match l4 {
+                L4::Tcp(t) => {
+                    let f = t.flags.0;
+                    let names: String = [(0x02, 'S'), (0x01, 'F'), (0x04, 'R'), (0x08, 'P'), (0x10, '.')]
+                        .iter()
+                        .filter(|(b, _)| f & b != 0)
+                        .map(|&(_, c)| c)
+                        .collect();
+                    format!("tcp {}>{} [{names}] seq {} ack {} win {}", t.src_port, t.dst_port, t.seq, t.ack, t.window)
+                }
+                L4::Echo(e) => format!("icmp echo {} seq {}", if e.reply { "reply" } else { "request" }, e.seq),
+                L4::Udp(u) => format!("udp {}>{}", u.src_port, u.dst_port),
+                L4::Continuation => "fragment".to_string(),
+            };
+            format!("ip id {} len {}: {what}", ip.ident, ip.payload_len)
+        }
+        Some(Payload::Rm(rm)) => format!(
+            "rm {} ER {:.0} CCR {:.0} cells/s CI {} NI {}{}",
+            if rm.backward { "backward" } else { "forward" },
+            rm.er.cells_per_s(),
+            rm.ccr.cells_per_s(),
+            u8::from(rm.ci),
+            u8::from(rm.ni),
+            if rm.bn { " BN" } else { "" }
+        ),
+        Some(Payload::Credit(c)) => format!("credit cell, {} entries", c.entries().len()),
+    }
+}
+
+/// The flags of a cell as a trace shows them: `eop`, `clp`, `efci`, comma-separated.
+pub fn flag_names(cell: &Cell) -> String {
+    let mut out = Vec::new();
+    for (bit, name) in [(FLAG_EOP, "eop"), (FLAG_CLP, "clp"), (FLAG_EFCI, "efci")] {
+        if cell.flags & bit != 0 {
+            out.push(name);
+        }
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(flow: u32, vc: u32) -> Cell {
+        Cell::plain(SimTime::ZERO, flow, vc, 0)
+    }
+
+    #[test]
+    fn the_filter_keeps_flows_or_vcs_at_the_components_in_the_window() {
+        let f = TraceFilter { flows: vec![false, true], vcs: vec![92], at: vec![true, false, true], from: SimTime(10), to: SimTime(20), limit: 10 };
+        assert!(f.wants(SimTime(10), 0, &cell(1, 5)));
+        assert!(f.wants(SimTime(19), 2, &cell(0, 92)), "the VC matches though the flow does not");
+        assert!(!f.wants(SimTime(19), 2, &cell(0, 93)), "neither flow nor VC");
+        assert!(!f.wants(SimTime(20), 0, &cell(1, 5)), "the window is half open");
+        assert!(!f.wants(SimTime(9), 0, &cell(1, 5)));
+        assert!(!f.wants(SimTime(15), 1, &cell(1, 5)), "not at this component");
+        assert!(!f.wants(SimTime(15), 7, &cell(1, 5)), "a component beyond the list is not kept");
+        let all = TraceFilter::default();
+        assert!(all.wants(SimTime(0), 3, &cell(9, 1)));
+    }
+
+    #[test]
+    fn rows_beyond_the_limit_are_counted_not_kept() {
+        let mut store = Payloads::default();
+        store.trace = CellTrace::new(TraceFilter { limit: 2, ..TraceFilter::default() });
+        for k in 0..5 {
+            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
+        }
+        dropped(SimTime(6), 0, "buffer_full", &cell(0, 1), &mut store);
+        assert_eq!(store.trace.rows.len(), 2);
+        assert_eq!(store.trace.cut, 4);
+        assert_eq!(store.trace.rows[1].time, SimTime(1));
+        assert_eq!(store.trace.rows[1].event, TraceEvent::Arrive(1));
+    }
+
+    #[test]
+    fn a_drop_is_booked_only_when_a_trace_is_kept() {
+        let mut store = Payloads::default();
+        dropped(SimTime(1), 3, "no_route", &cell(0, 7), &mut store);
+        assert!(store.trace.rows.is_empty() && store.trace.cut == 0);
+        store.trace = CellTrace::new(TraceFilter::default());
+        let mut c = cell(0, 7);
+        c.flags = FLAG_EOP | FLAG_EFCI;
+        dropped(SimTime(1), 3, "no_route", &c, &mut store);
+        assert_eq!(store.trace.rows[0].event, TraceEvent::Drop("no_route"));
+        assert_eq!(store.trace.rows[0].comp, 3);
+        assert_eq!(flag_names(&store.trace.rows[0].cell), "eop,efci");
+    }
+}
