@@ -324,6 +324,27 @@ mod fuzz {
         }
 
         #[test]
+        fn any_trace_table_is_an_error_or_runs(key in prop_oneof![
+            Just("cells"), Just("flows"), Just("vcs"), Just("at"), Just("from"), Just("to"), Just("limit"), Just("cell"),
+        ], value in prop_oneof![
+            "\"[a-z0-9/ .]{0,8}\"", "-?[0-9]{1,12}", Just("true".to_string()), Just("[\"src\", \"mux\"]".to_string()),
+            Just("[\"1\", \"0/1\", \"4096/1\"]".to_string()), Just("\"5 ms\"".to_string()), Just("[]".to_string()),
+        ]) {
+            let text = format!("{BASE}[trace]\ncells = true\n{key} = {value}\n");
+            match Scenario::from_text(&text, "fuzz.toml") {
+                Ok(sc) => {
+                    let sc = sc.with_overrides(&[("scenario.duration".into(), "2 ms".into()), ("scenario.warmup".into(), "0 s".into())]);
+                    if let Ok(sc) = sc {
+                        let r = sc.run(1, 0, &mut |_, _| true).expect("a loaded scenario runs");
+                        prop_assert!(r.trace.len() <= sc.trace.as_ref().map_or(0, |t| t.filter.limit));
+                    }
+                }
+                Err(ScenarioError::Param { .. }) | Err(ScenarioError::Invalid { .. }) => {}
+                Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
+            }
+        }
+
+        #[test]
         fn policing_and_self_similar_parameters_never_panic(v in prop_oneof![
             "[0-9.e+-]{1,8} ?(Mb/s|ms|us|s|cells/s|B)?",
             "-?[0-9]{1,6}",
