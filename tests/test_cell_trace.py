@@ -48,3 +48,23 @@ def test_trace_mistakes_are_one_line_errors():
     assert "trace.flows" in err and "not a source" in err
     err = assert_one_line_error(run_cli("run", PING, "--set", "trace.cell=true"))
     assert "did you mean 'cells'" in err
+
+
+def test_plot_cell_trace_draws_a_dot_per_arrival_and_a_cross_per_drop(tmp_path):
+    import pytest
+
+    from atmsim.exceptions import NoSeriesError
+
+    sc = load(PING).with_overrides({"scenario.duration": "3 ms"})
+    with pytest.raises(NoSeriesError, match=r"\[trace\] cells = true"):
+        sc.run().plot_cell_trace()
+    r = sc.with_overrides({"trace.cells": "true", "trace.flows": '["ws1", "bg1"]'}).run()
+    fig = r.plot_cell_trace(tmp_path / "trace.png")
+    assert (tmp_path / "trace.png").stat().st_size > 1000
+    ax = fig.axes[0]
+    tr = r.cell_trace
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(dict.fromkeys(tr["component"]))
+    drawn = {line.get_label(): len(line.get_xdata()) for line in ax.get_lines()}
+    arrivals = tr[tr["event"] == "r"].groupby("source").size().to_dict()
+    drops = {f"dropped: {c}": n for c, n in tr[tr["event"] == "d"].groupby("cause").size().items()}
+    assert drawn == {**arrivals, **drops}, drawn

@@ -187,6 +187,19 @@ class Result:
             self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64"})
         return self._trace
 
+    def plot_cell_trace(self, path: Optional[Union[str, os.PathLike]] = None):
+        """One line: the cell trace as a space-time diagram (components down, time
+        across; dots for cells arriving, crosses for cells dropped, by cause); a
+        matplotlib ``Figure``, saved to ``path`` if given.  See
+        :func:`atmsim.plot.trace_figure`."""
+        if not self.raw.get("trace") or not self.raw["trace"].get("time_s"):  # before importing matplotlib
+            from atmsim.exceptions import ASK_FOR_TRACE, NoSeriesError
+
+            raise NoSeriesError(ASK_FOR_TRACE)
+        from atmsim.plot import trace_figure
+
+        return trace_figure(self.cell_trace, path)
+
     def plot_series(self, which: Optional[Sequence[str]] = None, path: Optional[Union[str, os.PathLike]] = None):
         """One line: the run's time series, one panel per ``component.probe`` (``which``
         picks some), sharing the time axis; a matplotlib ``Figure`` (Jupyter shows it),

@@ -27,5 +27,9 @@ ASK_FOR_SERIES = ("the run has no time series; ask for them in the scenario file
                   "[probes] series = [\"mux.q_len\", \"sink.sink_throughput\"] "
                   "(atmsim describe KIND lists each kind's series)")
 
+#: What a run without a cell trace says when one is asked of it.
+ASK_FOR_TRACE = ("the run kept no cell trace; ask for one in the scenario file, [trace] cells = true "
+                 "(narrow it with flows, vcs, at, from, to), or with atmsim run --cell-trace FILE")
+
 __all__ = ["AtmsimError", "ScenarioError", "ParamError", "SimulationError", "AtmsimWarning", "NoSeriesError",
-           "ASK_FOR_SERIES"]
+           "ASK_FOR_SERIES", "ASK_FOR_TRACE"]

@@ -200,6 +200,38 @@ def series_figure(series: pd.DataFrame, which: Optional[Sequence[str]] = None,
     return _save(fig, path)
 
 
+def trace_figure(trace: pd.DataFrame, path: Optional[Path | str] = None) -> Figure:
+    """A run's cell trace (``Result.cell_trace``) as a space-time diagram: time across,
+    one row per component in the order the cells first reach them, a dot per cell
+    arriving there (one colour per source), a cross per cell dropped there (one colour
+    per cause, named in the legend).  ``path`` also saves the figure.  Raises
+    NoSeriesError (a ScenarioError and ValueError) saying how to ask for a trace if the
+    run kept none."""
+    if trace.empty:
+        from atmsim.exceptions import ASK_FOR_TRACE, NoSeriesError
+
+        raise NoSeriesError(ASK_FOR_TRACE)
+    rows = list(dict.fromkeys(trace["component"]))
+    y = {c: k for k, c in enumerate(rows)}
+    span = float(trace["time_s"].max() - trace["time_s"].min())
+    scale, unit = (1e3, "ms") if span < 1.0 else (1.0, "s")
+    fig = Figure(figsize=(7.5, 0.45 * len(rows) + 1.6), dpi=100, layout="constrained")
+    ax = fig.subplots()
+    arrived, dropped = trace[trace["event"] == "r"], trace[trace["event"] == "d"]
+    for source, sel in arrived.groupby("source", sort=False):
+        ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker=".", markersize=4,
+                label=f"{source}")
+    for cause, sel in dropped.groupby("cause", sort=False):
+        ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker="x", markersize=6,
+                color="tab:red" if cause == "buffer_full" else None, label=f"dropped: {cause}")
+    ax.set_yticks(range(len(rows)), rows, fontsize=9)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel(f"time ({unit})")
+    ax.grid(True, axis="x", alpha=0.4)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _save(fig, path)
+
+
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
 
 
