@@ -48,7 +48,9 @@ pub struct TraceRowOut {
     pub cause: &'static str,
     /// The cell's VC label there, `VPI/VCI`.
     pub vc: String,
-    /// The source whose cell it is, and the cell's number in its flow.
+    /// The source whose cell it is, and the number the source gave it (cell sources
+    /// number their cells; hosts and AAL5 trace sources number their PDUs, so the
+    /// cells of one PDU share it).
     pub source: String,
     pub seq: u32,
     /// When its source made it.
