@@ -68,3 +68,22 @@ def test_plot_cell_trace_draws_a_dot_per_arrival_and_a_cross_per_drop(tmp_path):
     arrivals = tr[tr["event"] == "r"].groupby("source").size().to_dict()
     drops = {f"dropped: {c}": n for c, n in tr[tr["event"] == "d"].groupby("cause").size().items()}
     assert drawn == {**arrivals, **drops}, drawn
+
+
+def test_a_sweep_run_records_no_trace():
+    """A sweep's store keeps no cell trace, so its runs (execute_run) turn it off: the
+    same books as the run without a [trace] table, and a scenario reports whether it
+    traces."""
+    from atmsim import _atmsim
+    from atmsim.executors import execute_run
+
+    text = (ROOT / "scenarios" / "examples" / "ping_through_switch.toml").read_text()
+    traced = text + '\n[trace]\ncells = true\nflows = ["ws1"]\n'
+    assert _atmsim.loads(traced, "t.toml").traced and not _atmsim.loads(text, "p.toml").traced
+    task = {"overrides": {"scenario.duration": "5 ms"}, "seed": 3, "run": 0}
+    a = execute_run({**task, "text": text, "path": "p.toml"})
+    b = execute_run({**task, "text": traced, "path": "t.toml"})
+    assert a["status"] == b["status"] == "done"
+    books = lambda r: [(c, p, s, repr(v), u) for c, p, s, v, u in r["probes"]]  # noqa: E731 (NaN == NaN by repr)
+    assert (a["fingerprint"], a["events"], books(a)) == (b["fingerprint"], b["events"], books(b))
+    assert not _atmsim.loads(traced, "t.toml").with_overrides({"trace.cells": "false"}).traced

@@ -20,6 +20,7 @@ class Scenario:
     warmup_s: float
     seed: int
     replications: int
+    traced: bool  # each run keeps a cell trace ([trace] cells = true)
     def components(self) -> list[dict[str, Any]]:
         """[{'name': str, 'kind': str, 'params': {name: value-as-written-or-default (str)}}]"""
     def with_overrides(self, overrides: dict[str, str]) -> "Scenario":

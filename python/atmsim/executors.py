@@ -75,6 +75,9 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
         sc = _load_cached(task["text"], task["path"])
         if task.get("overrides"):
             sc = sc.with_overrides(task["overrides"])
+        if sc.traced:
+            # A sweep's store keeps no cell trace: its runs do not record one.
+            sc = sc.with_overrides({"trace.cells": "false"})
         raw = sc.run(seed=task["seed"], run=task["run"])
         return {"status": "done", "fingerprint": raw["fingerprint"], "events": int(raw["events"]),
                 "wall_s": float(raw["wall_s"]), "probes": [tuple(p) for p in raw["probes"]],

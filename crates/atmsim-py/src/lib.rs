@@ -163,6 +163,11 @@ impl PyScenario {
     fn replications(&self) -> u32 {
         self.inner.replications
     }
+    /// Whether each run keeps a cell trace (`[trace] cells = true`).
+    #[getter]
+    fn traced(&self) -> bool {
+        self.inner.trace.is_some()
+    }
 
     fn components<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty_bound(py);
