@@ -1282,9 +1282,17 @@ mod tests {
         granted: std::rc::Rc<std::cell::Cell<Option<bool>>>,
     }
 
+    thread_local! {
+        /// What [`Component::observe`] was told, (time, component, port, message).
+        static OBSERVED: std::cell::RefCell<Vec<(u64, CompId, PortId, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
     impl Component for Part {
         type Msg = u32;
         type Store = ();
+        fn observe(time: SimTime, comp: CompId, port: PortId, msg: &u32, _store: &mut ()) {
+            OBSERVED.with(|o| o.borrow_mut().push((time.0, comp, port, *msg)));
+        }
         fn start(&mut self, ctx: &mut Ctx<'_, u32>) {
             if let Part::R(r) = self {
                 if r.defer {
@@ -1381,6 +1389,11 @@ mod tests {
 
     /// Two emitters into `rec`; returns the run.
     fn two_emitters_into(rec: Recorder, fast: bool, warmup: u64, sample: bool) -> RunOutcome {
+        two_emitters_observed(rec, fast, warmup, sample, false)
+    }
+
+    /// [`two_emitters_into`], the run observing its deliveries or not.
+    fn two_emitters_observed(rec: Recorder, fast: bool, warmup: u64, sample: bool, observe: bool) -> RunOutcome {
         // Out of order across the two emitters, ties at 30 (sent in order a then b),
         // one at 100 (after the end), one at 5 from a timer at 5 (a zero-time send).
         let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
@@ -1388,10 +1401,32 @@ mod tests {
         let to = Some(Route { comp: 0, port: 0 });
         let mut sim = Simulation::new(vec![Part::R(rec), a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
         sim.fast_path(fast);
+        sim.observe(observe);
         if sample {
             sim.sample_every(SimDuration(20), vec![SeriesProbe { comp: 0, index: 0, kind: SeriesKind::Level, scale: 1.0 }]);
         }
         sim.run(SimTime(60), SimTime(warmup), &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Observing tells of every delivery once, at its own instant, whether it was an
+    /// event, handed over late to a passive component or through a deferred input, and
+    /// changes nothing in the run.
+    #[test]
+    fn observing_tells_of_each_delivery_once_and_changes_nothing() {
+        let want: Vec<(u64, CompId, PortId, u32)> = [(5, 5), (10, 1), (20, 7), (30, 2), (30, 8), (40, 6), (45, 9), (50, 3)].iter().map(|&(t, m)| (t, 0, 0, m)).collect();
+        for (passive, defer, fast) in [(false, false, true), (true, false, true), (false, true, true), (false, false, false)] {
+            let rec = || Recorder { passive, defer, ..Recorder::plain() };
+            let plain = two_emitters_observed(rec(), fast, 0, true, false);
+            OBSERVED.with(|o| o.borrow_mut().clear());
+            let seen = two_emitters_observed(rec(), fast, 0, true, true);
+            let mut got = OBSERVED.with(|o| o.borrow_mut().split_off(0));
+            // Late hand-overs come after other events: in time order they are the
+            // deliveries (a stable sort keeps an instant's order).
+            got.sort_by_key(|x| x.0);
+            assert_eq!(got, want, "passive {passive} defer {defer} fast {fast}");
+            assert_eq!((plain.fingerprint, plain.events), (seen.fingerprint, seen.events), "passive {passive} defer {defer} fast {fast}");
+            assert_eq!(plain.series.values, seen.series.values);
+        }
     }
 
     /// Two emitters into one recorder; returns the run and the recorder's log.
