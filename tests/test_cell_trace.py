@@ -40,6 +40,8 @@ def test_run_cell_trace_writes_a_csv(tmp_path):
     assert list(df.columns) == TRACE_COLUMNS and len(df) == 46
     # one 1024-octet ping: 23 cells into the switch and 23 out of it into ws2
     assert (df["component"] == "sw").sum() == 23 and (df["component"] == "ws2").sum() == 23
+    for at in ("sw", "ws2"):
+        assert list(df[df["component"] == at]["pdu_cell"]) == list(range(23))
     assert df["carries"].str.contains("icmp echo request seq 0").sum() == 2
 
 

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (sta
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
 #: The columns of :attr:`Result.cell_trace` (docs/architecture.md, "Cell traces").
-TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "vc", "source", "seq", "born_s", "flags", "carries"]
+TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "vc", "source", "seq", "pdu_cell", "born_s", "flags",
+                 "carries"]
 
 ProgressArg = Union[None, bool, Callable[[float, float], Any]]
 
@@ -176,7 +177,8 @@ class Result:
         true``; ``atmsim run --cell-trace FILE``), one row per cell delivered to a
         component's input (``event`` ``r``, ``port`` named) or dropped by one (``d``,
         ``cause`` as the ledger books it), in time order: time_s, event, component,
-        port, cause, vc (``VPI/VCI`` there), source, seq, born_s, flags (``eop``,
+        port, cause, vc (``VPI/VCI`` there), source, seq (the cell's number, or its
+        PDU's for hosts and AAL5 traces), pdu_cell (its place in the PDU), born_s, flags (``eop``,
         ``clp``, ``efci``), carries (the payload in a few words).  Empty (same
         columns) without a trace."""
         if self._trace is None:
@@ -184,7 +186,7 @@ class Result:
 
             t = self.raw.get("trace") or {}
             self._trace = pd.DataFrame({c: t.get(c, []) for c in TRACE_COLUMNS})
-            self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64"})
+            self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64", "pdu_cell": "int64"})
         return self._trace
 
     def plot_cell_trace(self, path: Optional[Union[str, os.PathLike]] = None):

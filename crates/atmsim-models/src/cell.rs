@@ -27,7 +27,7 @@ pub const FLAG_EFCI: u8 = 0x08;
 impl Cell {
     /// A cell-level source's cell (no AAL).
     pub fn plain(born: SimTime, flow: u32, vc: u32, seq: u32) -> Cell {
-        Cell { born, flow, vc, seq, payload: PayloadId::NONE, flags: 0, aux: 0, pdu_cells: 0 }
+        Cell { born, flow, vc, seq, payload: PayloadId::NONE, flags: 0, aux: 0, pdu_cells: 0, pdu_index: 0 }
     }
     pub fn is_eop(&self) -> bool {
         self.flags & FLAG_EOP != 0
@@ -51,6 +51,10 @@ pub struct Cell {
     /// For AAL5 traffic, the number of cells of this cell's PDU (what the receiver
     /// learns from the trailer's Length field); 0 for cell-level sources.
     pub pdu_cells: u16,
+    /// For AAL5 traffic, the cell's place in its PDU (0 for the first); 0 for
+    /// cell-level sources. Models do not act on it (not in the fingerprint's digest):
+    /// it names a cell in a trace, with `seq`, the PDU's number.
+    pub pdu_index: u16,
 }
 
 const _: () = assert!(std::mem::size_of::<Cell>() == 32, "a cell's metadata stays 32 bytes");

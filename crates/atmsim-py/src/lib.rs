@@ -125,6 +125,7 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
         t.set_item("vc", r.trace.iter().map(|x| x.vc.as_str()).collect::<Vec<_>>())?;
         t.set_item("source", r.trace.iter().map(|x| x.source.as_str()).collect::<Vec<_>>())?;
         t.set_item("seq", r.trace.iter().map(|x| x.seq).collect::<Vec<_>>())?;
+        t.set_item("pdu_cell", r.trace.iter().map(|x| x.pdu_cell).collect::<Vec<_>>())?;
         t.set_item("born_s", r.trace.iter().map(|x| x.born_s).collect::<Vec<_>>())?;
         t.set_item("flags", r.trace.iter().map(|x| x.flags.as_str()).collect::<Vec<_>>())?;
         t.set_item("carries", r.trace.iter().map(|x| x.carries.as_str()).collect::<Vec<_>>())?;

@@ -53,6 +53,9 @@ pub struct TraceRowOut {
     /// cells of one PDU share it).
     pub source: String,
     pub seq: u32,
+    /// Its place in its AAL5 PDU (0 for the first; 0 for cell sources' cells): with
+    /// `source` and `seq` it names one cell.
+    pub pdu_cell: u16,
     /// When its source made it.
     pub born_s: f64,
     /// `eop`, `clp`, `efci`, comma-separated.
@@ -215,6 +218,7 @@ impl Scenario {
                     vc: format!("{}/{}", r.cell.vc >> 16, r.cell.vc & 0xffff),
                     source: sources.get(&r.cell.flow).map_or_else(|| format!("flow {}", r.cell.flow), |s| s.to_string()),
                     seq: r.cell.seq,
+                    pdu_cell: r.cell.pdu_index,
                     born_s: r.cell.born.as_secs_f64(),
                     flags: flag_names(&r.cell),
                     carries: r.carries.clone(),

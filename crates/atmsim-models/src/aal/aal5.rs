@@ -41,6 +41,7 @@ pub fn segment_cells(born: SimTime, flow: u32, vc: u32, pdu: u32, cells: u16) ->
     (0..cells).map(move |i| Cell {
         flags: if i + 1 == cells { FLAG_EOP } else { 0 },
         pdu_cells: cells,
+        pdu_index: i,
         ..Cell::plain(born, flow, vc, pdu)
     })
 }

@@ -233,12 +233,13 @@ impl SourceCore {
         (self.generated - self.pending) as f64
     }
 
-    /// Emits cell `pdu_cells`-long PDU number `pdu`'s next cell now, marked end-of-PDU
+    /// Emits cell `index` of `pdu_cells`-long PDU number `pdu` now, marked end-of-PDU
     /// if `last` (trace-driven sources: AAL5 framing as a host's adapter does it).
     #[inline]
-    pub fn emit_pdu_cell(&mut self, ctx: &mut Cx<'_>, pdu: u32, last: bool, pdu_cells: u16) {
+    pub fn emit_pdu_cell(&mut self, ctx: &mut Cx<'_>, pdu: u32, index: u16, last: bool, pdu_cells: u16) {
         let mut cell = Cell::plain(ctx.now, self.flow, self.vc, pdu);
         cell.pdu_cells = pdu_cells;
+        cell.pdu_index = index;
         cell.flags = self.flags;
         if last {
             cell.flags |= crate::cell::FLAG_EOP;

@@ -434,7 +434,8 @@ impl crate::kind::Kind for TraceSource {
             self.pdus += 1;
         }
         let last = self.cell + 1 == self.pdu_cells;
-        self.core.emit_pdu_cell(ctx, self.pdu_no, last, self.pdu_cells.min(u16::MAX as u32) as u16);
+        let index = self.cell.min(u16::MAX as u32) as u16;
+        self.core.emit_pdu_cell(ctx, self.pdu_no, index, last, self.pdu_cells.min(u16::MAX as u32) as u16);
         self.cell += 1;
         self.train_k += 1;
         if !last {

@@ -102,7 +102,10 @@ fn a_ping_followed_through_the_switch() {
     assert!(sw.iter().all(|x| (x.port.as_str(), x.vc.as_str(), x.event) == ("p1", "0/92", "r")), "{:?}", sw[0]);
     assert!(ws2.iter().all(|x| (x.port.as_str(), x.vc.as_str(), x.event) == ("in", "0/92", "r")), "{:?}", ws2[0]);
     assert!((sw[0].time_s - t).abs() < 1e-12 && (ws2[0].time_s - 2.0 * t).abs() < 1e-12, "{:?} {:?}", sw[0], ws2[0]);
-    for (a, b) in sw.iter().zip(&ws2) {
+    // Cell k of the PDU is the k-th at each hop (pdu_cell names it), a cell time or
+    // more later at ws2 than at the switch.
+    for (k, (a, b)) in sw.iter().zip(&ws2).enumerate() {
+        assert_eq!((a.pdu_cell as usize, b.pdu_cell as usize), (k, k));
         assert!(b.time_s >= a.time_s + t * (1.0 - 1e-6), "{a:?} {b:?}");
     }
     for x in [sw[22], ws2[22]] {
@@ -155,4 +158,23 @@ fn trace_errors_name_the_key_and_what_is_valid() {
     let t = with_trace(&sc, &[("flows", "ws1"), ("limit", "5")]).to_toml();
     let back = Scenario::from_text(&t, "back.toml").unwrap_or_else(|e| panic!("{e}\n{t}"));
     assert_eq!(back.trace.as_ref().map(|t| (t.flows.clone(), t.filter.limit)), Some((vec!["ws1".to_string()], 5)));
+}
+
+/// A trace source's AAL5 PDUs: at the multiplexer each PDU's cells arrive in order,
+/// `pdu_cell` 0, 1, ... up to the one marked end-of-PDU, all with the PDU's number.
+#[test]
+fn a_trace_sources_cells_are_named_by_pdu_and_place() {
+    let sc = with_trace(&example("bellcore_trace.toml"), &[("at", "mux"), ("to", "\"200 ms\"")]);
+    let r = run(&sc, 0);
+    let mut pdus = 0;
+    let mut next = std::collections::HashMap::new();
+    for x in r.trace.iter().filter(|x| x.event == "r") {
+        let k = next.entry(x.seq).or_insert(0u16);
+        assert_eq!(x.pdu_cell, *k, "{x:?}");
+        *k += 1;
+        if x.flags.contains("eop") {
+            pdus += 1;
+        }
+    }
+    assert!(pdus > 10 && next.len() >= pdus, "{pdus} whole PDUs of {} seen", next.len());
 }
