@@ -17,8 +17,8 @@ use atmsim_models::cell_trace::{TraceFilter, DEFAULT_LIMIT};
 use atmsim_models::params::{parse_value, ParamSpec, ParamType, Raw, Value};
 use atmsim_models::suggest::did_you_mean;
 
-use crate::error::{Location, ScenarioError};
-use crate::load::{ComponentDecl, RawEntry, RawScenario};
+use crate::error::ScenarioError;
+use crate::load::{invalid, ComponentDecl, RawEntry, RawScenario};
 
 /// The keys `[trace]` takes.
 pub const TRACE_KEYS: [&str; 7] = ["cells", "flows", "vcs", "at", "from", "to", "limit"];
@@ -31,10 +31,6 @@ pub struct TraceSpec {
     pub flows: Vec<String>,
     pub vcs: Vec<String>,
     pub at: Vec<String>,
-}
-
-fn invalid(file: &str, line: Option<usize>, key: &str, msg: impl Into<String>) -> ScenarioError {
-    ScenarioError::Invalid { at: Location { file: file.into(), line, key: key.into() }, msg: msg.into() }
 }
 
 fn strings(file: &str, e: &RawEntry, key: &str) -> Result<Vec<String>, ScenarioError> {
