@@ -1,14 +1,20 @@
 //! A cell-by-cell trace of a run (the scenario's `[trace]` table, `atmsim run
-//! --cell-trace FILE`): every delivery of a cell to a component's input, and every cell
-//! a component drops with its ledger cause, as rows in time order — what ns-2's trace
-//! files give for packets, so that a user can follow one VC through the switches' VC
-//! tables, see where its cells wait and where they are lost.
+//! --cell-trace FILE`): every delivery of a cell to a component's input, every start
+//! of a cell's transmission on a line, and every cell a component drops with its
+//! ledger cause, as rows in time order — what ns-2's trace files give for packets, so
+//! that a user can follow one VC through the switches' VC tables, see where its cells
+//! wait and where they are lost.
 //!
 //! The kernel tells the run's store of each delivery in its instrumented loop
-//! ([`atmsim_kernel::Component::observe`]); drops come from the one way a model drops a
-//! cell ([`crate::cell::Drops::drop`] and the buffer policies'). Observing changes
-//! nothing in the run (same events, same fingerprint: tested). A filter keeps the rows
-//! wanted (flows, VC labels, components, a window of time) up to a limit.
+//! ([`atmsim_kernel::Component::observe`]); transmissions come from the two things that
+//! put cells on a line ([`crate::link::transmitter::Transmitter`], the buffer of a
+//! `fifo`, `link`, switch port, host adapter or `abr_mux`, and
+//! [`crate::link::line::Line`], a sender's own line), each when it knows the instant
+//! (on the fast path, when the cell arrives; the rows are sorted at the end); drops
+//! from the one way a model drops a cell ([`crate::cell::Drops::drop`] and the buffer
+//! policies'). Observing changes nothing in the run (same events, same fingerprint:
+//! tested). A filter keeps the rows wanted (flows, VC labels, components, a window of
+//! time) up to a limit.
 
 use atmsim_kernel::{CompId, PortId, SimTime};
 
@@ -20,6 +26,10 @@ use crate::payload::{Payload, Payloads, L4};
 pub enum TraceEvent {
     /// Delivered to input `port` of the component.
     Arrive(PortId),
+    /// Its transmission on the line of output `port` starts (its wait there is over;
+    /// its last bit leaves one cell time later, and the next hop receives it after the
+    /// line's propagation delay).
+    Depart(PortId),
     /// Dropped by the component, booked in the ledger under this cause.
     Drop(&'static str),
 }
@@ -128,6 +138,26 @@ pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, st
     let mut trace = std::mem::take(&mut store.trace);
     trace.push(time, comp, TraceEvent::Drop(cause), cell, || carried(store.get(cell.payload)));
     store.trace = trace;
+}
+
+/// Books the start of `cell`'s transmission at `time` on output `port` of the
+/// component running `ctx` (the caller knows the trace is on: [`traced`]).
+#[cold]
+#[inline(never)]
+pub fn departs(time: SimTime, port: PortId, cell: &Cell, ctx: &mut crate::kind::Cx<'_>) {
+    let id = ctx.id();
+    let store = ctx.store();
+    // The trace is taken out while the payload is read for the row.
+    let mut trace = std::mem::take(&mut store.trace);
+    trace.push(time, id, TraceEvent::Depart(port), cell, || carried(store.get(cell.payload)));
+    store.trace = trace;
+}
+
+/// Whether the run keeps a cell trace: what a component putting cells on a line reads
+/// once, when the run starts, to know whether to book their transmissions
+/// ([`departs`]).
+pub fn traced(ctx: &mut crate::kind::Cx<'_>) -> bool {
+    ctx.store().trace.on
 }
 
 /// A payload in a few words, for a trace row.

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use atmsim_kernel::{Ledger, ProbeRow, Route, SeriesProbe, SimError, SimTime, Simulation};
+use atmsim_models::cell_trace::TraceFilter;
 use atmsim_models::{BuildInfo, Model};
 
 use crate::load::Scenario;
@@ -123,7 +124,10 @@ impl Scenario {
             }
         }
         if let Some(t) = &self.trace {
-            sim.store_mut().trace = atmsim_models::cell_trace::CellTrace::new(t.filter.clone());
+            // Transmissions are booked when known, ahead on the fast path: none from
+            // the run's end on (the event path never reaches them).
+            let end = SimTime::ZERO.plus(self.duration);
+            sim.store_mut().trace = atmsim_models::cell_trace::CellTrace::new(TraceFilter { to: t.filter.to.min(end), ..t.filter.clone() });
             sim.observe(true);
         }
         sim.fingerprint_content(self.fingerprint_content);
@@ -207,6 +211,7 @@ impl Scenario {
                 let c = &self.components[r.comp as usize];
                 let (event, port, cause) = match r.event {
                     TraceEvent::Arrive(p) => ("r", c.ports.inputs.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()), ""),
+                    TraceEvent::Depart(p) => ("-", c.ports.outputs.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()), ""),
                     TraceEvent::Drop(cause) => ("d", String::new(), cause),
                 };
                 TraceRowOut {

@@ -693,6 +693,7 @@ impl crate::kind::Kind for Host {
         Host::new(params, b.flow, b.stream("app"), b.stream("tcp_timers"))
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.nic.trace_from(ctx);
         self.app.start(TAG_APP, ctx);
         if !self.conns.is_empty() {
             ctx.schedule_at(self.tcp_start, TAG_TCP_START);

@@ -84,6 +84,8 @@ pub struct Line {
     /// Whether cells are handed over ahead, for their instants ([`Cx::may_deliver_ahead`]);
     /// else they wait here (`wire`) for one timer at the first's instant.
     ahead: bool,
+    /// Whether the run's cell trace books each cell's start of transmission.
+    traced: bool,
     wire: VecDeque<(SimTime, Cell)>,
 }
 
@@ -91,12 +93,14 @@ impl Line {
     /// A line of `rate` with `propagation` after it, sending on `out_port`; its timer
     /// is `tag`.
     pub fn new(rate: Rate, propagation: SimDuration, out_port: PortId, tag: u32) -> Line {
-        Line { clock: CellClock::new(rate), propagation, last_end: SimTime::ZERO, out_port, tag, ahead: false, wire: VecDeque::new() }
+        Line { clock: CellClock::new(rate), propagation, last_end: SimTime::ZERO, out_port, tag, ahead: false, traced: false, wire: VecDeque::new() }
     }
 
-    /// Called at start: hand cells over ahead where the run allows it.
+    /// Called at start: hand cells over ahead where the run allows it; book each
+    /// cell's start of transmission if the run keeps a cell trace.
     pub fn start(&mut self, ctx: &mut Cx<'_>) {
         self.ahead = ctx.may_deliver_ahead(self.out_port);
+        self.traced = crate::cell_trace::traced(ctx);
     }
 
     /// When a cell sent at `now` reaches the far end: its transmission starts at once
@@ -122,6 +126,10 @@ impl Line {
     /// Sends `cell` at `ctx.now`.
     #[inline]
     pub fn send(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        if self.traced {
+            // It starts now on an idle line, else when the cell ahead of it ends.
+            crate::cell_trace::departs(self.last_end.max(ctx.now), self.out_port, &cell, ctx);
+        }
         let at = self.delivery(ctx.now);
         if self.ahead {
             ctx.send_at(at, self.out_port, Msg::Cell(cell));

@@ -256,6 +256,9 @@ pub struct Transmitter {
     wire: VecDeque<(SimTime, Cell)>,
     /// The end of the transmission in progress (event-per-departure path).
     tx_end: Option<SimTime>,
+    /// Whether the run's cell trace books each cell's start of transmission here
+    /// ([`Transmitter::trace_from`]).
+    traced: bool,
     /// Departure events already handled early (a simultaneous arrival came first).
     stale: u32,
     /// When the last transmission ended: a cell arriving then continues its busy period.
@@ -332,6 +335,7 @@ impl Transmitter {
             vc_labels: Vec::new(),
             wire: VecDeque::new(),
             tx_end: None,
+            traced: false,
             stale: 0,
             last_end: SimTime(u64::MAX),
             may_compute: false,
@@ -405,6 +409,7 @@ impl Transmitter {
     /// nothing needs their instants (see the module doc). With EFCI marking, only if
     /// the kernel lets each cell be finished (marked) when it is delivered.
     pub fn choose_path(&mut self, ctx: &mut Cx<'_>) {
+        self.trace_from(ctx);
         let fifo = self.buffer.in_arrival_order();
         let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
         if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.finish_on_delivery(self.out_port)) {
@@ -412,6 +417,30 @@ impl Transmitter {
             self.computed_capacity = self.buffer.fifo_capacity();
             self.marks = marks.then(VecDeque::new);
         }
+    }
+
+    /// Called when the run starts: books each cell's start of transmission in the
+    /// run's cell trace if it keeps one ([`crate::cell_trace::departs`]; the owner of a
+    /// transmitter that does not [`Transmitter::choose_path`] calls this).
+    pub fn trace_from(&mut self, ctx: &mut Cx<'_>) {
+        self.traced = crate::cell_trace::traced(ctx);
+    }
+
+    /// Books in the cell trace that the cell `pop` returns next starts its
+    /// transmission at `start` (event-per-departure path: it is chosen when it starts).
+    #[cold]
+    fn trace_next(&self, start: SimTime, ctx: &mut Cx<'_>) {
+        if let Some(&(cell, _)) = self.buffer.next() {
+            crate::cell_trace::departs(start, self.out_port, &cell, ctx);
+        }
+    }
+
+    /// Books in the cell trace when the cell joining the computed departures starts
+    /// its transmission: when the last cell queued ends, or now on an idle line.
+    #[cold]
+    fn trace_computed(&self, cell: &Cell, ctx: &mut Cx<'_>) {
+        let start = self.computed.as_ref().and_then(VecDeque::back).map_or(ctx.now, |b| b.end);
+        crate::cell_trace::departs(start, self.out_port, cell, ctx);
     }
 
     /// Cells in the buffer at `now` (departures ending now left first), bringing the
@@ -474,6 +503,9 @@ impl Transmitter {
             self.start_busy_period(now);
         }
         let end = self.clock.advance();
+        if self.traced {
+            self.trace_computed(&cell, ctx);
+        }
         let Some(q) = self.computed.as_mut() else { return };
         q.push_back(Queued { arrived: now, end, aux: cell.aux, efci: false });
         let len = q.len();
@@ -539,19 +571,22 @@ impl Transmitter {
             return;
         }
         if self.buffer.len() == 1 {
-            let end = match self.framed.as_mut() {
+            let (start, end) = match self.framed.as_mut() {
                 None => {
                     self.start_busy_period(now);
-                    self.clock.advance()
+                    (now, self.clock.advance())
                 }
                 Some(f) => {
                     let (start, end) = f.take(now.0);
                     self.wait.add((start - now.0) as f64);
-                    SimTime(end)
+                    (SimTime(start), SimTime(end))
                 }
             };
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
             self.tx_end = Some(end);
+            if self.traced {
+                self.trace_next(start, ctx);
+            }
         }
         self.level_changed(now);
     }
@@ -663,19 +698,22 @@ impl Transmitter {
             d.push((cell.aux, cell.flow));
         }
         if let Some(arrived) = self.buffer.next_arrival() {
-            let end = match self.framed.as_mut() {
+            let (start, end) = match self.framed.as_mut() {
                 None => {
                     self.wait.add(now.since(arrived).0 as f64);
-                    self.clock.advance()
+                    (now, self.clock.advance())
                 }
                 Some(f) => {
                     let (start, end) = f.take(now.0);
                     self.wait.add((start - arrived.0) as f64);
-                    SimTime(end)
+                    (SimTime(start), SimTime(end))
                 }
             };
             ctx.schedule_at(end, self.tag_base + TAG_TX_DONE);
             self.tx_end = Some(end);
+            if self.traced {
+                self.trace_next(start, ctx);
+            }
         } else {
             self.tx_end = None;
         }
@@ -971,11 +1009,17 @@ impl CellBuffer {
     /// When the cell that `pop` would return arrived.
     #[inline(always)]
     pub fn next_arrival(&self) -> Option<SimTime> {
+        self.next().map(|x| x.1)
+    }
+
+    /// The cell that `pop` would return, with its arrival.
+    #[inline(always)]
+    pub fn next(&self) -> Option<&(Cell, SimTime)> {
         match self {
-            CellBuffer::Fifo { queue, .. } => queue.front().map(|x| x.1),
+            CellBuffer::Fifo { queue, .. } => queue.front(),
             CellBuffer::PerVc { queues, ring, lower, serving, .. } => {
                 let next = if *serving == 0 { ring.front() } else { lower.get(*serving as usize - 1)?.front() };
-                next.and_then(|&i| queues.get(i as usize)?.head.as_ref()).map(|x| x.1)
+                next.and_then(|&i| queues.get(i as usize)?.head.as_ref())
             }
         }
     }

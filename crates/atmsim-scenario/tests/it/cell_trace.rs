@@ -83,30 +83,131 @@ kind = "sink"
                 assert!(wait >= t * (1.0 - 1e-9) && wait <= 9.0 * t * (1.0 + 1e-9), "{x:?}");
             }
         }
+        // Each transmission the FIFO starts is a `-` row: every cell it sent, and the
+        // one on the line at the end; the wait from its `r` row to its `-` row is the
+        // one the FIFO's wait probe books.
+        let starts: Vec<_> = r.trace.iter().filter(|x| x.event == "-").collect();
+        let sent = probe(&r, "q", "q_tx_cells", "count");
+        assert!(starts.iter().all(|x| x.component == "q" && x.port == "out"), "fast path {fast}");
+        assert!(starts.len() as f64 >= sent && starts.len() as f64 <= sent + 1.0, "{} rows, {sent} sent, fast path {fast}", starts.len());
+        let arrived: std::collections::HashMap<(&str, u32), f64> = r.trace.iter().filter(|x| x.event == "r" && x.component == "q").map(|x| ((x.source.as_str(), x.seq), x.time_s)).collect();
+        let waits: Vec<f64> = starts.iter().map(|x| x.time_s - arrived[&(x.source.as_str(), x.seq)]).collect();
+        assert!(waits.iter().all(|&w| w >= 0.0 && w <= 8.0 * t * (1.0 + 1e-9)), "at most 7 cells ahead, one of them part sent");
+        assert_eq!(waits.len() as f64, probe(&r, "q", "q_wait", "count"), "fast path {fast}");
+        let mean = waits.iter().sum::<f64>() / waits.len() as f64;
+        let booked = probe(&r, "q", "q_wait", "mean");
+        assert!((mean - booked).abs() <= 1e-9 * booked.max(1e-12), "trace {mean} against probe {booked}, fast path {fast}");
     }
 }
 
+/// The transmissions the trace books are the same, to the picosecond, whether a
+/// buffer computes departures on arrival (the fast path) or as events, on the
+/// examples the other tests use and on a per-VC switch port served round robin.
+#[test]
+fn transmissions_are_the_same_on_and_off_the_fast_path() {
+    let per_vc = Scenario::from_text(
+        r#"connections = ["a -> sw.p1", "b -> sw.p2", "sw.p3 -> s"]
+[scenario]
+duration = "5 ms"
+seed = 9
+[components.a]
+kind = "onoff"
+peak = "149.76 Mb/s"
+mean = "80 Mb/s"
+burst_factor = "50 cells"
+vc = 7
+[components.b]
+kind = "poisson"
+rate = "60 Mb/s"
+vc = 8
+[components.sw]
+kind = "switch"
+ports = 3
+queueing = "per-vc"
+vcs = ["p1:7 -> p3:7", "p2:8 -> p3:8"]
+[components.s]
+kind = "sink"
+"#,
+        "per_vc.toml",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut cases: Vec<(String, Scenario)> = ["ping_through_switch.toml", "abr_two_sessions.toml", "epd_udp.toml", "onoff8_fifo.toml"]
+        .iter()
+        .map(|n| (n.to_string(), example(n).with_overrides(&[("scenario.duration".into(), "30 ms".into()), ("scenario.warmup".into(), "0 s".into())]).unwrap_or_else(|e| panic!("{e}"))))
+        .collect();
+    cases.push(("per-VC port".into(), per_vc));
+    for (name, sc) in cases {
+        let starts = |fast: &str| {
+            let r = run(&with_trace(&sc, &[]).with_overrides(&[("scenario.fast_path".into(), fast.into())]).unwrap_or_else(|e| panic!("{e}")), 0);
+            let mut rows: Vec<_> = r.trace.iter().filter(|x| x.event == "-").map(|x| (x.time_s.to_bits(), x.component.clone(), x.port.clone(), x.vc.clone(), x.source.clone(), x.seq, x.pdu_cell, x.flags.clone())).collect();
+            rows.sort();
+            rows
+        };
+        let (fast, events) = (starts("true"), starts("false"));
+        assert!(!fast.is_empty(), "{name}");
+        assert_eq!(fast.len(), events.len(), "{name}");
+        assert!(fast == events, "{name}: first difference {:?}", fast.iter().zip(&events).find(|(a, b)| a != b));
+    }
+}
+
+/// A sender's own line (an ABR edge's `line_rate`, `line_length`): each cell's `-`
+/// row there is one cell time plus the fibre before the switch receives it.
+#[test]
+fn a_senders_own_line_books_its_transmissions() {
+    let sc = Scenario::load(&format!("{}/../../scenarios/dastangoo96/baseline10.toml", env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let sc = with_trace(&sc, &[("to", "\"20 ms\"")]);
+    let r = run(&sc, 0);
+    let edge: Vec<_> = r.trace.iter().filter(|x| x.event == "-" && x.component.starts_with('e')).collect();
+    assert!(edge.len() > 100, "{} rows", edge.len());
+    let key = |x: &&atmsim_scenario::TraceRowOut| (x.source.clone(), x.seq);
+    let at_switch: std::collections::HashMap<_, f64> = r.trace.iter().filter(|x| x.event == "r" && x.component == "sw1" && x.port == "p1" && x.source.starts_with('e')).map(|x| (key(&x), x.time_s)).collect();
+    // 424 bits at 155 Mb/s, then 4 km of fibre at 5 us/km.
+    let hop = 424.0 / 155e6 + 20e-6;
+    let mut n = 0;
+    for x in &edge {
+        if let Some(&t) = at_switch.get(&key(x)) {
+            assert!((t - x.time_s - hop).abs() < 1e-11, "{x:?} reaches the switch at {t}");
+            n += 1;
+        }
+    }
+    assert!(n + 20 >= edge.len(), "{n} of {} cells followed", edge.len());
+}
+
 /// The ping's first PDU, followed hop by hop: its 23 cells (1024 octets of ICMP
-/// data, IP and LLC/SNAP and the AAL5 trailer) enter the switch at p1 on VC 92 one
-/// cell time apart and leave p2 on VC 92 into ws2 (the table's "p1:92 -> p2:92"),
-/// each a cell time after it came in; the echo reply comes back from ws2 on VC 93.
-/// The PDU's last cell names the ICMP message it completes.
+/// data, IP and LLC/SNAP and the AAL5 trailer) leave ws1's adapter back to back,
+/// enter the switch at p1 on VC 92 one cell time apart and leave p2 on VC 92 into ws2
+/// (the table's "p1:92 -> p2:92"), each a cell time after it came in; the echo reply
+/// comes back from ws2 on VC 93. The PDU's last cell names the ICMP message it
+/// completes.
 #[test]
 fn a_ping_followed_through_the_switch() {
     let sc = with_trace(&example("ping_through_switch.toml"), &[("flows", "[\"ws1\", \"ws2\"]"), ("to", "\"5 ms\"")]);
     let r = run(&sc, 0);
     let t = 424.0 / 149.76e6;
-    let first = |at: &str| -> Vec<&atmsim_scenario::TraceRowOut> { r.trace.iter().filter(|x| x.source == "ws1" && x.component == at && x.born_s == 0.0).collect() };
-    let (sw, ws2) = (first("sw"), first("ws2"));
+    let first = |at: &str, ev: &str| -> Vec<&atmsim_scenario::TraceRowOut> { r.trace.iter().filter(|x| x.source == "ws1" && x.component == at && x.event == ev && x.born_s == 0.0).collect() };
+    let (sw, ws2) = (first("sw", "r"), first("ws2", "r"));
     assert_eq!((sw.len(), ws2.len()), (23, 23));
+    // Each leaves the adapter one cell time after the one ahead of it, and reaches the
+    // switch one cell time after it started (ws1's line has no fibre).
+    let sent = first("ws1", "-");
+    assert_eq!(sent.len(), 23);
+    for (k, (x, y)) in sent.iter().zip(&sw).enumerate() {
+        assert_eq!((x.port.as_str(), x.vc.as_str(), x.pdu_cell as usize), ("out", "0/92", k), "{x:?}");
+        assert!((x.time_s - k as f64 * t).abs() < 1e-12 && (y.time_s - x.time_s - t).abs() < 1e-12, "{x:?} {y:?}");
+    }
     assert!(sw.iter().all(|x| (x.port.as_str(), x.vc.as_str(), x.event) == ("p1", "0/92", "r")), "{:?}", sw[0]);
     assert!(ws2.iter().all(|x| (x.port.as_str(), x.vc.as_str(), x.event) == ("in", "0/92", "r")), "{:?}", ws2[0]);
     assert!((sw[0].time_s - t).abs() < 1e-12 && (ws2[0].time_s - 2.0 * t).abs() < 1e-12, "{:?} {:?}", sw[0], ws2[0]);
     // Cell k of the PDU is the k-th at each hop (pdu_cell names it), a cell time or
     // more later at ws2 than at the switch.
-    for (k, (a, b)) in sw.iter().zip(&ws2).enumerate() {
-        assert_eq!((a.pdu_cell as usize, b.pdu_cell as usize), (k, k));
-        assert!(b.time_s >= a.time_s + t * (1.0 - 1e-6), "{a:?} {b:?}");
+    // Its transmission on p2 starts when it comes in or when the port is free, and
+    // ws2 has it one cell time later (no fibre).
+    let out = first("sw", "-");
+    assert_eq!(out.len(), 23);
+    for (k, ((a, d), b)) in sw.iter().zip(&out).zip(&ws2).enumerate() {
+        assert_eq!((a.pdu_cell as usize, d.pdu_cell as usize, b.pdu_cell as usize), (k, k, k));
+        assert_eq!((d.port.as_str(), d.vc.as_str()), ("p2", "0/92"), "{d:?}");
+        assert!(d.time_s >= a.time_s && (b.time_s - d.time_s - t).abs() < 1e-12, "{a:?} {d:?} {b:?}");
     }
     for x in [sw[22], ws2[22]] {
         assert!(x.carries.contains("icmp echo request seq 0") && x.flags == "eop", "{x:?}");

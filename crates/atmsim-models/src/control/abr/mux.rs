@@ -114,6 +114,9 @@ impl Kind for AbrMux {
     fn build(p: &Params, _b: &BuildInfo) -> Result<Self, ParamIssue> {
         AbrMux::new(AbrMuxParams::bind(p)?)
     }
+    fn start(&mut self, ctx: &mut Cx<'_>) {
+        self.tx.trace_from(ctx);
+    }
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         if port == 0 {
             self.forward(cell, ctx)
