@@ -35,14 +35,18 @@ def test_run_cell_trace_writes_a_csv(tmp_path):
     out = tmp_path / "trace.csv"
     p = run_cli("run", PING, "-q", "--cell-trace", str(out), "--set", "trace.flows=ws1", "--set", "trace.to=2 ms")
     assert p.returncode == 0, p.stderr
-    assert f"cell trace   {out}: 46 rows (CSV)" in p.stdout
+    assert f"cell trace   {out}: 92 rows (CSV)" in p.stdout
     df = pd.read_csv(out, keep_default_na=False)
-    assert list(df.columns) == TRACE_COLUMNS and len(df) == 46
-    # one 1024-octet ping: 23 cells into the switch and 23 out of it into ws2
-    assert (df["component"] == "sw").sum() == 23 and (df["component"] == "ws2").sum() == 23
-    for at in ("sw", "ws2"):
-        assert list(df[df["component"] == at]["pdu_cell"]) == list(range(23))
-    assert df["carries"].str.contains("icmp echo request seq 0").sum() == 2
+    assert list(df.columns) == TRACE_COLUMNS and len(df) == 92
+    # one 1024-octet ping: 23 cells leave ws1's adapter, go into the switch, leave its
+    # port p2 and arrive at ws2
+    rows = df.groupby(["component", "event"]).size().to_dict()
+    assert rows == {("ws1", "-"): 23, ("sw", "r"): 23, ("sw", "-"): 23, ("ws2", "r"): 23}, rows
+    for at, event in rows:
+        sel = df[(df["component"] == at) & (df["event"] == event)]
+        assert list(sel["pdu_cell"]) == list(range(23))
+        assert set(sel["port"]) == {{"ws1": "out", "sw": "p1" if event == "r" else "p2", "ws2": "in"}[at]}
+    assert df["carries"].str.contains("icmp echo request seq 0").sum() == 4
 
 
 def test_trace_mistakes_are_one_line_errors():
@@ -52,7 +56,40 @@ def test_trace_mistakes_are_one_line_errors():
     assert "did you mean 'cells'" in err
 
 
-def test_plot_cell_trace_draws_a_dot_per_arrival_and_a_cross_per_drop(tmp_path):
+def test_cell_waits_pair_each_transmission_with_its_arrival():
+    """Result.cell_waits: each `-` row with the cell's arrival there. At the switch the
+    ping's cells wait behind the background's at port p2 (wait = start - arrival, the
+    port's wait probe over the same cells); at ws1, where they are made, they wait
+    from their birth behind the PDU's earlier cells, one cell time more each."""
+    sc = load(PING).with_overrides({"scenario.duration": "20 ms", "scenario.warmup": "0 s", "trace.cells": "true"})
+    r = sc.run()
+    w = r.cell_waits
+    assert list(w.columns) == ["component", "port", "vc", "source", "seq", "pdu_cell", "arrived_s", "started_s",
+                               "wait_s"]
+    assert len(w) == (r.cell_trace["event"] == "-").sum() and not w["wait_s"].isna().any()
+    assert (w["wait_s"] >= 0).all()
+    tr = r.cell_trace
+    one = tr[(tr["source"] == "ws1") & (tr["seq"] == 0) & (tr["pdu_cell"] == 5)]
+    arrive = one[(one["component"] == "sw") & (one["event"] == "r")]["time_s"].item()
+    start = one[(one["component"] == "sw") & (one["event"] == "-")]["time_s"].item()
+    got = w[(w["component"] == "sw") & (w["source"] == "ws1") & (w["seq"] == 0) & (w["pdu_cell"] == 5)]
+    assert (got["arrived_s"].item(), got["started_s"].item()) == (arrive, start)
+    assert got["wait_s"].item() == start - arrive
+    # The switch's port p2: the trace's waits are the ones its probe books.
+    p = r.probes
+    booked = p[(p["component"] == "sw/p2") & (p["probe"] == "q_wait")].set_index("statistic")["value"]
+    at_p2 = w[(w["component"] == "sw") & (w["port"] == "p2")]
+    assert len(at_p2) in (booked["count"], booked["count"] + 1)
+    assert abs(at_p2["wait_s"].head(int(booked["count"])).mean() - booked["mean"]) <= 1e-9 * booked["mean"]
+    # At ws1 the first PDU's cells are made together and leave one cell time apart.
+    t = 424 / 149.76e6
+    made = w[(w["component"] == "ws1") & (w["seq"] == 0)].sort_values("pdu_cell")
+    assert len(made) == 23 and (made["arrived_s"] == made["arrived_s"].iloc[0]).all()
+    assert abs(made["wait_s"].diff().dropna() - t).max() < 1e-12
+    assert load(PING).with_overrides({"scenario.duration": "1 ms"}).run().cell_waits.empty
+
+
+def test_plot_cell_trace_draws_arrivals_transmissions_and_drops(tmp_path):
     import pytest
 
     from atmsim.exceptions import NoSeriesError
@@ -66,10 +103,16 @@ def test_plot_cell_trace_draws_a_dot_per_arrival_and_a_cross_per_drop(tmp_path):
     ax = fig.axes[0]
     tr = r.cell_trace
     assert [t.get_text() for t in ax.get_yticklabels()] == list(dict.fromkeys(tr["component"]))
-    drawn = {line.get_label(): len(line.get_xdata()) for line in ax.get_lines()}
-    arrivals = tr[tr["event"] == "r"].groupby("source").size().to_dict()
-    drops = {f"dropped: {c}": n for c, n in tr[tr["event"] == "d"].groupby("cause").size().items()}
-    assert drawn == {**arrivals, **drops}, drawn
+    lines = ax.get_lines()
+    dots = {line.get_label(): line for line in lines if line.get_marker() == "."}
+    crosses = {line.get_label(): len(line.get_xdata()) for line in lines if line.get_marker() == "x"}
+    assert {s: len(line.get_xdata()) for s, line in dots.items()} == tr[tr["event"] == "r"].groupby("source").size().to_dict()
+    assert crosses == {f"dropped: {c}": n for c, n in tr[tr["event"] == "d"].groupby("cause").size().items()}
+    # A tick per transmission start, in its source's colour.
+    colour = {line.get_color(): s for s, line in dots.items()}
+    ticks = {colour[line.get_color()]: len(line.get_xdata()) for line in lines if line.get_marker() == "|"}
+    assert ticks == tr[tr["event"] == "-"].groupby("source").size().to_dict() and ticks
+    assert len(lines) == len(dots) + len(crosses) + len(ticks)
 
 
 def test_a_sweep_run_records_no_trace():

@@ -175,12 +175,15 @@ class Result:
     def cell_trace(self) -> pd.DataFrame:
         """The cell trace asked for in the scenario's ``[trace]`` table (``cells =
         true``; ``atmsim run --cell-trace FILE``), one row per cell delivered to a
-        component's input (``event`` ``r``, ``port`` named) or dropped by one (``d``,
-        ``cause`` as the ledger books it), in time order: time_s, event, component,
-        port, cause, vc (``VPI/VCI`` there), source, seq (the cell's number, or its
-        PDU's for hosts and AAL5 traces), pdu_cell (its place in the PDU), born_s, flags (``eop``,
-        ``clp``, ``efci``), carries (the payload in a few words).  Empty (same
-        columns) without a trace."""
+        component's input (``event`` ``r``, the input ``port`` named), per start of a
+        cell's transmission on a line (``-``, the output ``port`` named: a buffer's
+        line, a switch port's, a host adapter's, a sender's own) and per cell dropped
+        (``d``, ``cause`` as the ledger books it), in time order: time_s, event,
+        component, port, cause, vc (``VPI/VCI`` there), source, seq (the cell's number,
+        or its PDU's for hosts and AAL5 traces), pdu_cell (its place in the PDU),
+        born_s, flags (``eop``, ``clp``, ``efci``; as the cell arrived), carries (the
+        payload in a few words).  Empty (same columns) without a trace.  See
+        :attr:`Result.cell_waits` for each hop's wait."""
         if self._trace is None:
             import pandas as pd
 
@@ -189,9 +192,23 @@ class Result:
             self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64", "pdu_cell": "int64"})
         return self._trace
 
+    @property
+    def cell_waits(self) -> pd.DataFrame:
+        """Each transmission of the cell trace (its ``-`` rows) with how long the cell
+        waited there: component, port, vc, source, seq, pdu_cell, arrived_s (its last
+        ``r`` row at that component, or its birth where it was made), started_s,
+        wait_s (started_s − arrived_s; NaN where the trace has no arrival, e.g. one
+        filtered out with ``at``).  A cell that passes a component twice (a loop) is
+        paired with its arrival before each start, and each copy of a replicated cell
+        with the arrival it was copied from.  Empty without a trace."""
+        from atmsim.cell_trace import cell_waits
+
+        return cell_waits(self.cell_trace)
+
     def plot_cell_trace(self, path: Optional[Union[str, os.PathLike]] = None):
         """One line: the cell trace as a space-time diagram (components down, time
-        across; dots for cells arriving, crosses for cells dropped, by cause); a
+        across; dots for cells arriving, ticks for transmissions starting, crosses for
+        cells dropped, by cause); a
         matplotlib ``Figure``, saved to ``path`` if given.  See
         :func:`atmsim.plot.trace_figure`."""
         if not self.raw.get("trace") or not self.raw["trace"].get("time_s"):  # before importing matplotlib

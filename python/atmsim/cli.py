@@ -241,8 +241,8 @@ def run_cmd(
              "(same as [scenario] fingerprint_content = true).")] = False,
     cell_trace: Annotated[Optional[str], typer.Option(
         "--cell-trace", metavar="FILE",
-        help="Write a cell-by-cell trace to FILE as CSV: every cell delivered to a component's input (r) or "
-             "dropped by one (d, with its cause), in time order; narrow it with the scenario's [trace] table or "
+        help="Write a cell-by-cell trace to FILE as CSV: every cell delivered to a component's input (r), "
+             "starting its transmission on a line (-) or dropped (d, with its cause), in time order; narrow it with the scenario's [trace] table or "
              "--set trace.flows=SOURCE, trace.vcs=VC, trace.at=COMPONENT, trace.from/to=TIME, trace.limit=N "
              "(docs/architecture.md, \"Cell traces\").")] = None,
     pcap: Annotated[Optional[list[str]], typer.Option(

@@ -203,8 +203,9 @@ def series_figure(series: pd.DataFrame, which: Optional[Sequence[str]] = None,
 def trace_figure(trace: pd.DataFrame, path: Optional[Path | str] = None) -> Figure:
     """A run's cell trace (``Result.cell_trace``) as a space-time diagram: time across,
     one row per component in the order the cells first reach them, a dot per cell
-    arriving there (one colour per source), a cross per cell dropped there (one colour
-    per cause, named in the legend).  ``path`` also saves the figure.  Raises
+    arriving there (one colour per source), a tick where a cell's transmission starts
+    (the source's colour: the gap from its dot is its wait), a cross per cell dropped
+    there (one colour per cause, named in the legend).  ``path`` also saves the figure.  Raises
     NoSeriesError (a ScenarioError and ValueError) saying how to ask for a trace if the
     run kept none."""
     if trace.empty:
@@ -218,9 +219,14 @@ def trace_figure(trace: pd.DataFrame, path: Optional[Path | str] = None) -> Figu
     fig = Figure(figsize=(7.5, 0.45 * len(rows) + 1.6), dpi=100, layout="constrained")
     ax = fig.subplots()
     arrived, dropped = trace[trace["event"] == "r"], trace[trace["event"] == "d"]
+    colours: dict[str, str] = {}
     for source, sel in arrived.groupby("source", sort=False):
-        ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker=".", markersize=4,
-                label=f"{source}")
+        (dots,) = ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker=".", markersize=4,
+                          label=f"{source}")
+        colours[source] = dots.get_color()
+    for source, sel in trace[trace["event"] == "-"].groupby("source", sort=False):
+        ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker="|", markersize=7,
+                color=colours.get(source), label=None if source in colours else f"{source}")
     for cause, sel in dropped.groupby("cause", sort=False):
         ax.plot(sel["time_s"] * scale, sel["component"].map(y), linestyle="none", marker="x", markersize=6,
                 color="tab:red" if cause == "buffer_full" else None, label=f"dropped: {cause}")
