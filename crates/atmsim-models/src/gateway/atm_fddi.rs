@@ -298,6 +298,13 @@ impl Gateway {
         count(&mut self.dropped[cause].1, flow, n);
     }
 
+    /// Drops an arriving ATM cell under `cause` (counted for the ledger, a `d` row in
+    /// the cell trace if one is kept).
+    fn drop_cell(&mut self, cause: usize, cell: &Cell, ctx: &mut Cx<'_>) {
+        self.drop(cause, cell.flow, 1);
+        crate::cell::dropped_here(self.dropped[cause].0, cell, ctx);
+    }
+
     /// After every change to the MPP: the transmit buffer's level, full and empty time.
     fn step(&mut self, s: Step, ctx: &mut Cx<'_>) {
         let used = self.mpp.tx_used;
@@ -323,12 +330,9 @@ impl Gateway {
     }
 
     fn on_atm_cell(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
-        if cell.payload.is_some() {
-            ctx.store().release(cell.payload);
-        }
         self.arrived += 1;
         let Some(i) = self.table.iter().position(|c| c.vc == cell.vc) else {
-            self.drop(D_ROUTE, cell.flow, 1);
+            self.drop_cell(D_ROUTE, &cell, ctx);
             return;
         };
         if self.conn_flow[i] == u32::MAX {
@@ -339,13 +343,14 @@ impl Gateway {
         match out.fate {
             Some(CellFate::BufferFull) => {
                 self.lost_full += 1;
-                self.drop(D_FULL, cell.flow, 1);
+                self.drop_cell(D_FULL, &cell, ctx);
             }
             Some(CellFate::Discarded) => {
                 self.discarded += 1;
-                self.drop(D_DISCARD, cell.flow, 1);
+                self.drop_cell(D_DISCARD, &cell, ctx);
             }
-            _ => {}
+            // The SPP keeps the cell's place in its frame; its payload ends here.
+            _ => crate::cell::discard(&cell, ctx),
         }
         self.segments += u64::from(out.lost_frames);
         self.segments_in_error += u64::from(out.lost_frames);

@@ -277,3 +277,32 @@ fn a_trace_sources_cells_are_named_by_pdu_and_place() {
     }
     assert!(pdus > 10 && next.len() >= pdus, "{pdus} whole PDUs of {} seen", next.len());
 }
+
+/// The ATM–FDDI gateway's per-cell losses are `d` rows: a cell the SPP finds no room
+/// for (`reassembly_full`) and one whose segment is already in error
+/// (`segment_in_error`), as many per cause and flow as the ledger books; the frames
+/// the MPP drops later (`frame_in_error`, cells already reassembled) are not.
+#[test]
+fn the_gateways_cell_losses_are_drop_rows() {
+    let sc = Scenario::load(&format!("{}/../../scenarios/buddhikot92/bf1000.toml", env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let mut o: Vec<(String, String)> = vec![("scenario.duration".into(), "300 ms".into()), ("scenario.warmup".into(), "0 s".into())];
+    for i in 1..=8 {
+        o.push((format!("src{i}.mean"), "15 Mb/s".into()));
+        o.push((format!("src{i}.peak"), "30 Mb/s".into()));
+    }
+    let sc = with_trace(&sc.with_overrides(&o).unwrap_or_else(|e| panic!("{e}")), &[("at", "gw")]);
+    let r = run(&sc, 0);
+    let mut traced: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    for x in r.trace.iter().filter(|x| x.event == "d") {
+        *traced.entry((x.cause.to_string(), x.source.clone())).or_default() += 1;
+    }
+    let mut booked: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    for (&(cause, flow), &n) in &r.ledger.dropped {
+        if cause != "frame_in_error" && n > 0 {
+            booked.insert((cause.to_string(), format!("src{}", flow + 1)), n);
+        }
+    }
+    assert!(booked.keys().any(|(c, _)| c == "reassembly_full"), "120 Mb/s at B = 1000 overflows the reassembly buffer: {booked:?}");
+    assert_eq!(traced, booked);
+    assert!(r.trace.iter().all(|x| x.component == "gw" && x.event != "-"));
+}
