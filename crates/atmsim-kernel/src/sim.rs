@@ -123,15 +123,6 @@ pub trait Component {
     fn book(msg: &Self::Msg, ledger: &mut Ledger) {
         let _ = (msg, ledger);
     }
-    /// A message this component sent ahead on output port `port`, having asked for it
-    /// with [`Ctx::finish_on_delivery`], is about to be delivered at `now`: sets what
-    /// depends on instants between its sending and its leaving (every event before
-    /// `now` has been handled). An error stops the run as a model fault. Only
-    /// components that asked are called.
-    fn finish(&mut self, port: PortId, msg: &mut Self::Msg, now: SimTime) -> Result<(), String> {
-        let _ = (port, msg, now);
-        Err("a message to finish on delivery from a component that does not finish messages".into())
-    }
 }
 
 /// A message on its way from an output port.
@@ -219,10 +210,6 @@ struct Core<M, S> {
     /// Per route (output port), the timed deliveries to an ordinary component sent on
     /// it in time order, not yet due: only the first is an event in the queue (a lane).
     lanes: Vec<VecDeque<(SimTime, M)>>,
-    /// Per route, whether its sender finishes each message on delivery
-    /// ([`Ctx::finish_on_delivery`]), and the sender (component, output port).
-    finish: Vec<bool>,
-    senders: Vec<(CompId, PortId)>,
     /// Messages of pending timed-delivery events (input port, message), by slot: those
     /// sent earlier than the last one waiting on their lane.
     slab: Vec<Option<(PortId, M)>>,
@@ -252,15 +239,10 @@ impl<M, S> Core<M, S> {
     fn route(&self, src: CompId, port: PortId) -> Route {
         self.routes.get(self.route_index(src, port)).copied().unwrap_or(NO_ROUTE)
     }
-    /// The index of output port `port` of `src` among all routes (lanes, finishing).
+    /// The index of output port `port` of `src` among all routes (lanes).
     #[inline(always)]
     fn route_index(&self, src: CompId, port: PortId) -> usize {
         self.port_base[src as usize] as usize + port as usize
-    }
-    /// Whether the sender on route `idx` finishes its messages on delivery.
-    #[inline(always)]
-    fn finishes(&self, idx: usize) -> bool {
-        self.finish.get(idx).copied().unwrap_or(false)
     }
     /// Whether input `port` of `comp` is deferred.
     #[inline(always)]
@@ -317,8 +299,6 @@ impl<M, S> Ctx<'_, M, S> {
         if t <= self.now {
             if t < self.now {
                 self.fail(format!("delivery on port {port} sent into the past ({t} < {})", self.now));
-            } else if self.core.finishes(self.core.route_index(self.id, port)) {
-                self.fail(format!("a message to finish on delivery sent on port {port} for now, not ahead"));
             }
             self.send(port, msg);
             return;
@@ -352,8 +332,8 @@ impl<M, S> Ctx<'_, M, S> {
             // flight). Its next becomes an event when it is delivered.
             let idx = core.route_index(self.id, port) as u32;
             // A lane into a deferred input waits without an event (see
-            // [`Ctx::defer_input`]); messages finished on delivery never wait so.
-            let waits = core.defers(route.comp, route.port) && !core.finishes(idx as usize);
+            // [`Ctx::defer_input`]).
+            let waits = core.defers(route.comp, route.port);
             if let Some(lane) = core.lanes.get_mut(idx as usize) {
                 match lane.back() {
                     None => {
@@ -372,10 +352,6 @@ impl<M, S> Ctx<'_, M, S> {
                     }
                     Some(_) => {}
                 }
-            }
-            if core.finishes(idx as usize) {
-                // Finished messages go on their lane only (in time order).
-                return self.fail(format!("a message to finish on delivery sent on port {port} out of time order"));
             }
             let slot = match core.free.pop() {
                 Some(s) => {
@@ -411,26 +387,23 @@ impl<M, S> Ctx<'_, M, S> {
         let to = self.core.route(self.id, port).comp;
         (self.core.ahead && to != CompId::MAX && to != self.id) || self.passive_downstream(port)
     }
-    /// Asks that each message this component hands over ahead of time on output port
-    /// `port` be finished by it just before delivery ([`Component::finish`]): for a
-    /// field that depends on what happens before the message leaves (a FIFO port's
-    /// EFCI mark, decided by the cells that arrive while it waits). True if granted:
-    /// the port leads to an ordinary component and the run delivers ahead
-    /// ([`Ctx::may_deliver_ahead`]); its messages must then be sent ahead, in time
-    /// order (anything else is a model fault). Called at start.
-    pub fn finish_on_delivery(&mut self, port: PortId) -> bool {
-        // Granted where an ordinary component takes this port's messages ahead.
-        if !self.may_deliver_ahead(port) || self.passive_downstream(port) {
-            return false;
-        }
+    /// Whether what this component sends ahead on output `port` waits in a lane of its
+    /// own until its instant ([`Ctx::send_at`] to an ordinary component, when the run
+    /// delivers ahead), so that [`Ctx::sent_ahead_mut`] can still change it. Called at
+    /// start.
+    pub fn keeps_lane(&self, port: PortId) -> bool {
+        self.may_deliver_ahead(port) && !self.passive_downstream(port)
+    }
+    /// The message sent ahead on output `port` `back` places before the last one sent
+    /// there, while it waits in the port's lane for its instant: for a field that
+    /// depends on what happens before it leaves (a FIFO port's EFCI mark, decided by
+    /// the cells that arrive while it waits). None once it is delivered, or where the
+    /// port keeps no lane ([`Ctx::keeps_lane`]).
+    pub fn sent_ahead_mut(&mut self, port: PortId, back: usize) -> Option<&mut M> {
         let idx = self.core.route_index(self.id, port);
-        match self.core.finish.get_mut(idx) {
-            Some(f) => {
-                *f = true;
-                true
-            }
-            None => false,
-        }
+        let lane = self.core.lanes.get_mut(idx)?;
+        let i = lane.len().checked_sub(back + 1)?;
+        lane.get_mut(i).map(|(_, m)| m)
     }
     /// Defers input `port` (`on`), or stops deferring it: while an input is deferred,
     /// the timed deliveries sent to it on lanes ([`Ctx::send_at`] in time order) are
@@ -563,7 +536,6 @@ impl<C: Component> Simulation<C> {
         let n = comps.len();
         let lanes = (0..flat.len()).map(|_| VecDeque::new()).collect();
         let n_routes = flat.len();
-        let senders = routes.iter().enumerate().flat_map(|(c, r)| (0..r.len()).map(move |p| (c as CompId, p as PortId))).collect();
         let mut into = vec![Vec::new(); n];
         for (i, r) in flat.iter().enumerate() {
             if let Some(v) = into.get_mut(r.comp as usize) {
@@ -584,8 +556,6 @@ impl<C: Component> Simulation<C> {
                 ahead: false,
                 later: (0..n).map(|_| VecDeque::new()).collect(),
                 lanes,
-                finish: vec![false; n_routes],
-                senders,
                 due: Vec::new(),
                 dirty: false,
                 slab: Vec::new(),
@@ -886,11 +856,11 @@ impl<C: Component> Simulation<C> {
         let (port, msg) = if slot & LANE != 0 {
             let idx = (slot & !LANE) as usize;
             let port = self.core.routes.get(idx).map_or(PortId::MAX, |r| r.port);
-            let waits = self.core.defers(comp, port) && !self.core.finishes(idx);
+            let waits = self.core.defers(comp, port);
             let Some(lane) = self.core.lanes.get_mut(idx) else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which does not exist"));
             };
-            let Some((_, mut msg)) = lane.pop_front() else {
+            let Some((_, msg)) = lane.pop_front() else {
                 return self.core.fail(format!("timed delivery on lane {idx}, which is empty"));
             };
             match lane.front() {
@@ -900,16 +870,6 @@ impl<C: Component> Simulation<C> {
                     if let Some(a) = self.core.armed.get_mut(idx) {
                         *a = false;
                     }
-                }
-            }
-            if self.core.finishes(idx) {
-                let (src, sport) = self.core.senders.get(idx).copied().unwrap_or((CompId::MAX, 0));
-                let done = match self.comps.get_mut(src as usize) {
-                    Some(c) => c.finish(sport, &mut msg, now),
-                    None => Err(format!("lane {idx} has no sender")),
-                };
-                if let Err(m) = done {
-                    return self.core.fail(format!("finishing a message on delivery: {m}"));
                 }
             }
             (port, msg)
@@ -1269,17 +1229,17 @@ mod tests {
         E(Emitter),
         /// Asks at start whether it may deliver ahead on its port 0 and keeps the answer.
         Q(std::rc::Rc<std::cell::Cell<Option<bool>>>),
-        F(Finisher),
+        M(Marker),
     }
 
-    /// Asks at start to finish what it sends on port 0 on delivery (keeping the answer
-    /// in `granted`), sends `plan` ahead (or, `now` set, one message for now), and at
-    /// 25 raises the `bump` it adds to each message it finishes.
-    struct Finisher {
+    /// Asks at start whether its port 0 keeps a lane (keeping the answer in `lane`),
+    /// sends `plan` ahead, and at 25, if it does, adds 100 to the messages sent ahead
+    /// `back` places before the last that still wait there (noting which it found).
+    struct Marker {
         plan: Vec<(u64, u32)>,
-        now: bool,
-        bump: u32,
-        granted: std::rc::Rc<std::cell::Cell<Option<bool>>>,
+        back: Vec<usize>,
+        lane: std::rc::Rc<std::cell::Cell<Option<bool>>>,
+        found: std::rc::Rc<std::cell::RefCell<Vec<(usize, bool)>>>,
     }
 
     thread_local! {
@@ -1303,12 +1263,9 @@ mod tests {
             if let Part::Q(q) = self {
                 q.set(Some(ctx.may_deliver_ahead(0)));
             }
-            if let Part::F(f) = self {
-                f.granted.set(Some(ctx.finish_on_delivery(0)));
-                f.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
-                if f.now {
-                    ctx.send_at(SimTime::ZERO, 0, 99);
-                }
+            if let Part::M(m) = self {
+                m.lane.set(Some(ctx.keeps_lane(0)));
+                m.plan.iter().for_each(|&(t, x)| ctx.send_at(SimTime(t), 0, x));
                 ctx.schedule_at(SimTime(25), 1);
             }
             if let Part::E(e) = self {
@@ -1328,17 +1285,13 @@ mod tests {
             if let Part::E(e) = self {
                 e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
             }
-            if let Part::F(f) = self {
-                f.bump += 100;
-            }
-        }
-        fn finish(&mut self, port: PortId, msg: &mut u32, _now: SimTime) -> Result<(), String> {
-            match self {
-                Part::F(f) if port == 0 => {
-                    *msg += f.bump;
-                    Ok(())
+            if let Part::M(m) = self {
+                if m.lane.get() == Some(true) {
+                    for &b in &m.back {
+                        let got = ctx.sent_ahead_mut(0, b).map(|x| *x += 100).is_some();
+                        m.found.borrow_mut().push((b, got));
+                    }
                 }
-                _ => Err("not a finisher".into()),
             }
         }
         fn on_message(&mut self, _port: PortId, msg: u32, ctx: &mut Ctx<'_, u32>) {
@@ -1366,15 +1319,18 @@ mod tests {
             match self {
                 Part::R(r) => r.got.borrow().iter().filter(|&&(_, m)| m < 1000).for_each(|&(_, m)| l.add_delivered(m, 1)),
                 Part::E(e) => e.plan.iter().chain(&e.later).for_each(|&(_, m)| l.add_generated(m, 1)),
-                // What it finishes after the bump at 25 carries the bump.
-                Part::F(f) => f.plan.iter().for_each(|&(t, m)| l.add_generated(if t > 25 { m + f.bump } else { m }, 1)),
+                // What still waited at 25 carries the mark.
+                Part::M(m) => {
+                    let marked = m.lane.get() == Some(true);
+                    m.plan.iter().for_each(|&(t, x)| l.add_generated(if marked && t > 25 { x + 100 } else { x }, 1));
+                }
                 Part::Q(_) => {}
             }
         }
         fn sample(&self, _index: u64, _now: SimTime) -> f64 {
             match self {
                 Part::R(r) => r.count as f64,
-                Part::E(_) | Part::Q(_) | Part::F(_) => f64::NAN,
+                Part::E(_) | Part::Q(_) | Part::M(_) => f64::NAN,
             }
         }
         fn passive(&self) -> bool {
@@ -1649,43 +1605,39 @@ mod tests {
         assert_eq!(out.ledger.in_flight.get(6), Some(&1));
     }
 
-    /// A component that asked to finish its messages on delivery sets them from its
-    /// state at the delivery instant, not at the sending one (here the bump raised at
-    /// 25 reaches the messages due at 30 and 40 though all were sent at 0). Granted only
-    /// where delivering ahead is; a message to finish sent for now is a model fault.
+    /// A message sent ahead can still be changed by its sender while it waits in its
+    /// port's lane, counted from the last one sent (here, at 25, the messages due at
+    /// 30 and 40: those due at 10 and 20 are delivered, so nothing is found three
+    /// places back). A port keeps a lane only to an ordinary component in a run that
+    /// delivers ahead.
     #[test]
-    fn a_message_is_finished_by_its_sender_when_it_is_delivered() {
-        let run = |passive: bool, ahead: bool, now: bool| {
+    fn a_message_sent_ahead_can_be_changed_while_it_waits_in_its_lane() {
+        let run = |passive: bool, ahead: bool| {
             let log: Log = Default::default();
-            let granted: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
+            let lane: std::rc::Rc<std::cell::Cell<Option<bool>>> = Default::default();
+            let found: std::rc::Rc<std::cell::RefCell<Vec<(usize, bool)>>> = Default::default();
             let rec = Part::R(Recorder { passive, got: log.clone(), ..Recorder::plain() });
-            let f = Part::F(Finisher { plan: vec![(10, 1), (20, 2), (30, 3), (40, 4)], now, bump: 0, granted: granted.clone() });
+            let m = Part::M(Marker { plan: vec![(10, 1), (20, 2), (30, 3), (40, 4)], back: vec![0, 1, 2], lane: lane.clone(), found: found.clone() });
             let to = Some(Route { comp: 0, port: 0 });
-            let mut sim = Simulation::new(vec![rec, f], vec!["r".into(), "f".into()], vec![vec![], vec![to]]);
+            let mut sim = Simulation::new(vec![rec, m], vec!["r".into(), "m".into()], vec![vec![], vec![to]]);
             sim.deliver_ahead(ahead);
-            let out = sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true);
-            let got = log.borrow().clone();
-            (out, got, granted.get())
-        };
-        let (out, got, granted) = run(false, true, false);
-        if let Err(e) = out {
-            panic!("{e}");
-        }
-        assert_eq!(granted, Some(true));
-        assert_eq!(got, vec![(10, 1), (20, 2), (30, 103), (40, 104)]);
-        // Not granted: to a passive component, or without delivering ahead; the
-        // messages go as sent.
-        for (passive, ahead) in [(true, true), (false, false)] {
-            let (_, got, granted) = run(passive, ahead, false);
-            assert_eq!(granted, Some(false), "passive {passive} ahead {ahead}");
-            assert_eq!(got, vec![(10, 1), (20, 2), (30, 3), (40, 4)], "passive {passive} ahead {ahead}");
-        }
-        match run(false, true, true).0 {
-            Err(SimError::ModelPanic { path, msg, .. }) => {
-                assert_eq!(path, "f");
-                assert!(msg.contains("finish on delivery"), "{msg}");
+            if let Err(e) = sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true) {
+                panic!("{e}");
             }
-            other => panic!("expected a model error, got {other:?}"),
+            let got = log.borrow().clone();
+            let found = found.borrow().clone();
+            (got, lane.get(), found)
+        };
+        let (got, lane, found) = run(false, true);
+        assert_eq!(lane, Some(true));
+        assert_eq!(got, vec![(10, 1), (20, 2), (30, 103), (40, 104)]);
+        assert_eq!(found, vec![(0, true), (1, true), (2, false)]);
+        // No lane of its own: to a passive component, or without delivering ahead.
+        for (passive, ahead) in [(true, true), (false, false)] {
+            let (got, lane, found) = run(passive, ahead);
+            assert_eq!(lane, Some(false), "passive {passive} ahead {ahead}");
+            assert_eq!(got, vec![(10, 1), (20, 2), (30, 3), (40, 4)], "passive {passive} ahead {ahead}");
+            assert!(found.is_empty());
         }
     }
 }

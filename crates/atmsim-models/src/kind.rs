@@ -70,13 +70,6 @@ pub trait Kind: Sized {
     fn settle(&mut self, before: SimTime) {
         let _ = before;
     }
-    /// Finishes a message sent ahead on output port `port`, about to be delivered at
-    /// `now`; only kinds that asked with `Ctx::finish_on_delivery` are called (see
-    /// `atmsim_kernel::Component::finish`).
-    fn finish(&mut self, port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
-        let _ = (port, msg, now);
-        Err("this kind finishes no messages".into())
-    }
 }
 
 /// A port declaration: its name, what it carries (cells or frames) and, for an

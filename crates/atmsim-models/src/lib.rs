@@ -131,9 +131,6 @@ macro_rules! models {
             fn book(msg: &Msg, l: &mut Ledger) {
                 cell::book(msg, l)
             }
-            fn finish(&mut self, port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
-                match self { $( Model::$variant(m) => <$ty as Kind>::finish(BorrowMut::<$ty>::borrow_mut(m), port, msg, now), )+ }
-            }
         }
     };
 }

@@ -37,10 +37,11 @@
 //! chosen when the run starts (`Ctx::may_deliver_ahead`); `[scenario] fast_path =
 //! "sinks"` limits it to passive downstream components, `false` turns it off. EPD and
 //! PPD decide at arrivals, so they take it as they are. EFCI marking takes it only
-//! where the kernel lets the transmitter finish each cell on delivery
-//! (`Ctx::finish_on_delivery`): a cell leaves marked exactly when the cell `threshold`
-//! places behind it arrives before it leaves, which is noted on its queued entry then
-//! and set on the cell just before it is delivered ([`Transmitter::finish`]).
+//! where the cells sent ahead wait in a lane of the port's own (`Ctx::keeps_lane`): a
+//! cell leaves marked exactly when the cell `threshold` places behind it arrives before
+//! it leaves, and then the mark is set on the cell where it waits, `threshold` places
+//! before the last one sent (`Ctx::sent_ahead_mut`, [`Transmitter::mark_ahead`]), and
+//! noted on its queued entry for the count at its departure.
 //!
 //! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
 //! line is then slotted from time zero on the STS-3c/STS-12c frame ([`super::sonet`]):
@@ -270,9 +271,9 @@ pub struct Transmitter {
     computed: Option<VecDeque<Queued>>,
     /// Fast path: the most cells the buffer holds ([`CellBuffer::fifo_capacity`]).
     computed_capacity: Option<usize>,
-    /// Fast path with EFCI marking: the marks of the cells that have left, oldest
-    /// first, until each is delivered and finished ([`Transmitter::finish`]).
-    marks: Option<VecDeque<bool>>,
+    /// Fast path with EFCI marking: a cell's mark is set on it where it waits, sent
+    /// ahead, in the kernel's lane ([`Transmitter::mark_ahead`]).
+    marking: bool,
     /// Cells dropped because the buffer was full.
     full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
@@ -341,7 +342,7 @@ impl Transmitter {
             may_compute: false,
             computed: None,
             computed_capacity: None,
-            marks: None,
+            marking: false,
             full: Drops::new("buffer_full"),
             policy: None,
             rx: 0,
@@ -412,10 +413,10 @@ impl Transmitter {
         self.trace_from(ctx);
         let fifo = self.buffer.in_arrival_order();
         let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
-        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.finish_on_delivery(self.out_port)) {
+        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.keeps_lane(self.out_port)) {
             self.computed = Some(VecDeque::new());
             self.computed_capacity = self.buffer.fifo_capacity();
-            self.marks = marks.then(VecDeque::new);
+            self.marking = marks;
         }
     }
 
@@ -449,23 +450,6 @@ impl Transmitter {
     pub fn queue_len_at(&mut self, now: SimTime) -> usize {
         self.depart_before(SimTime(now.0 + 1));
         self.queue_len()
-    }
-
-    /// The fast path's cell `msg`, sent ahead, is delivered at `now`: it gets the EFCI
-    /// mark decided when it left (`now` less the propagation delay).
-    pub fn finish(&mut self, msg: &mut Msg, now: SimTime) -> Result<(), String> {
-        let left = SimTime(now.0.saturating_sub(self.propagation.ps()));
-        self.depart_before(SimTime(left.0 + 1));
-        match (self.marks.as_mut().and_then(VecDeque::pop_front), msg) {
-            (Some(mark), Msg::Cell(c)) => {
-                if mark {
-                    c.flags |= FLAG_EFCI;
-                }
-                Ok(())
-            }
-            (None, _) => Err(format!("no departure of this transmitter before {left} is left to finish")),
-            (Some(_), Msg::Frame(_)) => Err("a frame from a cell transmitter".into()),
-        }
     }
 
     /// An idle line takes a cell at `now`: a new busy period (and cell clock) starts,
@@ -509,8 +493,8 @@ impl Transmitter {
         let Some(q) = self.computed.as_mut() else { return };
         q.push_back(Queued { arrived: now, end, aux: cell.aux, efci: false });
         let len = q.len();
-        if self.marks.is_some() {
-            self.mark_ahead(len);
+        if self.marking {
+            self.mark_ahead(len, ctx);
         }
         self.levels.set(now, len);
         ctx.send_at(end.plus(self.propagation), self.out_port, Msg::Cell(cell));
@@ -531,12 +515,9 @@ impl Transmitter {
             if !self.vc_labels.is_empty() {
                 self.buffer.count(aux, 1);
             }
-            if let Some(marks) = self.marks.as_mut() {
-                marks.push_back(efci);
-                if efci {
-                    if let Some(p) = self.policy.as_mut() {
-                        p.count_mark();
-                    }
+            if efci {
+                if let Some(p) = self.policy.as_mut() {
+                    p.count_mark();
                 }
             }
             if let Some(next) = q.front() {
@@ -646,15 +627,24 @@ impl Transmitter {
     }
 
     /// The fast path with EFCI marking, a cell having joined a buffer now of `len`
-    /// cells: the cell the threshold's number of places ahead of it is still here, so
-    /// it leaves marked.
+    /// cells, about to be sent ahead: the cell the threshold's number `t` (at least 1)
+    /// of places ahead of it is still here, so it leaves marked. The mark goes on that
+    /// cell where it waits for its delivery, `t − 1` places before the last one sent in
+    /// the port's lane (every cell admitted is sent ahead there, in order, and
+    /// delivered after it leaves), and on its queued entry, for the count at its
+    /// departure.
     #[cold]
-    fn mark_ahead(&mut self, len: usize) {
+    fn mark_ahead(&mut self, len: usize, ctx: &mut Cx<'_>) {
         let Some(t) = self.policy.as_ref().and_then(|p| p.efci_threshold()) else { return };
-        if len > t {
-            if let Some(x) = self.computed.as_mut().and_then(|q| q.get_mut(len - 1 - t)) {
-                x.efci = true;
-            }
+        if len <= t {
+            return;
+        }
+        if let Some(x) = self.computed.as_mut().and_then(|q| q.get_mut(len - 1 - t)) {
+            x.efci = true;
+        }
+        match t.checked_sub(1).and_then(|back| ctx.sent_ahead_mut(self.out_port, back)) {
+            Some(Msg::Cell(c)) => c.flags |= FLAG_EFCI,
+            _ => ctx.fail(format!("EFCI: the cell {t} places ahead of the one arriving is not waiting in the lane")),
         }
     }
 
@@ -1158,9 +1148,6 @@ impl crate::kind::Kind for Transmitter {
     }
     fn settle(&mut self, before: SimTime) {
         self.depart_before(before);
-    }
-    fn finish(&mut self, _port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
-        Transmitter::finish(self, msg, now)
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
         if sub.is_empty() { crate::series::find(&SERIES, name) } else { None }

@@ -46,7 +46,7 @@ use std::collections::VecDeque;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell, Msg};
+use crate::cell::{book_in_flight, Drops, parse_vc_label, vc_name, Cell};
 use crate::control::abr::port::{forward_rm, AlgorithmParams, PortAbr, PortAbrParams, Which, NAMES as ABR_NAMES};
 use crate::payload::Payload;
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
@@ -893,12 +893,6 @@ impl crate::kind::Kind for Switch {
     }
     fn settle(&mut self, before: SimTime) {
         self.out.iter_mut().for_each(|t| t.depart_before(before));
-    }
-    fn finish(&mut self, port: PortId, msg: &mut Msg, now: SimTime) -> Result<(), String> {
-        match self.out.get_mut(port as usize) {
-            Some(t) => t.finish(msg, now),
-            None => Err(format!("switch: no output port {port} to finish a cell from")),
-        }
     }
     #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {

@@ -1512,25 +1512,28 @@ kind = "sink"
     }
 
     /// An EFCI-marking port feeding an ordinary component decides each cell's mark as
-    /// cells arrive behind it and sets it when the cell is delivered: fewer events,
-    /// and the same cells marked as on the event path (the port's count, and per VC
-    /// the count of marked cells the sink receives behind the next fifo).
+    /// cells arrive behind it and sets it on the cell where it waits, sent ahead:
+    /// fewer events, and the same cells marked as on the event path (the port's count,
+    /// and per VC the count of marked cells the sink receives behind the next fifo),
+    /// with the threshold at 1 (the cell just ahead, last in the lane), 2 and 16 cells.
     #[test]
-    fn an_efci_port_feeding_a_component_marks_on_delivery_the_cells_the_event_path_marks() {
-        let policy = "efci_threshold = \"16 cells\"";
-        let fast = run(&scenario_to(policy, true, "next"), 0);
-        let exact = run(&scenario_to(policy, false, "next"), 0);
-        assert!(fast.events < exact.events, "EFCI port: {} events against {}", fast.events, exact.events);
-        for (c, name, stat) in [("sw/p3", "q_efci_cells", "count"), ("sw/p3", "q_tx_cells", "count"), ("sw/p3", "q_wait", "mean"), ("next", "q_wait", "mean")] {
-            assert_eq!(probe(&fast, c, name, stat), probe(&exact, c, name, stat), "{c} {name} {stat}");
+    fn an_efci_port_feeding_a_component_marks_where_they_wait_the_cells_the_event_path_marks() {
+        for t in [1, 2, 16] {
+            let policy = format!("efci_threshold = \"{t} cells\"");
+            let fast = run(&scenario_to(&policy, true, "next"), 0);
+            let exact = run(&scenario_to(&policy, false, "next"), 0);
+            assert!(fast.events < exact.events, "EFCI port: {} events against {}", fast.events, exact.events);
+            for (c, name, stat) in [("sw/p3", "q_efci_cells", "count"), ("sw/p3", "q_tx_cells", "count"), ("sw/p3", "q_wait", "mean"), ("next", "q_wait", "mean")] {
+                assert_eq!(probe(&fast, c, name, stat), probe(&exact, c, name, stat), "threshold {t}: {c} {name} {stat}");
+            }
+            let (marked, sent) = (probe(&fast, "sw/p3", "q_efci_cells", "count"), probe(&fast, "sw/p3", "q_tx_cells", "count"));
+            assert!(marked > 0.0 && marked < sent, "threshold {t}: some cells marked, not all: {marked}");
+            let at_sink = |r: &atmsim_scenario::RunResult| {
+                r.probes.iter().filter(|p| p.component.starts_with("sink") && p.probe == "sink_efci_cells").map(|p| p.value).collect::<Vec<_>>()
+            };
+            assert_eq!(at_sink(&fast), at_sink(&exact), "threshold {t}");
+            let received: f64 = at_sink(&fast).iter().sum();
+            assert!(received > 0.0 && received <= marked, "threshold {t}: marked cells reach the sink: {received} of {marked}");
         }
-        let marked = probe(&fast, "sw/p3", "q_efci_cells", "count");
-        assert!(marked > 0.0 && marked < probe(&fast, "sw/p3", "q_tx_cells", "count"), "some cells marked, not all: {marked}");
-        let at_sink = |r: &atmsim_scenario::RunResult| {
-            r.probes.iter().filter(|p| p.component.starts_with("sink") && p.probe == "sink_efci_cells").map(|p| p.value).collect::<Vec<_>>()
-        };
-        assert_eq!(at_sink(&fast), at_sink(&exact));
-        let received: f64 = at_sink(&fast).iter().sum();
-        assert!(received > 0.0 && received <= marked, "marked cells reach the sink: {received} of {marked}");
     }
 }
