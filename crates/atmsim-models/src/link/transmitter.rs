@@ -408,7 +408,8 @@ impl Transmitter {
 
     /// Chooses the path when the run starts: departures computed on arrival when
     /// nothing needs their instants (see the module doc). With EFCI marking, only if
-    /// the kernel lets each cell be finished (marked) when it is delivered.
+    /// the cells sent ahead wait in a lane of the port's own, where a later arrival can
+    /// still mark them ([`Transmitter::mark_ahead`]).
     pub fn choose_path(&mut self, ctx: &mut Cx<'_>) {
         self.trace_from(ctx);
         let fifo = self.buffer.in_arrival_order();
