@@ -153,6 +153,14 @@ impl BufferPolicy {
         cell.pdu_cells > 0 && (self.epd.is_some() || self.ppd)
     }
 
+    /// Whether the policy has anything to do when a cell arrives (EPD, PPD or
+    /// selective discard): an EFCI-only policy acts at departures alone, and its
+    /// buffer need not ask it at arrivals ([`BufferPolicy::arrival`] and
+    /// [`BufferPolicy::admission`] would change nothing).
+    pub fn acts_at_arrival(&self) -> bool {
+        self.epd.is_some() || self.ppd || self.clp.is_some()
+    }
+
     /// A cell arrives at a buffer holding `len` cells: Some(why) if it is discarded
     /// before the buffer's own admission.
     pub fn arrival(&mut self, cell: &Cell, len: usize) -> Option<Discard> {
@@ -286,6 +294,22 @@ mod tests {
 
     fn pdu(vc: u32, n: u16) -> Vec<Cell> {
         (0..n).map(|j| cell(vc, j, n)).collect()
+    }
+
+    /// An EFCI-only policy has nothing to do at arrivals (its buffer skips asking):
+    /// it discards nothing, keeps no PDU state, whatever arrives (CLP = 1 cells, PDUs
+    /// into a full buffer); EPD, PPD and selective discard each act there.
+    #[test]
+    fn only_epd_ppd_and_selective_discard_act_at_arrivals() {
+        let mut efci = BufferPolicy::new(None, false, Some(4));
+        assert!(!efci.acts_at_arrival());
+        let mut cells = pdu(7, 5);
+        cells[1].flags |= FLAG_CLP;
+        assert_eq!(offer(&mut efci, 2, &cells), vec![true, true, false, false, false], "tail drop alone");
+        assert!(efci.pdus.is_empty() && efci.drops_by_flow.is_empty());
+        for p in [BufferPolicy::new(Some(8), false, None), BufferPolicy::new(None, true, Some(4)), BufferPolicy::new(None, false, None).with_clp(Some(3))] {
+            assert!(p.acts_at_arrival(), "{p:?}");
+        }
     }
 
     #[test]

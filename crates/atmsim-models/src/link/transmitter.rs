@@ -278,6 +278,9 @@ pub struct Transmitter {
     full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
     policy: Option<Box<BufferPolicy>>,
+    /// Whether the policy acts at arrivals ([`BufferPolicy::acts_at_arrival`]; not an
+    /// EFCI-only one).
+    policy_at_arrival: bool,
     // statistics since warm-up
     rx: u64,
     tx: u64,
@@ -306,6 +309,7 @@ impl Transmitter {
 
     /// Sets what the buffer does besides tail drop (EPD, PPD, EFCI marking).
     pub fn set_policy(&mut self, policy: Option<BufferPolicy>) {
+        self.policy_at_arrival = policy.as_ref().is_some_and(BufferPolicy::acts_at_arrival);
         self.policy = policy.map(Box::new);
     }
 
@@ -345,6 +349,7 @@ impl Transmitter {
             marking: false,
             full: Drops::new("buffer_full"),
             policy: None,
+            policy_at_arrival: false,
             rx: 0,
             tx: 0,
             dropped: 0,
@@ -477,7 +482,7 @@ impl Transmitter {
         let Some(q) = self.computed.as_mut() else { return };
         let len = q.len();
         let room = !self.computed_capacity.is_some_and(|c| len >= c);
-        if self.policy.is_some() && self.policy_refuses(&cell, len, room, ctx) {
+        if self.policy_at_arrival && self.policy_refuses(&cell, len, room, ctx) {
             return;
         }
         if !room {
@@ -544,7 +549,7 @@ impl Transmitter {
         if !self.vc_labels.is_empty() {
             self.count_vc(cell.aux, 0);
         }
-        if self.policy.is_some() {
+        if self.policy_at_arrival {
             if !self.admit_with_policy(cell, ctx) {
                 return;
             }
