@@ -122,9 +122,15 @@ pub fn arrived(time: SimTime, comp: CompId, port: PortId, msg: &Msg, store: &mut
     if !store.trace.on {
         return;
     }
+    book(store, time, comp, TraceEvent::Arrive(port), cell);
+}
+
+/// Books `event` of `cell` at component `comp` in the store's trace (the filter
+/// decides whether it is kept).
+fn book(store: &mut Payloads, time: SimTime, comp: CompId, event: TraceEvent, cell: &Cell) {
     // The trace is taken out while the payload is read for the row.
     let mut trace = std::mem::take(&mut store.trace);
-    trace.push(time, comp, TraceEvent::Arrive(port), cell, || carried(store.get(cell.payload)));
+    trace.push(time, comp, event, cell, || carried(store.get(cell.payload)));
     store.trace = trace;
 }
 
@@ -134,10 +140,7 @@ pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, st
     if !store.trace.on {
         return;
     }
-    // The trace is taken out while the payload is read for the row.
-    let mut trace = std::mem::take(&mut store.trace);
-    trace.push(time, comp, TraceEvent::Drop(cause), cell, || carried(store.get(cell.payload)));
-    store.trace = trace;
+    book(store, time, comp, TraceEvent::Drop(cause), cell);
 }
 
 /// Books the start of `cell`'s transmission at `time` on output `port` of the
@@ -146,11 +149,7 @@ pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, st
 #[inline(never)]
 pub fn departs(time: SimTime, port: PortId, cell: &Cell, ctx: &mut crate::kind::Cx<'_>) {
     let id = ctx.id();
-    let store = ctx.store();
-    // The trace is taken out while the payload is read for the row.
-    let mut trace = std::mem::take(&mut store.trace);
-    trace.push(time, id, TraceEvent::Depart(port), cell, || carried(store.get(cell.payload)));
-    store.trace = trace;
+    book(ctx.store(), time, id, TraceEvent::Depart(port), cell);
 }
 
 /// Whether the run keeps a cell trace: what a component putting cells on a line reads
