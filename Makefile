@@ -32,10 +32,13 @@ venv: .stamp-venv
 # Rebuild also when the native module has disappeared from python/atmsim/.
 NATIVE_MISSING := $(if $(wildcard python/atmsim/_atmsim*.so),,FORCE)
 
+# The native module is built with profile-guided optimisation (tools/pgo-build.sh:
+# instrumented build, training, optimised build; docs/performance.md, "Profile-guided
+# build"). `PGO=0 make build` builds it without a profile (quicker while editing).
+PGO ?= 1
 build: .stamp-build
-.stamp-build: .stamp-venv $(RUST_SOURCES) $(NATIVE_MISSING) | check-tools
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-	  $(VENV)/bin/maturin develop --release --quiet
+.stamp-build: .stamp-venv $(RUST_SOURCES) tools/pgo-build.sh $(NATIVE_MISSING) | check-tools
+	PGO=$(PGO) VENV=$(VENV) tools/pgo-build.sh
 	@touch $@
 
 # Headless Chromium for the report's browser test (tests/test_report_browser.py):
