@@ -41,6 +41,9 @@ def test_bench_quick_json_shape():
     p = run_cli("bench", "--quick", "--json", timeout=600)
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
+    # How the native module was compiled (tools/pgo-build.sh tags its optimised build).
+    from atmsim import _atmsim
+    assert obj["build"] == _atmsim.build_profile() and obj["build"] in ("pgo", "plain")
     rows = obj["benchmarks"]
     pairs = {(r["name"], r["impl"]) for r in rows}
     assert pairs == {("hold", "atmsim"), ("hold", "hand_heap"), ("hold", "simpy"),

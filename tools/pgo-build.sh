@@ -61,5 +61,5 @@ unset LLVM_PROFILE_FILE
 "$PROFDATA" merge -o "$PROFILE" "$RAW"
 
 echo "pgo-build: 3/3 optimised build (profile $PROFILE)" >&2
-RUSTFLAGS="-Cprofile-use=$PROFILE -Cllvm-args=-pgo-warn-missing-function=false" \
+RUSTFLAGS="-Cprofile-use=$PROFILE -Cllvm-args=-pgo-warn-missing-function=false" ATMSIM_BUILD_PROFILE=pgo \
     CARGO_TARGET_DIR=$USE_DIR maturin develop --release --quiet

@@ -11,6 +11,7 @@ class SimulationError(AtmsimError):
     """A run failed: conservation violated, model invariant broken, or interrupted."""
 
 def version() -> str: ...
+def build_profile() -> str: ...
 
 class Scenario:
     """A parsed, validated scenario (immutable)."""

@@ -362,9 +362,16 @@ def ratios(rows: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
     return out
 
 
+def build() -> str:
+    """How the native module was compiled (tools/pgo-build.sh, docs/performance.md,
+    "Profile-guided build")."""
+    return {"pgo": "profile-guided build", "plain": "plain build (no profile)"}.get(
+        _atmsim.build_profile(), _atmsim.build_profile())
+
+
 def machine() -> str:
     return f"{platform.machine()} {platform.processor() or ''} {platform.system()} {platform.release()}, " \
-           f"Python {platform.python_version()}".replace("  ", " ")
+           f"Python {platform.python_version()}, native module: {build()}".replace("  ", " ")
 
 
 # --------------------------------------------------------------------------- start-up
@@ -410,7 +417,8 @@ def main(quick: bool = False, json_out: bool = False) -> None:
     memory = memory_rows(quick)
     startup = startup_row(quick)
     if json_out:
-        print(json.dumps({"benchmarks": rows, "quick": quick, "memory": memory, "startup": startup,
+        print(json.dumps({"benchmarks": rows, "quick": quick, "build": _atmsim.build_profile(),
+                          "memory": memory, "startup": startup,
                           "ratios": [{"name": n, "ratio": k, "value": v, "target": target_of(n, k),
                                       "met": None if target_of(n, k) is None else v >= target_of(n, k)}
                                      for n, k, v in ratios(rows)]}))

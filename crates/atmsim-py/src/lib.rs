@@ -237,6 +237,16 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How this native module was compiled: "pgo" when tools/pgo-build.sh built it from a
+/// training profile (it sets ATMSIM_BUILD_PROFILE), else "plain".
+#[pyfunction]
+fn build_profile() -> &'static str {
+    match option_env!("ATMSIM_BUILD_PROFILE") {
+        Some("pgo") => "pgo",
+        _ => "plain",
+    }
+}
+
 #[pyfunction]
 fn load(py: Python<'_>, path: String) -> PyResult<PyScenario> {
     let p = path.clone();
@@ -556,6 +566,7 @@ fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", py.get_type_bound::<SimulationError>())?;
     m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_profile, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(describe_kinds, m)?)?;
