@@ -33,6 +33,7 @@
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, TimeAverage};
 use std::collections::VecDeque;
 
+use atmsim_kernel::rate::CellClock;
 use atmsim_kernel::{Ledger, PortId, Rate, SeriesKind, SimTime};
 
 use super::params::{AbrParams, PARAMS as ABR_PARAMS};
@@ -142,20 +143,41 @@ impl AbrSourceParams {
     }
 }
 
-/// A train of in-rate cells at one ACR: the k-th after `t0` at `t0 + ceil(k·424/rate)`.
-/// The instant of cell `k` is worked out once, when the train starts or moves on (a
-/// 128-bit division; it is asked for several times per cell).
+/// A train of in-rate cells at one ACR: the k-th after `t0` at `t0 + ceil(k·424/rate)`,
+/// stepped by a [`CellClock`] (no division per cell; the clock's one division is made
+/// when the rate changes). `last`: the instant of the in-rate cell before `at` (`t0`
+/// for the first), where the train restarts when ACR changes.
 #[derive(Clone, Copy, Debug)]
 struct Train {
     rate: Option<Rate>,
-    t0: SimTime,
-    k: u64,
+    clock: Option<CellClock>,
+    last: SimTime,
     at: Option<SimTime>,
 }
 
 impl Train {
-    fn new(rate: Option<Rate>, t0: SimTime, k: u64) -> Train {
-        Train { rate, t0, k, at: rate.map(|r| t0.plus(r.cell_train_offset(k))) }
+    /// A train at `rate` whose cell 0 goes at `t0`; `like`: a train whose clock is
+    /// reused when its rate is the same.
+    fn start(rate: Option<Rate>, t0: SimTime, like: Option<&Train>) -> Train {
+        let clock = match (rate, like) {
+            (Some(_), Some(tr)) if tr.rate == rate => tr.clock,
+            (Some(r), _) => Some(CellClock::new(r)),
+            (None, _) => None,
+        };
+        let mut tr = Train { rate, clock, last: t0, at: None };
+        if let Some(c) = tr.clock.as_mut() {
+            c.restart(t0);
+            tr.at = Some(c.advance());
+        }
+        tr
+    }
+
+    /// The in-rate cell at `at` went: the train moves on to its next cell.
+    fn step(&mut self) {
+        if let (Some(at), Some(c)) = (self.at, self.clock.as_mut()) {
+            self.last = at;
+            self.at = Some(c.advance());
+        }
     }
 
     /// The instant of the next in-rate cell (None: ACR is 0).
@@ -326,11 +348,7 @@ impl AbrSourceNode {
         self.acr.set(now, self.abr.acr());
         if let Some(tr) = self.train.as_mut() {
             if tr.rate != rate {
-                let last = match tr.rate {
-                    Some(r) if tr.k > 0 => tr.t0.plus(r.cell_train_offset(tr.k - 1)),
-                    _ => tr.t0,
-                };
-                *tr = Train::new(rate, last, 1);
+                *tr = Train::start(rate, tr.last, None);
             }
         }
     }
@@ -396,10 +414,10 @@ impl AbrSourceNode {
             if sent.is_some() {
                 // Continue the train if this cell was on it, else start one here.
                 let rate = self.rate();
-                self.train = match self.train {
-                    Some(tr) if tr.rate == rate && tr.next() == Some(now) => Some(Train::new(tr.rate, tr.t0, tr.k + 1)),
-                    _ => Some(Train::new(rate, now, 1)),
-                };
+                match self.train.as_mut() {
+                    Some(tr) if tr.rate == rate && tr.next() == Some(now) => tr.step(),
+                    _ => self.train = Some(Train::start(rate, now, self.train.as_ref())),
+                }
                 self.acr_changed_to(now, rate);
             }
         } else if self.abr.out_of_rate_at().is_some_and(|t| t <= now) {
@@ -603,10 +621,19 @@ mod tests {
     #[test]
     fn a_train_at_a_constant_acr_is_exact_to_the_picosecond() {
         // 7 cells × 424 bits at 74.88 Mb/s = 39.6367521… µs, rounded up to the ps.
-        let tr = Train::new(Rate::from_bps(74.88e6), SimTime(1_000), 7);
+        let rate = Rate::from_bps(74.88e6);
+        let mut tr = Train::start(rate, SimTime(1_000), None);
+        for _ in 1..7 {
+            tr.step();
+        }
         assert_eq!(tr.next(), Some(SimTime(1_000 + 39_636_753)));
+        // The cell before it: 6 cells = 33.9743589… µs.
+        assert_eq!(tr.last, SimTime(1_000 + 33_974_359));
+        // The same rate again reuses the clock and starts afresh.
+        let again = Train::start(rate, SimTime(5), Some(&tr));
+        assert_eq!(again.next(), Some(SimTime(5 + 5_662_394)));
         // No rate (ACR 0): no in-rate cell.
-        assert_eq!(Train::new(None, tr.t0, tr.k).next(), None);
+        assert_eq!(Train::start(None, tr.last, Some(&tr)).next(), None);
     }
 
     #[test]
