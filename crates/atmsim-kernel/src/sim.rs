@@ -766,7 +766,10 @@ impl<C: Component> Simulation<C> {
                     break;
                 }
             }
-            if self.core.fault.is_some() {
+            // No other lane had a message before `before` (the limit was `before`
+            // itself): this lane's are handed over up to there, and a handler here
+            // adds to no lane, so nothing is left to scan for.
+            if self.core.fault.is_some() || limit.1 == usize::MAX {
                 break;
             }
         }
