@@ -427,6 +427,41 @@ impl AbrSourceNode {
         }
         self.plan(ctx);
     }
+
+    /// A cell at the source's own input (not an edge's traffic): its connection's
+    /// backward RM cell, which sets ACR. Kept out of line: the edge's input, taken
+    /// once per traffic cell, stays small.
+    #[inline(never)]
+    fn on_backward_rm(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
+        let now = ctx.now;
+        let rm = match ctx.store().take(cell.payload) {
+            Some(Payload::Rm(rm)) if rm.backward => rm,
+            other => {
+                let what = if other.is_some() { "a cell whose payload is not a backward RM cell" } else { "a cell without RM payload" };
+                ctx.fail(format!("abr_source (flow {}) received {what} on {} at its input: only the backward path of its connection may end there", self.core.flow, crate::cell::vc_name(cell.vc)));
+                return;
+            }
+        };
+        if ctx.store().check.on {
+            match wirecheck::check_rm_cell(&cell, &rm) {
+                Ok(()) => ctx.store().check.checked += 1,
+                Err(e) => {
+                    ctx.fail(e);
+                    return;
+                }
+            }
+        }
+        let f = cell.flow as usize;
+        if self.brm_by_flow.len() <= f {
+            self.brm_by_flow.resize(f + 1, 0);
+        }
+        self.brm_by_flow[f] += 1;
+        self.brm += 1;
+        self.abr.on_backward_rm(&rm);
+        self.acr_changed(now);
+        // The next in-rate chance may now be earlier or later.
+        self.plan(ctx);
+    }
 }
 
 impl Source for AbrSourceNode {
@@ -467,6 +502,7 @@ impl crate::kind::Kind for AbrSourceNode {
             self.on_send(ctx);
         }
     }
+    #[inline]
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         if port == EDGE_IN {
@@ -491,33 +527,7 @@ impl crate::kind::Kind for AbrSourceNode {
             }
             return;
         }
-        let rm = match ctx.store().take(cell.payload) {
-            Some(Payload::Rm(rm)) if rm.backward => rm,
-            other => {
-                let what = if other.is_some() { "a cell whose payload is not a backward RM cell" } else { "a cell without RM payload" };
-                ctx.fail(format!("abr_source (flow {}) received {what} on {} at its input: only the backward path of its connection may end there", self.core.flow, crate::cell::vc_name(cell.vc)));
-                return;
-            }
-        };
-        if ctx.store().check.on {
-            match wirecheck::check_rm_cell(&cell, &rm) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => {
-                    ctx.fail(e);
-                    return;
-                }
-            }
-        }
-        let f = cell.flow as usize;
-        if self.brm_by_flow.len() <= f {
-            self.brm_by_flow.resize(f + 1, 0);
-        }
-        self.brm_by_flow[f] += 1;
-        self.brm += 1;
-        self.abr.on_backward_rm(&rm);
-        self.acr_changed(now);
-        // The next in-rate chance may now be earlier or later.
-        self.plan(ctx);
+        self.on_backward_rm(cell, ctx);
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.core.reset_stats(now);
