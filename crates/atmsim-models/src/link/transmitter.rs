@@ -271,9 +271,10 @@ pub struct Transmitter {
     computed: Option<VecDeque<Queued>>,
     /// Fast path: the most cells the buffer holds ([`CellBuffer::fifo_capacity`]).
     computed_capacity: Option<usize>,
-    /// Fast path with EFCI marking: a cell's mark is set on it where it waits, sent
-    /// ahead, in the kernel's lane ([`Transmitter::mark_ahead`]).
-    marking: bool,
+    /// Fast path with EFCI marking: its threshold (cells; `usize::MAX`: no marking).
+    /// A cell's mark is set on it where it waits, sent ahead, in the kernel's lane
+    /// ([`Transmitter::mark_ahead`]) when the buffer then holds more than this.
+    mark_over: usize,
     /// Cells dropped because the buffer was full.
     full: Drops,
     /// EPD, PPD, EFCI marking (None: plain tail drop, the common case).
@@ -346,7 +347,7 @@ impl Transmitter {
             may_compute: false,
             computed: None,
             computed_capacity: None,
-            marking: false,
+            mark_over: usize::MAX,
             full: Drops::new("buffer_full"),
             policy: None,
             policy_at_arrival: false,
@@ -418,11 +419,11 @@ impl Transmitter {
     pub fn choose_path(&mut self, ctx: &mut Cx<'_>) {
         self.trace_from(ctx);
         let fifo = self.buffer.in_arrival_order();
-        let marks = self.policy.as_ref().is_some_and(|p| p.efci_threshold().is_some());
-        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (!marks || ctx.keeps_lane(self.out_port)) {
+        let marks = self.policy.as_ref().and_then(|p| p.efci_threshold());
+        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (marks.is_none() || ctx.keeps_lane(self.out_port)) {
             self.computed = Some(VecDeque::new());
             self.computed_capacity = self.buffer.fifo_capacity();
-            self.marking = marks;
+            self.mark_over = marks.unwrap_or(usize::MAX);
         }
     }
 
@@ -499,7 +500,7 @@ impl Transmitter {
         let Some(q) = self.computed.as_mut() else { return };
         q.push_back(Queued { arrived: now, end, aux: cell.aux, efci: false });
         let len = q.len();
-        if self.marking {
+        if len > self.mark_over {
             self.mark_ahead(len, ctx);
         }
         self.levels.set(now, len);
@@ -641,10 +642,7 @@ impl Transmitter {
     /// departure.
     #[cold]
     fn mark_ahead(&mut self, len: usize, ctx: &mut Cx<'_>) {
-        let Some(t) = self.policy.as_ref().and_then(|p| p.efci_threshold()) else { return };
-        if len <= t {
-            return;
-        }
+        let t = self.mark_over;
         if let Some(x) = self.computed.as_mut().and_then(|q| q.get_mut(len - 1 - t)) {
             x.efci = true;
         }
