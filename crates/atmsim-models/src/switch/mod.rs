@@ -863,13 +863,21 @@ impl Switch {
     }
 
     /// A cell arriving on route `r`: if it is a backward RM cell of a VC whose forward
-    /// cells leave on an ABR port, that port's algorithm writes ER / CI into it.
-    #[cold]
+    /// cells leave on an ABR port, that port's algorithm writes ER / CI into it. (The
+    /// test is made here, inline, at every cell; the work, rare, out of line.)
+    #[inline(always)]
     fn abr_backward(&mut self, r: usize, cell: &Cell, ctx: &mut Cx<'_>) {
         let j = self.abr_back[r];
-        if j == NO_PORT || !cell.payload.is_some() {
-            return;
+        if j != NO_PORT && cell.payload.is_some() {
+            self.abr_backward_rm(j, cell, ctx);
         }
+    }
+
+    /// [`Switch::abr_backward`]'s work, for a cell with a payload on a route whose
+    /// forward direction leaves on ABR port `j`.
+    #[cold]
+    #[inline(never)]
+    fn abr_backward_rm(&mut self, j: u16, cell: &Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         let Some(q) = self.out.get_mut(j as usize).map(|t| t.queue_len_at(now) as u64) else { return };
         if let (Some(Payload::Rm(rm)), Some(abr)) = (ctx.store().get_mut(cell.payload), self.abr[j as usize].as_mut()) {
