@@ -366,6 +366,26 @@ impl<M, S> Ctx<'_, M, S> {
             core.queue.schedule(t, route.comp | TIMED, slot);
         }
     }
+    /// [`Ctx::send_at`] of each of `items` in turn: the same deliveries in the same
+    /// order, with the route and its lane looked up once (a source handing a train of
+    /// cells over ahead). A message going on behind the last one waiting in the lane
+    /// is appended here; any other (to a passive component, into an empty lane, out of
+    /// order, not later than now) goes through [`Ctx::send_at`].
+    pub fn send_at_each(&mut self, port: PortId, items: impl IntoIterator<Item = (SimTime, M)>) {
+        let route = self.core.route(self.id, port);
+        let lane = (route.comp != CompId::MAX && !self.core.passive.get(route.comp as usize).copied().unwrap_or(true))
+            .then(|| self.core.route_index(self.id, port));
+        for (t, msg) in items {
+            let behind = match lane.and_then(|i| self.core.lanes.get_mut(i)) {
+                Some(l) if t > self.now && l.back().is_some_and(|b| b.0 <= t) => {
+                    l.push_back((t, msg));
+                    continue;
+                }
+                _ => msg,
+            };
+            self.send_at(t, port, behind);
+        }
+    }
     /// Whether what this component sends on output port `port` goes to a passive
     /// component (which takes timed deliveries without an event each).
     pub fn passive_downstream(&self, port: PortId) -> bool {
@@ -1246,6 +1266,9 @@ mod tests {
     }
 
     thread_local! {
+        /// Whether emitters send their plans with one `send_at_each` instead of a
+        /// `send_at` per message.
+        static BATCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         /// What [`Component::observe`] was told, (time, component, port, message).
         static OBSERVED: std::cell::RefCell<Vec<(u64, CompId, PortId, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -1272,7 +1295,11 @@ mod tests {
                 ctx.schedule_at(SimTime(25), 1);
             }
             if let Part::E(e) = self {
-                e.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                if BATCH.get() {
+                    ctx.send_at_each(0, e.plan.iter().map(|&(t, m)| (SimTime(t), m)));
+                } else {
+                    e.plan.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                }
                 if !e.later.is_empty() {
                     ctx.schedule_at(SimTime(5), 0);
                 }
@@ -1286,7 +1313,11 @@ mod tests {
                 }
             }
             if let Part::E(e) = self {
-                e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                if BATCH.get() {
+                    ctx.send_at_each(0, e.later.iter().map(|&(t, m)| (SimTime(t), m)));
+                } else {
+                    e.later.iter().for_each(|&(t, m)| ctx.send_at(SimTime(t), 0, m));
+                }
             }
             if let Part::M(m) = self {
                 if m.lane.get() == Some(true) {
@@ -1641,6 +1672,33 @@ mod tests {
             assert_eq!(lane, Some(false), "passive {passive} ahead {ahead}");
             assert_eq!(got, vec![(10, 1), (20, 2), (30, 3), (40, 4)], "passive {passive} ahead {ahead}");
             assert!(found.is_empty());
+        }
+    }
+    /// `send_at_each` is `send_at` of each message in turn: the same deliveries at the
+    /// same instants and the same fingerprint, whether the messages go on behind others
+    /// in a lane, into an empty one, out of order (40 after 50), at the sending instant
+    /// (5 at 5), to a passive receiver or one that defers its input, delivering ahead
+    /// or not.
+    #[test]
+    fn sending_a_train_at_once_is_sending_each_in_turn() {
+        for (passive, defer, ahead) in [(false, false, true), (false, true, true), (true, false, true), (false, false, false)] {
+            let run = |batch: bool| {
+                BATCH.with(|b| b.set(batch));
+                let log: Log = Default::default();
+                let rec = Recorder { passive, defer, got: log.clone(), ..Recorder::plain() };
+                let a = Part::E(Emitter { plan: vec![(10, 1), (30, 2), (50, 3), (100, 4)], later: vec![(5, 5), (40, 6)] });
+                let b = Part::E(Emitter { plan: vec![(20, 7), (30, 8), (45, 9)], later: vec![] });
+                let to = Some(Route { comp: 0, port: 0 });
+                let mut sim = Simulation::new(vec![Part::R(rec), a, b], vec!["r".into(), "a".into(), "b".into()], vec![vec![], vec![to], vec![to]]);
+                sim.deliver_ahead(ahead);
+                let out = sim.run(SimTime(60), SimTime::ZERO, &mut |_, _| true).unwrap_or_else(|e| panic!("{e}"));
+                BATCH.with(|b| b.set(false));
+                let got = log.borrow().clone();
+                (out.fingerprint, out.events, got)
+            };
+            let (one, each) = (run(false), run(true));
+            assert_eq!(one.2, vec![(5, 5), (10, 1), (20, 7), (30, 2), (30, 8), (40, 6), (45, 9), (50, 3)], "passive {passive} defer {defer} ahead {ahead}");
+            assert_eq!(each, one, "passive {passive} defer {defer} ahead {ahead}");
         }
     }
 }

@@ -119,7 +119,7 @@ pub struct SourceCore {
     generated: u64,
     counted: u64,
     since: SimTime,
-    /// Cells handed over ahead of their instant ([`SourceCore::emit_at`]) whose
+    /// Cells handed over ahead of their instant ([`SourceCore::emit_at_each`]) whose
     /// instant the source has not yet counted as past ([`SourceCore::count_due`]).
     pending: u64,
     /// Flags every cell carries (CLP).
@@ -193,19 +193,22 @@ impl SourceCore {
         ctx.send(0, Msg::Cell(cell));
     }
 
-    /// Hands over one cell for emission at `t` (not before now) on output port 0
-    /// ([`atmsim_kernel::Ctx::send_at`]; the run must allow it,
-    /// [`atmsim_kernel::Ctx::may_deliver_ahead`]). It is generated now (the ledger
-    /// books it in flight until it is delivered) and counted as emitted once the
-    /// source learns its instant is past ([`SourceCore::count_due`]).
-    #[inline(always)]
-    pub fn emit_at(&mut self, ctx: &mut Cx<'_>, t: SimTime) {
-        let cell = self.next_cell(t);
-        self.pending += 1;
-        ctx.send_at(t, 0, Msg::Cell(cell));
+    /// Hands over one cell for emission at each of `times` (in order, not before now)
+    /// on output port 0 ([`atmsim_kernel::Ctx::send_at_each`]: one route and lane
+    /// lookup for the whole train; the run must allow it,
+    /// [`atmsim_kernel::Ctx::may_deliver_ahead`]). Each is generated now (the ledger
+    /// books it in flight until it is delivered) and counted as emitted once the source
+    /// learns its instant is past ([`SourceCore::count_due`]).
+    #[inline]
+    pub fn emit_at_each(&mut self, ctx: &mut Cx<'_>, times: impl IntoIterator<Item = SimTime>) {
+        ctx.send_at_each(0, times.into_iter().map(|t| {
+            let cell = self.next_cell(t);
+            self.pending += 1;
+            (t, Msg::Cell(cell))
+        }));
     }
 
-    /// Counts `k` cells handed over ahead ([`SourceCore::emit_at`]) as emitted: their
+    /// Counts `k` cells handed over ahead ([`SourceCore::emit_at_each`]) as emitted: their
     /// instants are past.
     #[inline(always)]
     pub fn count_due(&mut self, k: u64) {

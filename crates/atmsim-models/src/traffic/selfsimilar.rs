@@ -194,7 +194,7 @@ pub struct SelfSimilar {
     n: u64,
     j: u64,
     /// Whether each bin's cells are handed over ahead at its start
-    /// ([`crate::traffic::SourceCore::emit_at`]; when the run allows it) rather than
+    /// ([`crate::traffic::SourceCore::emit_at_each`]; when the run allows it) rather than
     /// one timer per cell.
     ahead: bool,
     /// Ahead: the bin handed over last — its start, its cells, how many were handed
@@ -266,15 +266,14 @@ impl SelfSimilar {
         self.count_past(SimTime::MAX);
         // Cell j at start + ⌊j·bin/n⌋ = start + j·q + ⌊j·r/n⌋, stepped without a
         // division per cell.
-        let (start, n) = (self.bin_start(), self.n);
+        let (start, n, stop) = (self.bin_start(), self.n, self.core.stop);
         let (q, r) = (self.bin_ps / n, self.bin_ps % n);
         let (mut off, mut rem, mut handed) = (0u64, 0u64, 0u64);
-        while handed < n {
+        let times = std::iter::from_fn(|| {
             let t = start.plus(SimDuration(off));
-            if t >= self.core.stop {
-                break;
+            if handed == n || t >= stop {
+                return None;
             }
-            self.core.emit_at(ctx, t);
             handed += 1;
             off += q;
             rem += r;
@@ -282,7 +281,9 @@ impl SelfSimilar {
                 rem -= n;
                 off += 1;
             }
-        }
+            Some(t)
+        });
+        self.core.emit_at_each(ctx, times);
         self.handed = Some((start, n, handed, 0));
     }
 
