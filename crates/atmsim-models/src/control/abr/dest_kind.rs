@@ -18,7 +18,6 @@
 //! - With `line_rate` (and `line_length`), the backward RM cells leave on the
 //!   destination's own line ([`Line`]) instead of at once on `out`.
 
-use std::collections::BTreeMap;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, SimTime};
@@ -71,8 +70,9 @@ const TAG_LINE: u32 = 0;
 #[derive(Clone, Debug)]
 pub struct AbrDestNode {
     becn: bool,
-    /// One destination end per VC label arriving.
-    ends: BTreeMap<u32, AbrDest>,
+    /// One destination end per VC label arriving, in label order (usually one: a
+    /// vector searched from the front, not a map, at every cell).
+    ends: Vec<(u32, AbrDest)>,
     sink: Sink,
     /// BECN cells made per flow, whole run (the ledger's generated).
     becn_by_flow: Vec<u64>,
@@ -82,12 +82,19 @@ pub struct AbrDestNode {
 
 impl AbrDestNode {
     pub fn new(p: AbrDestParams) -> AbrDestNode {
-        AbrDestNode { becn: p.becn, ends: BTreeMap::new(), sink: Sink::new(p.sink, false), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
+        AbrDestNode { becn: p.becn, ends: Vec::new(), sink: Sink::new(p.sink, false), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
     }
 
     fn end(&mut self, vc: u32) -> &mut AbrDest {
-        let becn = self.becn;
-        self.ends.entry(vc).or_insert_with(|| AbrDest::new(becn))
+        let i = match self.ends.iter().position(|&(v, _)| v >= vc) {
+            Some(i) if self.ends[i].0 == vc => i,
+            at => {
+                let i = at.unwrap_or(self.ends.len());
+                self.ends.insert(i, (vc, AbrDest::new(self.becn)));
+                i
+            }
+        };
+        &mut self.ends[i].1
     }
 }
 
@@ -150,11 +157,11 @@ impl Kind for AbrDestNode {
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.sink.reset_stats(now);
-        self.ends.values_mut().for_each(AbrDest::reset_stats);
+        self.ends.iter_mut().for_each(|(_, d)| d.reset_stats());
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         self.sink.report(now, path, out);
-        for (&vc, d) in &self.ends {
+        for &(vc, ref d) in &self.ends {
             let name = format!("{path}/{}", vc_name(vc));
             out.push(&name, "abr_turned_cells", "count", d.stats.turned as f64, "cells");
             out.push(&name, "abr_ci_cells", "count", d.stats.ci_set as f64, "cells");
@@ -191,3 +198,21 @@ pub const KIND: KindInfo = KindInfo {
     series: &[KindSeries { at: "", series: &sink::SERIES }, KindSeries { at: "vc<N>", series: &sink::SERIES }],
     is_source: false,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One end per VC label, found again at each cell and reported in label order
+    /// whatever order the labels first arrive in.
+    #[test]
+    fn one_end_per_vc_kept_in_label_order() {
+        let line = LineParams { rate: None, length: 0.0 };
+        let mut d = AbrDestNode::new(AbrDestParams { becn: false, line, sink: SinkParams { delay_digits: None } });
+        for vc in [7, 3, 5, 3, 7, 9, 1] {
+            d.end(vc).stats.turned += u64::from(vc);
+        }
+        let got: Vec<(u32, u64)> = d.ends.iter().map(|(vc, e)| (*vc, e.stats.turned)).collect();
+        assert_eq!(got, vec![(1, 1), (3, 6), (5, 5), (7, 14), (9, 9)]);
+    }
+}
