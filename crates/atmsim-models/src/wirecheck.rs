@@ -226,6 +226,24 @@ pub fn check_rm_cell(cell: &Cell, rm: &RmRepr) -> Result<(), String> {
     check_rm_bytes(cell, &b, rm)
 }
 
+/// An RM cell arriving at an ABR end system: under `--check-wire`, its round trip
+/// ([`check_rm_cell`]) counted as checked; false, the run failed, on a mismatch.
+pub fn rm_cell_arrives(cell: &Cell, rm: &RmRepr, ctx: &mut crate::kind::Cx<'_>) -> bool {
+    if !ctx.store().check.on {
+        return true;
+    }
+    match check_rm_cell(cell, rm) {
+        Ok(()) => {
+            ctx.store().check.checked += 1;
+            true
+        }
+        Err(e) => {
+            ctx.fail(e);
+            false
+        }
+    }
+}
+
 /// The 53 octets of the credit cell `cell` carrying `credit`: a standard user-data cell
 /// (its header from the metadata, as [`check_header`] emits it, with the HEC), then the
 /// 48 payload octets of entries (`atmsim_wire::credit`; no error detection).

@@ -140,14 +140,8 @@ impl Kind for AbrDestNode {
             ctx.fail(format!("abr_dest received a backward RM cell on {} (flow {}): only the forward path of a connection may end here", vc_name(cell.vc), cell.flow));
             return;
         }
-        if ctx.store().check.on {
-            match wirecheck::check_rm_cell(&cell, &rm) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => {
-                    ctx.fail(e);
-                    return;
-                }
-            }
+        if !wirecheck::rm_cell_arrives(&cell, &rm, ctx) {
+            return;
         }
         let back = self.end(cell.vc).turn_around(&rm);
         if let Some(p) = ctx.store().get_mut(cell.payload) {

@@ -442,14 +442,8 @@ impl AbrSourceNode {
                 return;
             }
         };
-        if ctx.store().check.on {
-            match wirecheck::check_rm_cell(&cell, &rm) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => {
-                    ctx.fail(e);
-                    return;
-                }
-            }
+        if !wirecheck::rm_cell_arrives(&cell, &rm, ctx) {
+            return;
         }
         let f = cell.flow as usize;
         if self.brm_by_flow.len() <= f {
