@@ -1674,6 +1674,7 @@ mod tests {
             assert!(found.is_empty());
         }
     }
+
     /// `send_at_each` is `send_at` of each message in turn: the same deliveries at the
     /// same instants and the same fingerprint, whether the messages go on behind others
     /// in a lane, into an empty one, out of order (40 after 50), at the sending instant

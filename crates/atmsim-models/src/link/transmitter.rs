@@ -40,7 +40,7 @@
 //! where the cells sent ahead wait in a lane of the port's own (`Ctx::keeps_lane`): a
 //! cell leaves marked exactly when the cell `threshold` places behind it arrives before
 //! it leaves, and then the mark is set on the cell where it waits, `threshold` places
-//! before the last one sent (`Ctx::sent_ahead_mut`, [`Transmitter::mark_ahead`]), and
+//! ahead of the arriving one (`Ctx::sent_ahead_mut`, [`Transmitter::mark_ahead`]), and
 //! noted on its queued entry for the count at its departure.
 //!
 //! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
