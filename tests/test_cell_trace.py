@@ -64,8 +64,8 @@ def test_cell_waits_pair_each_transmission_with_its_arrival():
     sc = load(PING).with_overrides({"scenario.duration": "20 ms", "scenario.warmup": "0 s", "trace.cells": "true"})
     r = sc.run()
     w = r.cell_waits
-    assert list(w.columns) == ["component", "port", "vc", "source", "seq", "pdu_cell", "arrived_s", "started_s",
-                               "wait_s"]
+    assert list(w.columns) == ["component", "port", "unit", "vc", "source", "seq", "pdu_cell", "arrived_s",
+                               "started_s", "wait_s"]
     assert len(w) == (r.cell_trace["event"] == "-").sum() and not w["wait_s"].isna().any()
     assert (w["wait_s"] >= 0).all()
     tr = r.cell_trace
@@ -132,3 +132,45 @@ def test_a_sweep_run_records_no_trace():
     books = lambda r: [(c, p, s, repr(v), u) for c, p, s, v, u in r["probes"]]  # noqa: E731 (NaN == NaN by repr)
     assert (a["fingerprint"], a["events"], books(a)) == (b["fingerprint"], b["events"], books(b))
     assert not _atmsim.loads(traced, "t.toml").with_overrides({"trace.cells": "false"}).traced
+
+
+PA8 = str(ROOT / "scenarios" / "buddhikot92" / "pa8.toml")
+
+
+def test_frames_on_the_fddi_ring_are_rows_and_their_waits_are_paired(tmp_path):
+    """FDDI frames in the trace: the gateway's frames arrive at the ring's gw_tx (a
+    kernel delivery) and start at its station ring/s0, whose wait pairs with that
+    arrival; background frames start at the station that made them, whose wait counts
+    from their birth; cells and frames never pair with each other."""
+    sc = load(PA8).with_overrides({"scenario.duration": "300 ms", "scenario.warmup": "0 s", "trace.cells": "true"})
+    r = sc.run()
+    tr = r.cell_trace
+    assert list(tr.columns) == TRACE_COLUMNS
+    frames = tr[tr["unit"] == "frame"]
+    assert set(tr["unit"]) == {"cell", "frame"}
+    assert (tr.loc[tr["unit"] == "cell", "octets"] == 53).all() and (frames["octets"] > 28).all()
+    assert (frames["vc"] == "").all() and frames["carries"].str.startswith("dst ").all()
+    at_gw_tx = frames[(frames["component"] == "ring") & (frames["event"] == "r")]
+    assert len(at_gw_tx) > 10 and set(at_gw_tx["port"]) == {"gw_tx"} and set(at_gw_tx["source"]) == {"gw"}
+    w = r.cell_waits
+    fw = w[w["unit"] == "frame"]
+    gw = fw[fw["source"] == "gw"]
+    assert len(gw) > 10 and set(gw["component"]) == {"ring/s0"}
+    assert not gw["wait_s"].isna().any() and (gw["wait_s"] >= 0).all()
+    bg = fw[fw["source"] != "gw"]
+    assert len(bg) > 5 and (bg["source"] == bg["component"]).all(), "a background frame starts where it was made"
+    assert not bg["wait_s"].isna().any() and (bg["wait_s"] >= 0).all()
+    # One frame followed: arrival at gw_tx, start at ring/s0 after it, the ring's notice
+    # to the gateway when its last bit has left (port fddi_done: 80 ns an octet at 100
+    # Mb/s), arrival at its destination station after that.
+    first = at_gw_tx.iloc[0]
+    same = frames[(frames["source"] == "gw") & (frames["seq"] == first["seq"])]
+    dst = f"ring/s{first['carries'].split()[1]}"
+    assert list(same["component"]) == ["ring", "ring/s0", "gw", dst] and list(same["event"]) == ["r", "-", "r", "r"]
+    assert list(same["port"]) == ["gw_tx", "", "fddi_done", ""]
+    assert same["time_s"].is_monotonic_increasing
+    start, notice = same["time_s"].iloc[1], same["time_s"].iloc[2]
+    assert abs(notice - start - first["octets"] * 80e-9) < 1e-12
+    assert r.plot_cell_trace(tmp_path / "frames.png") is not None
+    no_frames = sc.with_overrides({"trace.frames": "false"}).run().cell_trace
+    assert len(no_frames) and set(no_frames["unit"]) == {"cell"}

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (sta
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
 #: The columns of :attr:`Result.cell_trace` (docs/architecture.md, "Cell traces").
-TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "vc", "source", "seq", "pdu_cell", "born_s", "flags",
-                 "carries"]
+TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "unit", "octets", "vc", "source", "seq", "pdu_cell",
+                 "born_s", "flags", "carries"]
 
 ProgressArg = Union[None, bool, Callable[[float, float], Any]]
 
@@ -179,24 +179,32 @@ class Result:
         cell's transmission on a line (``-``, the output ``port`` named: a buffer's
         line, a switch port's, a host adapter's, a sender's own) and per cell dropped
         (``d``, ``cause`` as the ledger books it), in time order: time_s, event,
-        component, port, cause, vc (``VPI/VCI`` there), source, seq (the cell's number,
-        or its PDU's for hosts and AAL5 traces), pdu_cell (its place in the PDU),
-        born_s, flags (``eop``, ``clp``, ``efci``; as the cell arrived), carries (the
-        payload in a few words).  Empty (same columns) without a trace.  See
-        :attr:`Result.cell_waits` for each hop's wait."""
+        component, port, cause, unit (``cell`` or ``frame``), octets (53 for a cell,
+        a frame's length on the medium), vc (``VPI/VCI`` there; empty for a frame),
+        source, seq (the cell's number, or its PDU's for hosts and AAL5 traces; a
+        frame's), pdu_cell (its place in the PDU), born_s, flags (``eop``, ``clp``,
+        ``efci``; as the cell arrived), carries (the payload in a few words; a frame's
+        starts with ``dst N``, the station or ICN it is sent to).  FDDI frames have
+        rows too (``[trace] frames = false`` leaves them out): delivered to a
+        component's frame port, and at the ring's stations (component ``RING/sI``)
+        starting a transmission, receiving, dropped.  Empty (same columns) without a
+        trace.  See :attr:`Result.cell_waits` for each hop's wait."""
         if self._trace is None:
             import pandas as pd
 
             t = self.raw.get("trace") or {}
             self._trace = pd.DataFrame({c: t.get(c, []) for c in TRACE_COLUMNS})
-            self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64", "pdu_cell": "int64"})
+            self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64", "pdu_cell": "int64",
+                                              "octets": "int64"})
         return self._trace
 
     @property
     def cell_waits(self) -> pd.DataFrame:
         """Each transmission of the cell trace (its ``-`` rows) with how long the cell
-        waited there: component, port, vc, source, seq, pdu_cell, arrived_s (its last
-        ``r`` row at that component, or its birth where it was made), started_s,
+        or frame waited there: component, port, unit, vc, source, seq, pdu_cell,
+        arrived_s (its last ``r`` row at that component — for a ring's station, at the
+        station or the ring's port that handed it over — or its birth where it was
+        made), started_s,
         wait_s (started_s − arrived_s; NaN where the trace has no arrival, e.g. one
         filtered out with ``at``).  A cell that passes a component twice (a loop) is
         paired with its arrival before each start, and each copy of a replicated cell

@@ -242,8 +242,10 @@ def run_cmd(
     cell_trace: Annotated[Optional[str], typer.Option(
         "--cell-trace", metavar="FILE",
         help="Write a cell-by-cell trace to FILE as CSV: every cell delivered to a component's input (r), "
-             "starting its transmission on a line (-) or dropped (d, with its cause), in time order; narrow it with the scenario's [trace] table or "
-             "--set trace.flows=SOURCE, trace.vcs=VC, trace.at=COMPONENT, trace.from/to=TIME, trace.limit=N "
+             "starting its transmission on a line (-) or dropped (d, with its cause), in time order, and the same for "
+             "FDDI frames (unit = frame; at the ring's stations RING/sI); narrow it with the scenario's [trace] table or "
+             "--set trace.flows=SOURCE, trace.vcs=VC, trace.at=COMPONENT, trace.from/to=TIME, trace.limit=N, "
+             "trace.frames=false "
              "(docs/architecture.md, \"Cell traces\").")] = None,
     pcap: Annotated[Optional[list[str]], typer.Option(
         "--pcap", metavar="HOST=FILE",

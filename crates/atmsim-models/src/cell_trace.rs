@@ -15,10 +15,17 @@
 //! policies'). Observing changes nothing in the run (same events, same fingerprint:
 //! tested). A filter keeps the rows wanted (flows, VC labels, components, a window of
 //! time) up to a limit.
+//!
+//! Frames are traced the same way ([`Traced::Frame`]): their deliveries to a
+//! component's input, and what a frame-based model books itself ([`frame_departs`],
+//! [`frame_arrives`], [`frame_dropped`]): the FDDI ring's stations starting a frame's
+//! transmission, receiving it, dropping it at a full transmit buffer; the ATM–FDDI
+//! gateway's frames dropped in the MPP and on its reverse path. A row inside a
+//! component that holds several stations (the ring) names the station.
 
 use atmsim_kernel::{CompId, PortId, SimTime};
 
-use crate::cell::{Cell, Msg, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
+use crate::cell::{Cell, Frame, Msg, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
 use crate::payload::{Payload, Payloads, L4};
 
 /// What happened to the cell of a row.
@@ -34,13 +41,41 @@ pub enum TraceEvent {
     Drop(&'static str),
 }
 
+/// What a row is about: a cell, or a frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Traced {
+    Cell(Cell),
+    /// A frame; `origin`, for a component whose stations all send under its one flow
+    /// (the FDDI ring's background frames), the station that made it (its sequence
+    /// numbers are that station's).
+    Frame { frame: Frame, origin: Option<u16> },
+}
+
+impl Traced {
+    fn flow(&self) -> u32 {
+        match self {
+            Traced::Cell(c) => c.flow,
+            Traced::Frame { frame, .. } => frame.flow,
+        }
+    }
+    fn vc(&self) -> Option<u32> {
+        match self {
+            Traced::Cell(c) => Some(c.vc),
+            Traced::Frame { .. } => None,
+        }
+    }
+}
+
 /// One row of the trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceRow {
     pub time: SimTime,
     pub comp: CompId,
+    /// The station inside the component where it happened (the FDDI ring's stations;
+    /// None for a component that is one place).
+    pub station: Option<u16>,
     pub event: TraceEvent,
-    pub cell: Cell,
+    pub what: Traced,
     /// What the cell carries beyond its header, in a few words (`tcp seq 1 ack 0 ...`,
     /// `rm forward ER ... CI 0`); empty for a plain cell and the cells of a PDU before
     /// its last.
@@ -62,11 +97,13 @@ pub struct TraceFilter {
     pub to: SimTime,
     /// At most this many rows.
     pub limit: usize,
+    /// Whether frames' rows are kept (cells' always are).
+    pub frames: bool,
 }
 
 impl Default for TraceFilter {
     fn default() -> TraceFilter {
-        TraceFilter { flows: Vec::new(), vcs: Vec::new(), at: Vec::new(), from: SimTime::ZERO, to: SimTime(u64::MAX), limit: DEFAULT_LIMIT }
+        TraceFilter { flows: Vec::new(), vcs: Vec::new(), at: Vec::new(), from: SimTime::ZERO, to: SimTime(u64::MAX), limit: DEFAULT_LIMIT, frames: true }
     }
 }
 
@@ -74,17 +111,20 @@ impl Default for TraceFilter {
 pub const DEFAULT_LIMIT: usize = 1_000_000;
 
 impl TraceFilter {
-    fn wants(&self, time: SimTime, comp: CompId, cell: &Cell) -> bool {
+    fn wants(&self, time: SimTime, comp: CompId, what: &Traced) -> bool {
         if time < self.from || time >= self.to {
             return false;
         }
         if !self.at.is_empty() && !self.at.get(comp as usize).copied().unwrap_or(false) {
             return false;
         }
+        if !self.frames && matches!(what, Traced::Frame { .. }) {
+            return false;
+        }
         if self.flows.is_empty() && self.vcs.is_empty() {
             return true;
         }
-        self.flows.get(cell.flow as usize).copied().unwrap_or(false) || self.vcs.contains(&cell.vc)
+        self.flows.get(what.flow() as usize).copied().unwrap_or(false) || what.vc().is_some_and(|vc| self.vcs.contains(&vc))
     }
 }
 
@@ -104,33 +144,40 @@ impl CellTrace {
         CellTrace { on: true, filter, rows: Vec::new(), cut: 0 }
     }
 
-    fn push(&mut self, time: SimTime, comp: CompId, event: TraceEvent, cell: &Cell, carries: impl FnOnce() -> String) {
-        if !self.filter.wants(time, comp, cell) {
+    fn push(&mut self, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced, carries: impl FnOnce() -> String) {
+        if !self.filter.wants(time, comp, &what) {
             return;
         }
         if self.rows.len() >= self.filter.limit {
             self.cut += 1;
             return;
         }
-        self.rows.push(TraceRow { time, comp, event, cell: *cell, carries: carries() });
+        self.rows.push(TraceRow { time, comp, station, event, what, carries: carries() });
     }
 }
 
-/// Books a delivery in the store's trace (cells only: frames are not traced).
+/// Books a delivery of a cell or a frame in the store's trace.
 pub fn arrived(time: SimTime, comp: CompId, port: PortId, msg: &Msg, store: &mut Payloads) {
-    let Msg::Cell(cell) = msg else { return };
     if !store.trace.on {
         return;
     }
-    book(store, time, comp, TraceEvent::Arrive(port), cell);
+    let what = match msg {
+        Msg::Cell(cell) => Traced::Cell(*cell),
+        Msg::Frame(frame) => Traced::Frame { frame: *frame, origin: None },
+    };
+    book(store, time, comp, None, TraceEvent::Arrive(port), what);
 }
 
-/// Books `event` of `cell` at component `comp` in the store's trace (the filter
-/// decides whether it is kept).
-fn book(store: &mut Payloads, time: SimTime, comp: CompId, event: TraceEvent, cell: &Cell) {
+/// Books `event` of a cell or frame at component `comp` (at `station` inside it) in
+/// the store's trace (the filter decides whether it is kept).
+fn book(store: &mut Payloads, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced) {
+    let payload = match what {
+        Traced::Cell(c) => c.payload,
+        Traced::Frame { frame, .. } => frame.payload,
+    };
     // The trace is taken out while the payload is read for the row.
     let mut trace = std::mem::take(&mut store.trace);
-    trace.push(time, comp, event, cell, || carried(store.get(cell.payload)));
+    trace.push(time, comp, station, event, what, || carried(store.get(payload)));
     store.trace = trace;
 }
 
@@ -140,7 +187,7 @@ pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, st
     if !store.trace.on {
         return;
     }
-    book(store, time, comp, TraceEvent::Drop(cause), cell);
+    book(store, time, comp, None, TraceEvent::Drop(cause), Traced::Cell(*cell));
 }
 
 /// Books the start of `cell`'s transmission at `time` on output `port` of the
@@ -149,7 +196,49 @@ pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, st
 #[inline(never)]
 pub fn departs(time: SimTime, port: PortId, cell: &Cell, ctx: &mut crate::kind::Cx<'_>) {
     let id = ctx.id();
-    book(ctx.store(), time, id, TraceEvent::Depart(port), cell);
+    book(ctx.store(), time, id, None, TraceEvent::Depart(port), Traced::Cell(*cell));
+}
+
+/// Where inside a component a frame's row happens, and whose frame it is: `station`
+/// is where (None: the component is one place), `origin` the station that made it
+/// when the component's stations share one flow (None: the frame's flow names it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FramePlace {
+    pub station: Option<u16>,
+    pub origin: Option<u16>,
+}
+
+/// Books the start of `frame`'s transmission now, at `place` of the component running
+/// `ctx` (a station of a ring: no output port; [`TraceEvent::Depart`] of port 0 is
+/// written without a port name), if a trace is kept.
+#[cold]
+pub fn frame_departs(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
+    frame_row(TraceEvent::Depart(FRAME_NO_PORT), frame, place, ctx);
+}
+
+/// Books the arrival of `frame`'s last bit now at `place` (a ring's destination
+/// station), if a trace is kept.
+#[cold]
+pub fn frame_arrives(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
+    frame_row(TraceEvent::Arrive(FRAME_NO_PORT), frame, place, ctx);
+}
+
+/// Books a frame dropped now at `place` under ledger cause `cause`, if a trace is kept.
+#[cold]
+pub fn frame_dropped(cause: &'static str, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
+    frame_row(TraceEvent::Drop(cause), frame, place, ctx);
+}
+
+/// The port a row inside a component names when it happened at one of its stations,
+/// not at a port: written without a port name.
+pub const FRAME_NO_PORT: PortId = PortId::MAX;
+
+fn frame_row(event: TraceEvent, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
+    let (now, id) = (ctx.now, ctx.id());
+    let store = ctx.store();
+    if store.trace.on {
+        book(store, now, id, place.station, event, Traced::Frame { frame: *frame, origin: place.origin });
+    }
 }
 
 /// Whether the run keeps a cell trace: what a component putting cells on a line reads
@@ -212,18 +301,32 @@ mod tests {
         Cell::plain(SimTime::ZERO, flow, vc, 0)
     }
 
+    fn traced(flow: u32, vc: u32) -> Traced {
+        Traced::Cell(cell(flow, vc))
+    }
+
+    fn frame(flow: u32) -> Traced {
+        Traced::Frame { frame: Frame { born: SimTime::ZERO, flow, octets: 4124, dst: 2, seq: 1, payload: crate::payload::PayloadId::NONE }, origin: None }
+    }
+
     #[test]
     fn the_filter_keeps_flows_or_vcs_at_the_components_in_the_window() {
-        let f = TraceFilter { flows: vec![false, true], vcs: vec![92], at: vec![true, false, true], from: SimTime(10), to: SimTime(20), limit: 10 };
-        assert!(f.wants(SimTime(10), 0, &cell(1, 5)));
-        assert!(f.wants(SimTime(19), 2, &cell(0, 92)), "the VC matches though the flow does not");
-        assert!(!f.wants(SimTime(19), 2, &cell(0, 93)), "neither flow nor VC");
-        assert!(!f.wants(SimTime(20), 0, &cell(1, 5)), "the window is half open");
-        assert!(!f.wants(SimTime(9), 0, &cell(1, 5)));
-        assert!(!f.wants(SimTime(15), 1, &cell(1, 5)), "not at this component");
-        assert!(!f.wants(SimTime(15), 7, &cell(1, 5)), "a component beyond the list is not kept");
+        let f = TraceFilter { flows: vec![false, true], vcs: vec![92], at: vec![true, false, true], from: SimTime(10), to: SimTime(20), limit: 10, frames: true };
+        assert!(f.wants(SimTime(10), 0, &traced(1, 5)));
+        assert!(f.wants(SimTime(19), 2, &traced(0, 92)), "the VC matches though the flow does not");
+        assert!(!f.wants(SimTime(19), 2, &traced(0, 93)), "neither flow nor VC");
+        assert!(!f.wants(SimTime(20), 0, &traced(1, 5)), "the window is half open");
+        assert!(!f.wants(SimTime(9), 0, &traced(1, 5)));
+        assert!(!f.wants(SimTime(15), 1, &traced(1, 5)), "not at this component");
+        assert!(!f.wants(SimTime(15), 7, &traced(1, 5)), "a component beyond the list is not kept");
         let all = TraceFilter::default();
-        assert!(all.wants(SimTime(0), 3, &cell(9, 1)));
+        assert!(all.wants(SimTime(0), 3, &traced(9, 1)));
+        assert!(all.wants(SimTime(0), 3, &frame(9)), "frames are kept by default");
+        assert!(f.wants(SimTime(10), 0, &frame(1)), "a frame of a kept flow");
+        assert!(!f.wants(SimTime(10), 0, &frame(0)), "a frame has no VC label to match");
+        let no_frames = TraceFilter { frames: false, ..TraceFilter::default() };
+        assert!(!no_frames.wants(SimTime(0), 3, &frame(9)));
+        assert!(no_frames.wants(SimTime(0), 3, &traced(9, 1)));
     }
 
     #[test]
@@ -251,6 +354,23 @@ mod tests {
         dropped(SimTime(1), 3, "no_route", &c, &mut store);
         assert_eq!(store.trace.rows[0].event, TraceEvent::Drop("no_route"));
         assert_eq!(store.trace.rows[0].comp, 3);
-        assert_eq!(flag_names(&store.trace.rows[0].cell), "eop,efci");
+        let Traced::Cell(kept) = store.trace.rows[0].what else { panic!("a cell's row holds a cell") };
+        assert_eq!(flag_names(&kept), "eop,efci");
+    }
+
+    #[test]
+    fn a_frame_delivered_is_a_row_with_its_frame() {
+        let mut store = Payloads::default();
+        let Traced::Frame { frame: f, .. } = frame(4) else { unreachable!() };
+        arrived(SimTime(3), 2, 0, &Msg::Frame(f), &mut store);
+        assert!(store.trace.rows.is_empty(), "no trace kept, no row");
+        store.trace = CellTrace::new(TraceFilter::default());
+        arrived(SimTime(3), 2, 0, &Msg::Frame(f), &mut store);
+        store.trace.filter.frames = false;
+        arrived(SimTime(4), 2, 0, &Msg::Frame(f), &mut store);
+        assert_eq!(store.trace.rows.len(), 1, "frames: false keeps no frame's row");
+        let r = &store.trace.rows[0];
+        assert_eq!((r.time, r.comp, r.station, r.event), (SimTime(3), 2, None, TraceEvent::Arrive(0)));
+        assert_eq!(r.what, Traced::Frame { frame: f, origin: None });
     }
 }

@@ -122,6 +122,8 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
         t.set_item("component", r.trace.iter().map(|x| x.component.as_str()).collect::<Vec<_>>())?;
         t.set_item("port", r.trace.iter().map(|x| x.port.as_str()).collect::<Vec<_>>())?;
         t.set_item("cause", r.trace.iter().map(|x| x.cause).collect::<Vec<_>>())?;
+        t.set_item("unit", r.trace.iter().map(|x| x.unit).collect::<Vec<_>>())?;
+        t.set_item("octets", r.trace.iter().map(|x| x.octets).collect::<Vec<_>>())?;
         t.set_item("vc", r.trace.iter().map(|x| x.vc.as_str()).collect::<Vec<_>>())?;
         t.set_item("source", r.trace.iter().map(|x| x.source.as_str()).collect::<Vec<_>>())?;
         t.set_item("seq", r.trace.iter().map(|x| x.seq).collect::<Vec<_>>())?;

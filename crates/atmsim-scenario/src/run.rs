@@ -39,29 +39,41 @@ pub struct SeriesRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceRowOut {
     pub time_s: f64,
-    /// `r`: the cell arrived at the component's input `port`; `d`: the component
-    /// dropped it (`cause`, the ledger's).
+    /// `r`: the cell or frame arrived at the component's input `port`; `-`: its
+    /// transmission starts on the line of output `port`; `d`: the component dropped
+    /// it (`cause`, the ledger's).
     pub event: &'static str,
+    /// The component's name; `NAME/sI` for station I of a component that holds
+    /// several (the FDDI ring's stations, named as their probes are).
     pub component: String,
-    /// The input port's name (`r`), empty for a drop.
+    /// The input (`r`) or output (`-`) port's name, empty for a drop and for a
+    /// station's rows.
     pub port: String,
-    /// The cause of a drop (`buffer_full`, `no_route`, `epd`, ...), empty for `r`.
+    /// The cause of a drop (`buffer_full`, `no_route`, `epd`, ...), empty otherwise.
     pub cause: &'static str,
-    /// The cell's VC label there, `VPI/VCI`.
+    /// `cell` or `frame`.
+    pub unit: &'static str,
+    /// Its length on the line in octets: 53 for a cell; a frame's length on the
+    /// medium, headers and trailers included.
+    pub octets: u32,
+    /// The cell's VC label there, `VPI/VCI`; empty for a frame.
     pub vc: String,
-    /// The source whose cell it is, and the number the source gave it (cell sources
-    /// number their cells; hosts and AAL5 trace sources number their PDUs, so the
-    /// cells of one PDU share it).
+    /// The source whose cell or frame it is, and the number the source gave it (cell
+    /// sources number their cells; hosts and AAL5 trace sources number their PDUs, so
+    /// the cells of one PDU share it; a ring's background frames are named by the
+    /// station that made them, `RING/sI`, and numbered by it).
     pub source: String,
     pub seq: u32,
-    /// Its place in its AAL5 PDU (0 for the first; 0 for cell sources' cells): with
-    /// `source` and `seq` it names one cell.
+    /// Its place in its AAL5 PDU (0 for the first; 0 for cell sources' cells and for
+    /// frames): with `source` and `seq` it names one cell.
     pub pdu_cell: u16,
     /// When its source made it.
     pub born_s: f64,
-    /// `eop`, `clp`, `efci`, comma-separated.
+    /// `eop`, `clp`, `efci`, comma-separated (empty for a frame).
     pub flags: String,
-    /// What it carries beyond its header, in a few words (empty for most cells).
+    /// What it carries beyond its header, in a few words (empty for most cells); a
+    /// frame's starts with the address it is sent to, `dst N` (a station on the ring,
+    /// the connection's ICN leaving it toward a gateway).
     pub carries: String,
 }
 
@@ -202,31 +214,61 @@ impl Scenario {
     /// handed over late after other events: a stable sort by time restores the order
     /// of each instant's rows as recorded).
     fn trace_rows(&self, t: &atmsim_models::cell_trace::CellTrace) -> Vec<TraceRowOut> {
-        use atmsim_models::cell_trace::{flag_names, TraceEvent};
+        use atmsim_models::cell_trace::{flag_names, TraceEvent, Traced, FRAME_NO_PORT};
         let sources: std::collections::HashMap<u32, &str> = self.components.iter().filter_map(|c| Some((c.flow?, c.name.as_str()))).collect();
         let mut rows: Vec<&atmsim_models::cell_trace::TraceRow> = t.rows.iter().collect();
         rows.sort_by_key(|r| r.time);
         rows.into_iter()
             .map(|r| {
                 let c = &self.components[r.comp as usize];
+                let name = |names: &[atmsim_models::kind::PortDecl], p: u16| if p == FRAME_NO_PORT { String::new() } else { names.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()) };
                 let (event, port, cause) = match r.event {
-                    TraceEvent::Arrive(p) => ("r", c.ports.inputs.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()), ""),
-                    TraceEvent::Depart(p) => ("-", c.ports.outputs.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()), ""),
+                    TraceEvent::Arrive(p) => ("r", name(&c.ports.inputs, p), ""),
+                    TraceEvent::Depart(p) => ("-", name(&c.ports.outputs, p), ""),
                     TraceEvent::Drop(cause) => ("d", String::new(), cause),
                 };
-                TraceRowOut {
-                    time_s: r.time.as_secs_f64(),
-                    event,
-                    component: c.name.clone(),
-                    port,
-                    cause,
-                    vc: format!("{}/{}", r.cell.vc >> 16, r.cell.vc & 0xffff),
-                    source: sources.get(&r.cell.flow).map_or_else(|| format!("flow {}", r.cell.flow), |s| s.to_string()),
-                    seq: r.cell.seq,
-                    pdu_cell: r.cell.pdu_index,
-                    born_s: r.cell.born.as_secs_f64(),
-                    flags: flag_names(&r.cell),
-                    carries: r.carries.clone(),
+                let component = match r.station {
+                    Some(i) => format!("{}/s{i}", c.name),
+                    None => c.name.clone(),
+                };
+                let source = |flow: u32| sources.get(&flow).map_or_else(|| format!("flow {flow}"), |s| s.to_string());
+                let time_s = r.time.as_secs_f64();
+                match r.what {
+                    Traced::Cell(cell) => TraceRowOut {
+                        time_s,
+                        event,
+                        component,
+                        port,
+                        cause,
+                        unit: "cell",
+                        octets: 53,
+                        vc: format!("{}/{}", cell.vc >> 16, cell.vc & 0xffff),
+                        source: source(cell.flow),
+                        seq: cell.seq,
+                        pdu_cell: cell.pdu_index,
+                        born_s: cell.born.as_secs_f64(),
+                        flags: flag_names(&cell),
+                        carries: r.carries.clone(),
+                    },
+                    Traced::Frame { frame, origin } => TraceRowOut {
+                        time_s,
+                        event,
+                        component,
+                        port,
+                        cause,
+                        unit: "frame",
+                        octets: frame.octets,
+                        vc: String::new(),
+                        source: match origin {
+                            Some(i) => format!("{}/s{i}", source(frame.flow)),
+                            None => source(frame.flow),
+                        },
+                        seq: frame.seq,
+                        pdu_cell: 0,
+                        born_s: frame.born.as_secs_f64(),
+                        flags: String::new(),
+                        carries: if r.carries.is_empty() { format!("dst {}", frame.dst) } else { format!("dst {}: {}", frame.dst, r.carries) },
+                    },
                 }
             })
             .collect()

@@ -9,6 +9,7 @@
 //! from = "60 ms"              # only rows at instants in [from, to)
 //! to = "100 ms"
 //! limit = 100000              # at most this many rows (default 1,000,000)
+//! frames = false              # leave out the frames' rows (default: kept)
 //! ```
 
 use atmsim_kernel::{SimDuration, SimTime};
@@ -21,7 +22,7 @@ use crate::error::ScenarioError;
 use crate::load::{invalid, ComponentDecl, RawEntry, RawScenario};
 
 /// The keys `[trace]` takes.
-pub const TRACE_KEYS: [&str; 7] = ["cells", "flows", "vcs", "at", "from", "to", "limit"];
+pub const TRACE_KEYS: [&str; 8] = ["cells", "frames", "flows", "vcs", "at", "from", "to", "limit"];
 
 /// A validated `[trace]` table: the filter with names resolved, and the names as
 /// written (for `to_toml`).
@@ -65,6 +66,10 @@ pub fn trace_section(raw: &RawScenario, components: &[ComponentDecl], duration: 
             "cells" => match &e.raw {
                 Raw::Bool(b) => on = *b,
                 other => return Err(invalid(f, e.line, &key, format!("{other} is not valid; expected true or false"))),
+            },
+            "frames" => match &e.raw {
+                Raw::Bool(b) => spec.filter.frames = *b,
+                other => return Err(invalid(f, e.line, &key, format!("{other} is not valid; expected true or false (whether frames' rows are kept too)"))),
             },
             "flows" => {
                 spec.flows = strings(f, e, &key)?;
@@ -139,6 +144,9 @@ pub fn to_toml(spec: &TraceSpec) -> String {
     }
     if spec.filter.limit != DEFAULT_LIMIT {
         s.push_str(&format!("limit = {}\n", spec.filter.limit));
+    }
+    if !spec.filter.frames {
+        s.push_str("frames = false\n");
     }
     s
 }

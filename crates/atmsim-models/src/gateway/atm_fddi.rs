@@ -28,6 +28,7 @@ use super::mpp::{InError, Mpp, Step};
 use super::spp::{CellFate, Request, Spp};
 use super::wucs_sar::{cells_for, SarCell, Segmenter, FLAG_FIRST, PAYLOAD_OCTETS};
 use crate::cell::{Cell, Frame, Msg, FLAG_EOP};
+use crate::cell_trace::{self, FramePlace};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec};
 use crate::lan::fddi::mac::{FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -380,6 +381,10 @@ impl Gateway {
             self.segments_in_error += 1;
             if r.cells > 0 {
                 self.drop(D_ERROR, flow, u64::from(r.cells));
+                // The segment never became a frame: its row has the frame it would
+                // have been (no frame number), under the cells' flow.
+                let f = Frame { born: r.first, flow, octets: r.cells * PAYLOAD_OCTETS + FRAME_OVERHEAD_OCTETS, dst: self.table[i].station, seq: 0, payload: PayloadId::NONE };
+                cell_trace::frame_dropped(self.dropped[D_ERROR].0, &f, FramePlace::default(), ctx);
             }
         } else {
             let c = self.table[i];
@@ -407,13 +412,17 @@ impl Gateway {
     }
 
     fn on_fddi_frame(&mut self, f: Frame, ctx: &mut Cx<'_>) {
+        self.rev_rx += 1;
+        let full = self.rx.len() >= self.p.rx_buffer_frames as usize;
+        if full {
+            self.rev_drops += 1;
+            self.drop(D_RX_FULL, f.flow, 1);
+            cell_trace::frame_dropped(self.dropped[D_RX_FULL].0, &f, FramePlace::default(), ctx);
+        }
         if f.payload.is_some() {
             ctx.store().release(f.payload);
         }
-        self.rev_rx += 1;
-        if self.rx.len() >= self.p.rx_buffer_frames as usize {
-            self.rev_drops += 1;
-            self.drop(D_RX_FULL, f.flow, 1);
+        if full {
             return;
         }
         self.rx.push_back(Frame { payload: PayloadId::NONE, ..f });
@@ -430,6 +439,7 @@ impl Gateway {
                 self.rx.pop_front();
                 self.rev_drops += 1;
                 self.drop(D_ROUTE, f.flow, 1);
+                cell_trace::frame_dropped(self.dropped[D_ROUTE].0, &f, FramePlace::default(), ctx);
                 self.next_rev(ctx);
                 return;
             };

@@ -306,3 +306,93 @@ fn the_gateways_cell_losses_are_drop_rows() {
     assert_eq!(traced, booked);
     assert!(r.trace.iter().all(|x| x.component == "gw" && x.event != "-"));
 }
+
+fn buddhikot92(name: &str, duration: &str) -> Scenario {
+    Scenario::load(&format!("{}/../../scenarios/buddhikot92/{name}", env!("CARGO_MANIFEST_DIR")))
+        .and_then(|sc| sc.with_overrides(&[("scenario.duration".into(), duration.into()), ("scenario.warmup".into(), "0 s".into())]))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// FDDI frames are rows too: the ring's stations start each frame's transmission (`-`
+/// at `ring/sI`), receive it (`r` there) and drop it at a full transmit buffer (`d`),
+/// as many as their probes count; the gateway's segments dropped in the MPP are `d`
+/// rows whose cells are the ledger's `frame_in_error` cells; a trace still changes
+/// nothing in the run.
+#[test]
+fn frames_on_the_ring_and_through_the_gateway_are_rows() {
+    // 8 × 17.5 Mb/s offered: overload (140 Mb/s of cells into a 100 Mb/s ring), and
+    // on two connections segments of 100 cells, longer than a reassembly queue (92
+    // cells): a segment that fills its queue is in error with cells reassembled,
+    // dropped in the MPP.
+    let mut load: Vec<(String, String)> = (1..=8).map(|i| (format!("src{i}.mean"), "17.5 Mb/s".to_string())).collect();
+    load.extend((1..=2).map(|i| (format!("src{i}.wucs_segment"), "100".to_string())));
+    let sc = buddhikot92("pa8.toml", "600 ms").with_overrides(&load).unwrap_or_else(|e| panic!("{e}"));
+    let plain = run(&sc, 0);
+    let r = run(&with_trace(&sc, &[]), 0);
+    assert_eq!((plain.fingerprint, plain.events), (r.fingerprint, r.events));
+    let bits = |r: &atmsim_scenario::RunResult| r.probes.iter().map(|p| (p.component.clone(), p.probe, p.statistic.clone(), p.value.to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(&plain), bits(&r));
+    let probe = |comp: &str, name: &str| r.probes.iter().find(|p| p.component == comp && p.probe == name && p.statistic == "count").map_or(0.0, |p| p.value);
+    let frames = |comp: &str, ev: &str| r.trace.iter().filter(|x| x.unit == "frame" && x.component == comp && x.event == ev).count() as f64;
+    let (mut sent, mut counted) = (0.0, 0.0);
+    for i in 0..4 {
+        let s = format!("ring/s{i}");
+        assert_eq!(frames(&s, "r"), probe(&s, "mac_rx_frames"), "{s}: frames received");
+        assert_eq!(frames(&s, "d"), probe(&s, "mac_drop_frames"), "{s}: frames dropped");
+        sent += frames(&s, "-");
+        counted += probe(&s, "mac_tx_frames");
+    }
+    // A frame whose transmission began is counted sent when its last bit has left.
+    assert!(sent - counted == 0.0 || sent - counted == 1.0, "{sent} transmissions begun, {counted} ended");
+    assert!(sent > 100.0 && counted > 100.0, "{sent}");
+    // Every frame the gateway writes arrives at the ring's gw_tx.
+    let written = probe("gw", "gw_tx_frames");
+    let at_ring: Vec<_> = r.trace.iter().filter(|x| x.unit == "frame" && x.component == "ring" && x.event == "r" && x.port == "gw_tx").collect();
+    assert_eq!(at_ring.len() as f64, written);
+    assert!(at_ring.iter().all(|x| x.source == "gw" && x.vc.is_empty() && x.carries.starts_with("dst ")), "{:?}", at_ring.first());
+    // Each of them starts on the ring at the gateway station (station 0 here) after it
+    // arrived, and arrives at the station it is addressed to after that.
+    let mut followed = 0;
+    for x in at_ring.iter().take(50) {
+        let later = |comp: &str, ev: &str, after: f64| r.trace.iter().find(|y| y.unit == "frame" && y.source == x.source && y.seq == x.seq && y.component == comp && y.event == ev && y.time_s >= after).map(|y| y.time_s);
+        let Some(start) = later("ring/s0", "-", x.time_s) else { continue };
+        let dst = format!("ring/s{}", &x.carries[4..]);
+        assert!(later(&dst, "r", start).is_some(), "frame {} to {dst}: no arrival after {start}", x.seq);
+        followed += 1;
+    }
+    assert!(followed >= 40, "{followed} of the first 50 frames followed onto the ring");
+    // Background frames are named by the station that made them.
+    assert!(r.trace.iter().any(|x| x.unit == "frame" && x.source.starts_with("ring/s")));
+    // The MPP's segments in error: their cells are the ledger's.
+    let in_error: f64 = r.trace.iter().filter(|x| x.unit == "frame" && x.cause == "frame_in_error").map(|x| f64::from((x.octets - 28) / 45)).sum();
+    let ledger = r.ledger.dropped_by_cause().get("frame_in_error").copied().unwrap_or(0) as f64;
+    assert_eq!(in_error, ledger);
+    assert!(ledger > 0.0, "this run drops segments in the MPP: {:?}", r.ledger.dropped_by_cause());
+    // Cells still have their rows, 53 octets each.
+    assert!(r.trace.iter().any(|x| x.unit == "cell" && x.octets == 53 && x.component == "gw"));
+    // frames = false keeps the cells' rows and no frame's.
+    let cells_only = run(&with_trace(&sc, &[("frames", "false"), ("to", "\"100 ms\"")]), 0);
+    assert!(!cells_only.trace.is_empty() && cells_only.trace.iter().all(|x| x.unit == "cell"));
+}
+
+/// The reverse path: frames the gateway drops at its full receive buffer (one frame,
+/// drained onto a 50 Mb/s ATM link here, so that it overflows) are `d` rows there, as
+/// many as the ledger's.
+#[test]
+fn frames_dropped_on_the_gateways_reverse_path_are_rows() {
+    let set = [("gw.rx_buffer_frames".to_string(), "1".to_string()), ("gw.atm_rate".to_string(), "50 Mb/s".to_string())];
+    let sc = buddhikot92("reverse.toml", "300 ms").with_overrides(&set).unwrap_or_else(|e| panic!("{e}"));
+    let r = run(&with_trace(&sc, &[]), 0);
+    assert!(rows_of(&r, "receive_buffer_full") > 0, "a one-frame receive buffer overflows");
+    let ledger = r.ledger.dropped_by_cause();
+    for cause in ["receive_buffer_full", "no_route"] {
+        assert_eq!(rows_of(&r, cause), ledger.get(cause).copied().unwrap_or(0), "{cause}");
+    }
+    let arrived = r.trace.iter().filter(|x| x.unit == "frame" && x.event == "r" && x.component == "gw").count() as f64;
+    let counted = r.probes.iter().find(|p| p.component == "gw" && p.probe == "rev_rx_frames").map_or(0.0, |p| p.value);
+    assert_eq!(arrived, counted, "every frame off the ring arrives at the gateway as a row");
+}
+
+fn rows_of(r: &atmsim_scenario::RunResult, cause: &str) -> u64 {
+    r.trace.iter().filter(|x| x.unit == "frame" && x.event == "d" && x.component == "gw" && x.cause == cause).count() as u64
+}

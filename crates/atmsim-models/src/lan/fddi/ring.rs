@@ -44,6 +44,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime, Stream};
 
 use super::mac::{octets_time, Class, Mac, MacConfig, FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS, PRIORITIES};
 use crate::cell::{Frame, Msg};
+use crate::cell_trace::{self, FramePlace};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::PayloadId;
@@ -285,6 +286,16 @@ struct Pending {
     to: u16,
     /// The connection (ICN) it belongs to.
     icn: u32,
+    /// The station that made it (a background frame; None for the gateway's frames,
+    /// named by their own flow): for the cell trace's rows.
+    origin: Option<u16>,
+}
+
+impl Pending {
+    /// Where a trace row about this frame at station `at` happens, and whose it is.
+    fn place(&self, at: usize) -> FramePlace {
+        FramePlace { station: Some(at as u16), origin: self.origin }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,7 +461,7 @@ impl Ring {
         s.next_conn = (s.next_conn + 1) % s.conns.len();
         s.next_seq = s.next_seq.wrapping_add(1);
         self.generated += 1;
-        Pending { frame: Frame { born: now, flow, octets, dst: to as u32, seq: s.next_seq, payload: PayloadId::NONE }, to: to as u16, icn }
+        Pending { frame: Frame { born: now, flow, octets, dst: to as u32, seq: s.next_seq, payload: PayloadId::NONE }, to: to as u16, icn, origin: Some(i as u16) }
     }
 
     /// Puts a frame in station `i`'s buffer (class queue `q`), or drops it when full.
@@ -459,6 +470,7 @@ impl Ring {
         if s.buffered + u64::from(p.frame.octets) > self.buffer {
             s.drops += 1;
             count(&mut self.dropped_full, p.frame.flow);
+            cell_trace::frame_dropped("buffer_full", &p.frame, p.place(i), ctx);
             if p.frame.payload.is_some() {
                 ctx.store().release(p.frame.payload);
             }
@@ -529,6 +541,7 @@ impl Ring {
                     None => self.make_frame(i, ctx.now),
                 };
                 let time = octets_time(p.frame.octets);
+                cell_trace::frame_departs(&p.frame, p.place(i), ctx);
                 self.st[i].mac.sent(class, time);
                 self.sent_this_visit = true;
                 self.phase = Phase::Sending(p);
@@ -616,6 +629,7 @@ impl Ring {
             return;
         };
         let to = a.p.to as usize;
+        cell_trace::frame_arrives(&a.p.frame, a.p.place(to), ctx);
         let s = &mut self.st[to];
         s.rx_frames += 1;
         s.delay.add(ctx.now.since(a.p.frame.born).0 as f64);
@@ -691,6 +705,7 @@ impl Kind for Ring {
                 ctx.fail(format!("frame for station {to} ({} octets) on gw_tx cannot be sent: valid: a station 0 … {} other than the gateway ({g}), {} to {} octets on the medium", frame.octets, self.st.len() - 1, FRAME_OVERHEAD_OCTETS + 1, MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS));
             }
             count(&mut self.dropped_route, frame.flow);
+            cell_trace::frame_dropped("no_route", &frame, FramePlace::default(), ctx);
             if frame.payload.is_some() {
                 ctx.store().release(frame.payload);
             }
@@ -700,7 +715,7 @@ impl Kind for Ring {
         if self.p.gateway_notice && self.st[g].buffered + u64::from(frame.octets) > self.buffer {
             ctx.fail(format!("the gateway station's transmit buffer (tx_buffer = {} B) is full: with gateway_notice the gateway owns the transmit buffer; give the ring a tx_buffer at least as large as the gateway's", self.buffer));
         }
-        self.enqueue(g, q, Pending { frame, to: to as u16, icn: 0 }, ctx);
+        self.enqueue(g, q, Pending { frame, to: to as u16, icn: 0, origin: None }, ctx);
     }
 
     fn reset_stats(&mut self, now: SimTime) {
