@@ -111,6 +111,38 @@ fn check_wire_changes_no_trace_with_ccr_on_grid_either_way() {
 }
 
 /// The line of the first occurrence of `needle` in `text` (1-based).
+/// TM 4.0 rules 4, 12 and 13 on the cells as they leave the source (the cell trace's
+/// rows at its link): in-rate cells, data and forward RM alike, go with CLP = 0 and
+/// EFCI = 0; while ACR is below TCR and no backward RM cell has come back (ICR 1 kb/s,
+/// a 300 ms way back), out-of-rate forward RM cells go at TCR (10 cells/s: every 100
+/// ms) with CLP = 1 — as many as the source's `out_of_rate` count.
+#[test]
+fn in_rate_cells_leave_with_clp_0_and_out_of_rate_rm_cells_with_clp_1() {
+    let sc = scenario(&[
+        ("scenario.duration", "400 ms"),
+        ("scenario.warmup", "0 s"),
+        ("s1.icr", "1 kb/s"),
+        ("s1.mcr", "0.001 b/s"),
+        ("b1.length", "60000 km"),
+        ("trace.cells", "true"),
+        ("trace.at", "a1"),
+    ]);
+    let r = run(&sc, 0);
+    let rows: Vec<_> = r.trace.iter().filter(|x| x.event == "r").collect();
+    let clp: Vec<_> = rows.iter().filter(|x| x.flags.contains("clp")).collect();
+    let out_of_rate = r.probes.iter().find(|p| p.component == "s1" && p.probe == "abr_frm_cells" && p.statistic == "out_of_rate").map_or(0.0, |p| p.value);
+    assert!(out_of_rate >= 2.0, "{out_of_rate}");
+    assert_eq!(clp.len() as f64, out_of_rate);
+    assert!(clp.iter().all(|x| x.carries.starts_with("rm forward")), "only forward RM cells go out of rate");
+    for w in clp.windows(2) {
+        assert!((w[1].time_s - w[0].time_s - 0.1).abs() < 1e-9, "at TCR = 10 cells/s: {} then {}", w[0].time_s, w[1].time_s);
+    }
+    let in_rate: Vec<_> = rows.iter().filter(|x| !x.flags.contains("clp")).collect();
+    assert!(in_rate.len() > 20, "{} in-rate cells", in_rate.len());
+    assert!(in_rate.iter().all(|x| !x.flags.contains("efci")));
+    assert!(in_rate.iter().any(|x| x.carries.starts_with("rm forward")) && in_rate.iter().any(|x| x.carries.is_empty()), "in-rate RM and data cells both CLP = 0");
+}
+
 fn line_of(text: &str, needle: &str) -> usize {
     let at = text.find(needle).unwrap_or_else(|| panic!("no {needle}"));
     text[..at].matches('\n').count() + 1
