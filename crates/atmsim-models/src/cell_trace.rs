@@ -209,22 +209,22 @@ pub struct FramePlace {
 }
 
 /// Books the start of `frame`'s transmission now, at `place` of the component running
-/// `ctx` (a station of a ring: no output port; [`TraceEvent::Depart`] of port 0 is
-/// written without a port name), if a trace is kept.
-#[cold]
+/// `ctx` (a station of a ring: no output port, so the row's port is
+/// [`FRAME_NO_PORT`], written without a name), if a trace is kept.
+#[inline(always)]
 pub fn frame_departs(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
     frame_row(TraceEvent::Depart(FRAME_NO_PORT), frame, place, ctx);
 }
 
 /// Books the arrival of `frame`'s last bit now at `place` (a ring's destination
 /// station), if a trace is kept.
-#[cold]
+#[inline(always)]
 pub fn frame_arrives(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
     frame_row(TraceEvent::Arrive(FRAME_NO_PORT), frame, place, ctx);
 }
 
 /// Books a frame dropped now at `place` under ledger cause `cause`, if a trace is kept.
-#[cold]
+#[inline(always)]
 pub fn frame_dropped(cause: &'static str, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
     frame_row(TraceEvent::Drop(cause), frame, place, ctx);
 }
@@ -233,12 +233,19 @@ pub fn frame_dropped(cause: &'static str, frame: &Frame, place: FramePlace, ctx:
 /// not at a port: written without a port name.
 pub const FRAME_NO_PORT: PortId = PortId::MAX;
 
+/// Books a frame's row if a trace is kept: the test inline, the booking out of line.
+#[inline(always)]
 fn frame_row(event: TraceEvent, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    let (now, id) = (ctx.now, ctx.id());
-    let store = ctx.store();
-    if store.trace.on {
-        book(store, now, id, place.station, event, Traced::Frame { frame: *frame, origin: place.origin });
+    if ctx.store().trace.on {
+        book_frame(event, frame, place, ctx);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn book_frame(event: TraceEvent, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
+    let (now, id) = (ctx.now, ctx.id());
+    book(ctx.store(), now, id, place.station, event, Traced::Frame { frame: *frame, origin: place.origin });
 }
 
 /// Whether the run keeps a cell trace: what a component putting cells on a line reads
