@@ -246,6 +246,7 @@ fn trace_errors_name_the_key_and_what_is_valid() {
         ("trace.from", "2 s", &["trace.from", "holds no instant"]),
         ("trace.limit", "0", &["trace.limit", "positive"]),
         ("trace.cells", "yes", &["trace.cells", "true or false"]),
+        ("trace.frames", "no", &["trace.frames", "true or false"]),
     ] {
         let m = e(key, value);
         assert!(needles.iter().all(|n| m.contains(n)), "{m}");
@@ -257,6 +258,9 @@ fn trace_errors_name_the_key_and_what_is_valid() {
     let t = with_trace(&sc, &[("flows", "ws1"), ("limit", "5")]).to_toml();
     let back = Scenario::from_text(&t, "back.toml").unwrap_or_else(|e| panic!("{e}\n{t}"));
     assert_eq!(back.trace.as_ref().map(|t| (t.flows.clone(), t.filter.limit)), Some((vec!["ws1".to_string()], 5)));
+    let t = with_trace(&sc, &[("frames", "false")]).to_toml();
+    let back = Scenario::from_text(&t, "back.toml").unwrap_or_else(|e| panic!("{e}\n{t}"));
+    assert_eq!(back.trace.as_ref().map(|t| t.filter.frames), Some(false), "{t}");
 }
 
 /// A trace source's AAL5 PDUs: at the multiplexer each PDU's cells arrive in order,
