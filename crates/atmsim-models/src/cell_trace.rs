@@ -90,8 +90,12 @@ pub struct TraceFilter {
     /// VC labels (`(VPI << 16) | VCI`) whose cells are kept wherever they carry them;
     /// with `flows` too, a cell is kept if either matches.
     pub vcs: Vec<u32>,
-    /// Per component, whether rows there are kept (empty: everywhere).
+    /// Per component, whether rows there are kept (empty, and `at_stations` empty:
+    /// everywhere).
     pub at: Vec<bool>,
+    /// Stations inside a component (the FDDI ring's `RING/sI`) whose rows are kept,
+    /// as (component, station), beside the whole components of `at`.
+    pub at_stations: Vec<(CompId, u16)>,
     /// Rows at instants in `[from, to)`.
     pub from: SimTime,
     pub to: SimTime,
@@ -103,7 +107,7 @@ pub struct TraceFilter {
 
 impl Default for TraceFilter {
     fn default() -> TraceFilter {
-        TraceFilter { flows: Vec::new(), vcs: Vec::new(), at: Vec::new(), from: SimTime::ZERO, to: SimTime(u64::MAX), limit: DEFAULT_LIMIT, frames: true }
+        TraceFilter { flows: Vec::new(), vcs: Vec::new(), at: Vec::new(), at_stations: Vec::new(), from: SimTime::ZERO, to: SimTime(u64::MAX), limit: DEFAULT_LIMIT, frames: true }
     }
 }
 
@@ -111,11 +115,14 @@ impl Default for TraceFilter {
 pub const DEFAULT_LIMIT: usize = 1_000_000;
 
 impl TraceFilter {
-    fn wants(&self, time: SimTime, comp: CompId, what: &Traced) -> bool {
+    fn wants(&self, time: SimTime, comp: CompId, station: Option<u16>, what: &Traced) -> bool {
         if time < self.from || time >= self.to {
             return false;
         }
-        if !self.at.is_empty() && !self.at.get(comp as usize).copied().unwrap_or(false) {
+        if !(self.at.is_empty() && self.at_stations.is_empty())
+            && !self.at.get(comp as usize).copied().unwrap_or(false)
+            && !station.is_some_and(|s| self.at_stations.contains(&(comp, s)))
+        {
             return false;
         }
         if !self.frames && matches!(what, Traced::Frame { .. }) {
@@ -145,7 +152,7 @@ impl CellTrace {
     }
 
     fn push(&mut self, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced, carries: impl FnOnce() -> String) {
-        if !self.filter.wants(time, comp, &what) {
+        if !self.filter.wants(time, comp, station, &what) {
             return;
         }
         if self.rows.len() >= self.filter.limit {
@@ -318,22 +325,29 @@ mod tests {
 
     #[test]
     fn the_filter_keeps_flows_or_vcs_at_the_components_in_the_window() {
-        let f = TraceFilter { flows: vec![false, true], vcs: vec![92], at: vec![true, false, true], from: SimTime(10), to: SimTime(20), limit: 10, frames: true };
-        assert!(f.wants(SimTime(10), 0, &traced(1, 5)));
-        assert!(f.wants(SimTime(19), 2, &traced(0, 92)), "the VC matches though the flow does not");
-        assert!(!f.wants(SimTime(19), 2, &traced(0, 93)), "neither flow nor VC");
-        assert!(!f.wants(SimTime(20), 0, &traced(1, 5)), "the window is half open");
-        assert!(!f.wants(SimTime(9), 0, &traced(1, 5)));
-        assert!(!f.wants(SimTime(15), 1, &traced(1, 5)), "not at this component");
-        assert!(!f.wants(SimTime(15), 7, &traced(1, 5)), "a component beyond the list is not kept");
+        let f = TraceFilter { flows: vec![false, true], vcs: vec![92], at: vec![true, false, true], at_stations: Vec::new(), from: SimTime(10), to: SimTime(20), limit: 10, frames: true };
+        assert!(f.wants(SimTime(10), 0, None, &traced(1, 5)));
+        assert!(f.wants(SimTime(19), 2, None, &traced(0, 92)), "the VC matches though the flow does not");
+        assert!(!f.wants(SimTime(19), 2, None, &traced(0, 93)), "neither flow nor VC");
+        assert!(!f.wants(SimTime(20), 0, None, &traced(1, 5)), "the window is half open");
+        assert!(!f.wants(SimTime(9), 0, None, &traced(1, 5)));
+        assert!(!f.wants(SimTime(15), 1, None, &traced(1, 5)), "not at this component");
+        assert!(!f.wants(SimTime(15), 7, None, &traced(1, 5)), "a component beyond the list is not kept");
         let all = TraceFilter::default();
-        assert!(all.wants(SimTime(0), 3, &traced(9, 1)));
-        assert!(all.wants(SimTime(0), 3, &frame(9)), "frames are kept by default");
-        assert!(f.wants(SimTime(10), 0, &frame(1)), "a frame of a kept flow");
-        assert!(!f.wants(SimTime(10), 0, &frame(0)), "a frame has no VC label to match");
+        assert!(all.wants(SimTime(0), 3, None, &traced(9, 1)));
+        assert!(all.wants(SimTime(0), 3, None, &frame(9)), "frames are kept by default");
+        assert!(f.wants(SimTime(10), 0, None, &frame(1)), "a frame of a kept flow");
+        assert!(!f.wants(SimTime(10), 0, None, &frame(0)), "a frame has no VC label to match");
+        let stations = TraceFilter { at_stations: vec![(4, 2)], ..TraceFilter::default() };
+        assert!(stations.wants(SimTime(0), 4, Some(2), &frame(9)), "the station named");
+        assert!(!stations.wants(SimTime(0), 4, Some(1), &frame(9)), "another station of the component");
+        assert!(!stations.wants(SimTime(0), 4, None, &frame(9)), "the component's own rows");
+        assert!(!stations.wants(SimTime(0), 3, None, &traced(9, 1)), "another component");
+        let both = TraceFilter { at: vec![false, true], ..stations };
+        assert!(both.wants(SimTime(0), 1, None, &traced(9, 1)) && both.wants(SimTime(0), 4, Some(2), &frame(9)));
         let no_frames = TraceFilter { frames: false, ..TraceFilter::default() };
-        assert!(!no_frames.wants(SimTime(0), 3, &frame(9)));
-        assert!(no_frames.wants(SimTime(0), 3, &traced(9, 1)));
+        assert!(!no_frames.wants(SimTime(0), 3, None, &frame(9)));
+        assert!(no_frames.wants(SimTime(0), 3, None, &traced(9, 1)));
     }
 
     #[test]

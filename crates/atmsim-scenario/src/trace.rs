@@ -5,7 +5,8 @@
 //! cells = true                # keep a trace (atmsim run --cell-trace FILE sets it)
 //! flows = ["ping"]            # the cells of these sources, wherever they go (default: all)
 //! vcs = ["92", "0/201"]       # or cells carrying these VC labels, at any hop
-//! at = ["sw", "bag1"]         # only rows at these components (default: everywhere)
+//! at = ["sw", "bag1"]         # only rows at these components (default: everywhere);
+//!                             # "ring/s2": one station of an FDDI ring
 //! from = "60 ms"              # only rows at instants in [from, to)
 //! to = "100 ms"
 //! limit = 100000              # at most this many rows (default 1,000,000)
@@ -101,11 +102,16 @@ pub fn trace_section(raw: &RawScenario, components: &[ComponentDecl], duration: 
                 spec.at = strings(f, e, &key)?;
                 spec.filter.at = vec![false; components.len()];
                 for name in &spec.at {
-                    let Some(i) = names.iter().position(|n| n == name) else {
-                        let hint = did_you_mean(name, names.iter().copied());
-                        return Err(invalid(f, e.line, &key, format!("no component '{name}'{hint}")));
-                    };
-                    spec.filter.at[i] = true;
+                    if let Some(i) = names.iter().position(|n| n == name) {
+                        spec.filter.at[i] = true;
+                        continue;
+                    }
+                    if let Some((i, station)) = ring_station(components, name).map_err(|m| invalid(f, e.line, &key, m))? {
+                        spec.filter.at_stations.push((i as u32, station));
+                        continue;
+                    }
+                    let hint = did_you_mean(name, names.iter().copied());
+                    return Err(invalid(f, e.line, &key, format!("no component '{name}'{hint}")));
                 }
             }
             "from" => spec.filter.from = time(e, &key)?,
@@ -126,6 +132,18 @@ pub fn trace_section(raw: &RawScenario, components: &[ComponentDecl], duration: 
         return Err(invalid(f, line, "trace.from", "the window [from, to) holds no instant of the run: from must come before to and before the end"));
     }
     Ok(on.then_some(spec))
+}
+
+/// `RING/sI`, station I of the `fddi_ring` named RING, as (component index, station);
+/// None when `name` is not of that form; an error for a station the ring does not have.
+fn ring_station(components: &[ComponentDecl], name: &str) -> Result<Option<(usize, u16)>, String> {
+    let Some((ring, station)) = name.rsplit_once("/s") else { return Ok(None) };
+    let Some(i) = components.iter().position(|c| c.name == ring && c.kind.kind == "fddi_ring") else { return Ok(None) };
+    let stations = components[i].params.int("stations").unwrap_or(0);
+    match station.parse::<u16>() {
+        Ok(s) if i64::from(s) < stations => Ok(Some((i, s))),
+        _ => Err(format!("'{name}': ring '{ring}' has stations s0 … s{}", stations - 1)),
+    }
 }
 
 /// The `[trace]` table as TOML (for `Scenario::to_toml`).

@@ -374,6 +374,17 @@ fn frames_on_the_ring_and_through_the_gateway_are_rows() {
     assert!(ledger > 0.0, "this run drops segments in the MPP: {:?}", r.ledger.dropped_by_cause());
     // Cells still have their rows, 53 octets each.
     assert!(r.trace.iter().any(|x| x.unit == "cell" && x.octets == 53 && x.component == "gw"));
+    // One station of the ring: its rows, none of the others' or the ring's own.
+    let s2 = run(&with_trace(&sc, &[("at", "[\"ring/s2\"]")]), 0);
+    assert!(!s2.trace.is_empty() && s2.trace.iter().all(|x| x.component == "ring/s2"), "{:?}", s2.trace.first());
+    assert_eq!(s2.trace.len(), r.trace.iter().filter(|x| x.component == "ring/s2").count());
+    for (name, needle) in [("ring/s4", "ring 'ring' has stations s0 … s3"), ("rin/s1", "no component 'rin/s1'")] {
+        let m = match sc.with_overrides(&[("trace.cells".into(), "true".into()), ("trace.at".into(), format!("[\"{name}\"]"))]) {
+            Ok(_) => panic!("accepted trace.at = {name}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(m.contains("trace.at") && m.contains(needle) && !m.contains('\n'), "{m}");
+    }
     // frames = false keeps the cells' rows and no frame's.
     let cells_only = run(&with_trace(&sc, &[("frames", "false"), ("to", "\"100 ms\"")]), 0);
     assert!(!cells_only.trace.is_empty() && cells_only.trace.iter().all(|x| x.unit == "cell"));
