@@ -232,44 +232,25 @@ impl Scenario {
                     None => c.name.clone(),
                 };
                 let source = |flow: u32| sources.get(&flow).map_or_else(|| format!("flow {flow}"), |s| s.to_string());
-                let time_s = r.time.as_secs_f64();
-                match r.what {
-                    Traced::Cell(cell) => TraceRowOut {
-                        time_s,
-                        event,
-                        component,
-                        port,
-                        cause,
-                        unit: "cell",
-                        octets: 53,
-                        vc: format!("{}/{}", cell.vc >> 16, cell.vc & 0xffff),
-                        source: source(cell.flow),
-                        seq: cell.seq,
-                        pdu_cell: cell.pdu_index,
-                        born_s: cell.born.as_secs_f64(),
-                        flags: flag_names(&cell),
-                        carries: r.carries.clone(),
-                    },
-                    Traced::Frame { frame, origin } => TraceRowOut {
-                        time_s,
-                        event,
-                        component,
-                        port,
-                        cause,
-                        unit: "frame",
-                        octets: frame.octets,
-                        vc: String::new(),
-                        source: match origin {
+                // What differs between a cell's row and a frame's.
+                let (unit, octets, vc, source, seq, pdu_cell, born, flags, carries) = match r.what {
+                    Traced::Cell(cell) => ("cell", 53, format!("{}/{}", cell.vc >> 16, cell.vc & 0xffff), source(cell.flow), cell.seq, cell.pdu_index, cell.born, flag_names(&cell), r.carries.clone()),
+                    Traced::Frame { frame, origin } => (
+                        "frame",
+                        frame.octets,
+                        String::new(),
+                        match origin {
                             Some(i) => format!("{}/s{i}", source(frame.flow)),
                             None => source(frame.flow),
                         },
-                        seq: frame.seq,
-                        pdu_cell: 0,
-                        born_s: frame.born.as_secs_f64(),
-                        flags: String::new(),
-                        carries: if r.carries.is_empty() { format!("dst {}", frame.dst) } else { format!("dst {}: {}", frame.dst, r.carries) },
-                    },
-                }
+                        frame.seq,
+                        0,
+                        frame.born,
+                        String::new(),
+                        if r.carries.is_empty() { format!("dst {}", frame.dst) } else { format!("dst {}: {}", frame.dst, r.carries) },
+                    ),
+                };
+                TraceRowOut { time_s: r.time.as_secs_f64(), event, component, port, cause, unit, octets, vc, source, seq, pdu_cell, born_s: born.as_secs_f64(), flags, carries }
             })
             .collect()
     }

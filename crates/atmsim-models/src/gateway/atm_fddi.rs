@@ -299,6 +299,13 @@ impl Gateway {
         count(&mut self.dropped[cause].1, flow, n);
     }
 
+    /// Drops a frame under `cause`, booked as `n` units of its flow (its cells for a
+    /// segment in error, else 1), with a `d` row in the cell trace if one is kept.
+    fn drop_frame(&mut self, cause: usize, f: &Frame, n: u64, ctx: &mut Cx<'_>) {
+        self.drop(cause, f.flow, n);
+        cell_trace::frame_dropped(self.dropped[cause].0, f, FramePlace::default(), ctx);
+    }
+
     /// Drops an arriving ATM cell under `cause` (counted for the ledger, a `d` row in
     /// the cell trace if one is kept).
     fn drop_cell(&mut self, cause: usize, cell: &Cell, ctx: &mut Cx<'_>) {
@@ -377,24 +384,22 @@ impl Gateway {
         let flow = self.conn_flow[i];
         // Acknowledgement: the SPP's queue is idle again.
         self.spp.ack(i, r.queue);
+        // The frame the segment makes: its cells' information plus the FDDI framing.
+        let frame = Frame { born: r.first, flow: self.flow, octets: r.cells * PAYLOAD_OCTETS + FRAME_OVERHEAD_OCTETS, dst: self.table[i].station, seq: 0, payload: PayloadId::NONE };
         if r.in_error {
             self.segments_in_error += 1;
             if r.cells > 0 {
-                self.drop(D_ERROR, flow, u64::from(r.cells));
-                // The segment never became a frame: its row has the frame it would
-                // have been (no frame number), under the cells' flow.
-                let f = Frame { born: r.first, flow, octets: r.cells * PAYLOAD_OCTETS + FRAME_OVERHEAD_OCTETS, dst: self.table[i].station, seq: 0, payload: PayloadId::NONE };
-                cell_trace::frame_dropped(self.dropped[D_ERROR].0, &f, FramePlace::default(), ctx);
+                // It never becomes a frame: its cells are dropped, and its trace row
+                // has the frame it would have been (no frame number) under their flow.
+                self.drop_frame(D_ERROR, &Frame { flow, ..frame }, u64::from(r.cells), ctx);
             }
         } else {
-            let c = self.table[i];
             count(&mut self.delivered, flow, u64::from(r.cells));
             self.frame_seq = self.frame_seq.wrapping_add(1);
             self.generated += 1;
             self.tx_written += 1;
             self.tx_max = self.tx_max.max(self.mpp.tx_used);
-            let octets = r.cells * PAYLOAD_OCTETS + FRAME_OVERHEAD_OCTETS;
-            ctx.send(OUT_FDDI, Msg::Frame(Frame { born: r.first, flow: self.flow, octets, dst: c.station, seq: self.frame_seq, payload: PayloadId::NONE }));
+            ctx.send(OUT_FDDI, Msg::Frame(Frame { seq: self.frame_seq, ..frame }));
         }
     }
 
@@ -416,8 +421,7 @@ impl Gateway {
         let full = self.rx.len() >= self.p.rx_buffer_frames as usize;
         if full {
             self.rev_drops += 1;
-            self.drop(D_RX_FULL, f.flow, 1);
-            cell_trace::frame_dropped(self.dropped[D_RX_FULL].0, &f, FramePlace::default(), ctx);
+            self.drop_frame(D_RX_FULL, &f, 1, ctx);
         }
         if f.payload.is_some() {
             ctx.store().release(f.payload);
@@ -438,8 +442,7 @@ impl Gateway {
             let Some(i) = self.table.iter().position(|c| c.icn == f.dst) else {
                 self.rx.pop_front();
                 self.rev_drops += 1;
-                self.drop(D_ROUTE, f.flow, 1);
-                cell_trace::frame_dropped(self.dropped[D_ROUTE].0, &f, FramePlace::default(), ctx);
+                self.drop_frame(D_ROUTE, &f, 1, ctx);
                 self.next_rev(ctx);
                 return;
             };
