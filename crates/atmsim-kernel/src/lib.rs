@@ -12,10 +12,12 @@
 //! - [`probe`]: statistics and the long result table;
 //! - [`series`]: quantities sampled at a fixed interval during a run;
 //! - [`ledger`]: per-flow cell conservation;
+//! - [`by_flow`]: a component's per-flow books, one entry per flow it saw;
 //! - [`error`]: `SimError`.
 //!
 //! No Python here: the `atmsim-py` crate is the only one that knows PyO3.
 
+pub mod by_flow;
 pub mod error;
 pub mod heap;
 pub mod ledger;
@@ -28,6 +30,7 @@ pub mod sim;
 pub mod time;
 pub mod units;
 
+pub use by_flow::ByFlow;
 pub use error::SimError;
 pub use ledger::Ledger;
 pub use probe::{Distribution, LevelHistogram, ProbeKind, ProbeRow, ProbeSpec, Quantiles, Report, Tally, TimeAverage, QUANTILE_LEVELS};

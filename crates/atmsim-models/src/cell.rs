@@ -10,6 +10,7 @@
 //! [`Msg`]. Byte-exact encodings live in the wire layer and are used by tests and the
 //! checking mode, not here.
 
+use atmsim_kernel::ByFlow;
 use atmsim_kernel::{Ledger, SimTime};
 
 use crate::kind::Cx;
@@ -214,32 +215,28 @@ pub fn dropped_here(cause: &'static str, cell: &Cell, ctx: &mut Cx<'_>) {
 #[derive(Clone, Debug)]
 pub struct Drops {
     cause: &'static str,
-    by_flow: Vec<u64>,
+    by_flow: ByFlow<u64>,
 }
 
 impl Drops {
     /// A drop book for `cause` (a ledger cause such as `buffer_full` or `no_route`).
     pub const fn new(cause: &'static str) -> Drops {
-        Drops { cause, by_flow: Vec::new() }
+        Drops { cause, by_flow: ByFlow::new() }
     }
     /// Drops `cell`: books it under this cause for its flow and releases its payload.
     #[cold]
     pub fn drop(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
-        let f = cell.flow as usize;
-        if self.by_flow.len() <= f {
-            self.by_flow.resize(f + 1, 0);
-        }
-        self.by_flow[f] += 1;
+        *self.by_flow.entry(cell.flow) += 1;
         dropped_here(self.cause, cell, ctx);
     }
     /// Cells dropped, all flows.
     pub fn total(&self) -> u64 {
-        self.by_flow.iter().sum()
+        self.by_flow.values().sum()
     }
     /// Adds these drops to the ledger under their cause.
     pub fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.by_flow.iter().enumerate() {
-            l.add_dropped(self.cause, f as u32, n);
+        for (f, &n) in self.by_flow.iter() {
+            l.add_dropped(self.cause, f, n);
         }
     }
 }

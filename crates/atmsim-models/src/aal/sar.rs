@@ -16,6 +16,7 @@
 //! due PDUs with [`Segmenter::pop`], then calls [`Segmenter::rearm`] for the next one
 //! (after the due PDUs' cells have left, so ties keep their order).
 
+use atmsim_kernel::ByFlow;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::Report;
@@ -176,7 +177,7 @@ pub struct VcReassembly {
     timeout: SimDuration,
     vcs: Vec<(u32, Reassembler)>,
     // whole-run books
-    delivered_by_flow: Vec<u64>,
+    delivered_by_flow: ByFlow<u64>,
     dropped: Vec<(&'static str, u32, u64)>,
     // statistics (since the last reset)
     pdus_rx: u64,
@@ -186,7 +187,7 @@ pub struct VcReassembly {
 impl VcReassembly {
     /// Reassembly discarding a partial PDU older than `timeout`.
     pub fn new(timeout: SimDuration) -> VcReassembly {
-        VcReassembly { timeout, vcs: Vec::new(), delivered_by_flow: Vec::new(), dropped: Vec::new(), pdus_rx: 0, pdus_drop: [0; 3] }
+        VcReassembly { timeout, vcs: Vec::new(), delivered_by_flow: ByFlow::new(), dropped: Vec::new(), pdus_rx: 0, pdus_drop: [0; 3] }
     }
 
     /// Takes one cell arriving at `now`; returns the PDU it completes, if it does and
@@ -205,11 +206,7 @@ impl VcReassembly {
         for r in [expired, done].into_iter().flatten() {
             match r {
                 Reassembly::Delivered { pdu, cells, born } => {
-                    let f = cell.flow as usize;
-                    if self.delivered_by_flow.len() <= f {
-                        self.delivered_by_flow.resize(f + 1, 0);
-                    }
-                    self.delivered_by_flow[f] += cells as u64;
+                    *self.delivered_by_flow.entry(cell.flow) += cells as u64;
                     self.pdus_rx += 1;
                     whole = Some(Whole { pdu, cells, born });
                 }
@@ -262,8 +259,8 @@ impl VcReassembly {
                 l.add_in_flight(flow, n as u64);
             }
         }
-        for (f, &n) in self.delivered_by_flow.iter().enumerate() {
-            l.add_delivered(f as u32, n);
+        for (f, &n) in self.delivered_by_flow.iter() {
+            l.add_delivered(f, n);
         }
     }
 }

@@ -26,6 +26,7 @@
 //! cells (`pdu_cells > 0`); cell-level sources' cells see tail drop, selective discard
 //! and EFCI only.
 
+use atmsim_kernel::ByFlow;
 use std::collections::HashMap;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec};
@@ -90,7 +91,7 @@ pub struct BufferPolicy {
     pub clp_cells: u64,
     pub efci_cells: u64,
     /// Whole run, per flow: (EPD, PPD, selective) discards, for the ledger.
-    pub drops_by_flow: Vec<[u64; 3]>,
+    pub drops_by_flow: ByFlow<[u64; 3]>,
 }
 
 /// The buffer policy parameters ([`PARAMS`]), bound; shared by every kind with a
@@ -174,17 +175,13 @@ impl BufferPolicy {
             }
         }
         if let Some(d) = verdict {
-            let f = cell.flow as usize;
-            if self.drops_by_flow.len() <= f {
-                self.drops_by_flow.resize(f + 1, [0; 3]);
-            }
             let (count, j) = match d {
                 Discard::Epd => (&mut self.epd_cells, 0),
                 Discard::Ppd => (&mut self.ppd_cells, 1),
                 Discard::Clp => (&mut self.clp_cells, 2),
             };
             *count += 1;
-            self.drops_by_flow[f][j] += 1;
+            self.drops_by_flow.entry(cell.flow)[j] += 1;
         }
         verdict
     }
@@ -320,7 +317,7 @@ mod tests {
         let cells: Vec<Cell> = [pdu(1, 3), pdu(1, 3), pdu(1, 3)].concat();
         assert_eq!(offer(&mut p, 100, &cells), [vec![true; 6], vec![false; 3]].concat());
         assert_eq!(p.epd_cells, 3);
-        assert_eq!(p.drops_by_flow, vec![[3, 0, 0]]);
+        assert_eq!(p.drops_by_flow.iter().map(|(f, &n)| (f, n)).collect::<Vec<_>>(), vec![(0, [3, 0, 0])]);
     }
 
     #[test]
@@ -377,11 +374,11 @@ mod tests {
         assert_eq!(p.arrival(&low(plain(1)), 9), Some(Discard::Clp));
         assert_eq!(p.arrival(&plain(1), 9), None);
         assert_eq!(p.clp_cells, 2);
-        assert_eq!(p.drops_by_flow, vec![[0, 0, 2]]);
+        assert_eq!(p.drops_by_flow.iter().map(|(f, &n)| (f, n)).collect::<Vec<_>>(), vec![(0, [0, 0, 2])]);
         assert_eq!(Discard::Clp.cause(), "clp");
         p.reset_stats();
         assert_eq!(p.clp_cells, 0);
-        assert_eq!(p.drops_by_flow, vec![[0, 0, 2]], "the ledger's books are the whole run's");
+        assert_eq!(p.drops_by_flow.iter().map(|(f, &n)| (f, n)).collect::<Vec<_>>(), vec![(0, [0, 0, 2])], "the ledger's books are the whole run's");
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! frame as generated under the gateway's own flow; the reverse path books frames
 //! consumed and cells generated the same way.
 
+use atmsim_kernel::ByFlow;
 use std::collections::VecDeque;
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, Tally, TimeAverage};
@@ -186,12 +187,8 @@ impl GatewayParams {
     }
 }
 
-fn count(v: &mut Vec<u64>, flow: u32, n: u64) {
-    let f = flow as usize;
-    if v.len() <= f {
-        v.resize(f + 1, 0);
-    }
-    v[f] += n;
+fn count(v: &mut ByFlow<u64>, flow: u32, n: u64) {
+    *v.entry(flow) += n;
 }
 
 /// A frame being segmented onto the ATM link.
@@ -219,8 +216,8 @@ pub struct Gateway {
     segmenters: Vec<Segmenter>,
     // Books.
     generated: u64,
-    delivered: Vec<u64>,
-    dropped: Vec<(&'static str, Vec<u64>)>,
+    delivered: ByFlow<u64>,
+    dropped: Vec<(&'static str, ByFlow<u64>)>,
     // Statistics (reset at the warm-up).
     since: SimTime,
     arrived: u64,
@@ -271,8 +268,8 @@ impl Gateway {
             rx: VecDeque::new(),
             rev: None,
             generated: 0,
-            delivered: Vec::new(),
-            dropped: vec![("reassembly_full", Vec::new()), ("segment_in_error", Vec::new()), ("frame_in_error", Vec::new()), ("no_route", Vec::new()), ("receive_buffer_full", Vec::new())],
+            delivered: ByFlow::new(),
+            dropped: vec![("reassembly_full", ByFlow::new()), ("segment_in_error", ByFlow::new()), ("frame_in_error", ByFlow::new()), ("no_route", ByFlow::new()), ("receive_buffer_full", ByFlow::new())],
             since: SimTime::ZERO,
             arrived: 0,
             lost_full: 0,
@@ -553,13 +550,13 @@ impl Kind for Gateway {
 
     fn ledger(&self, l: &mut Ledger) {
         l.add_generated(self.flow, self.generated);
-        for (f, &n) in self.delivered.iter().enumerate() {
-            l.add_delivered(f as u32, n);
+        for (f, &n) in self.delivered.iter() {
+            l.add_delivered(f, n);
         }
         for (cause, v) in &self.dropped {
-            for (f, &n) in v.iter().enumerate() {
+            for (f, &n) in v.iter() {
                 if n > 0 {
-                    l.add_dropped(cause, f as u32, n);
+                    l.add_dropped(cause, f, n);
                 }
             }
         }

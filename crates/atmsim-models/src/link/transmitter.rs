@@ -1130,10 +1130,10 @@ impl crate::kind::Kind for Transmitter {
     fn ledger(&self, l: &mut Ledger) {
         self.full.ledger(l);
         if let Some(p) = &self.policy {
-            for (f, n) in p.drops_by_flow.iter().enumerate() {
-                l.add_dropped("epd", f as u32, n[0]);
-                l.add_dropped("ppd", f as u32, n[1]);
-                l.add_dropped("clp", f as u32, n[2]);
+            for (f, n) in p.drops_by_flow.iter() {
+                l.add_dropped("epd", f, n[0]);
+                l.add_dropped("ppd", f, n[1]);
+                l.add_dropped("clp", f, n[2]);
             }
         }
         self.buffer.for_each(|c| book_in_flight(l, c));

@@ -29,6 +29,7 @@
 //! - Credit cells the switch makes never wait for credit; VCs labelled `credit_vc` are
 //!   neither gated nor credited (credit cells of another hop tunnelled through).
 
+use atmsim_kernel::ByFlow;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 use atmsim_wire::credit::CreditCellRepr;
@@ -204,7 +205,7 @@ pub struct SwitchCredit {
     back: Vec<Vec<Option<(u16, u16)>>>,
     returners: Vec<Option<Returner>>,
     pub vc: u32,
-    made_by_flow: Vec<u64>,
+    made_by_flow: ByFlow<u64>,
     seq: u32,
     /// Departures read from the transmitters (scratch).
     pub departed: Vec<(u16, u32)>,
@@ -221,7 +222,7 @@ impl SwitchCredit {
     pub fn new(plan: CreditPlan, rates: &[Rate], per_vc: Option<usize>, total: Option<usize>) -> SwitchCredit {
         let gates = plan.gates.into_iter().enumerate().map(|(j, g)| g.map(|(w, vcis)| Gated { gate: CreditGate::new(rates[j], &vcis, w), per_vc, total })).collect();
         let returners = plan.ins.into_iter().map(|a| a.map(|aux| Returner { packer: CreditPacker::new(1, plan.flush_after), aux, open_flow: 0, base: (0, 0) })).collect();
-        SwitchCredit { gates, back: plan.back, returners, vc: plan.vc, made_by_flow: Vec::new(), seq: 0, departed: Vec::new(), flush: crate::timer::Timer::default() }
+        SwitchCredit { gates, back: plan.back, returners, vc: plan.vc, made_by_flow: ByFlow::new(), seq: 0, departed: Vec::new(), flush: crate::timer::Timer::default() }
     }
 
     /// A cell of output-side index `aux` and `flow` left output `o` at `now`: the
@@ -260,11 +261,7 @@ impl SwitchCredit {
 
     /// A credit cell for port `i` (its payload is inserted by the caller).
     fn credit_cell(&mut self, now: SimTime, i: usize, flow: u32, c: CreditCellRepr) -> (usize, Cell, CreditCellRepr) {
-        let f = flow as usize;
-        if self.made_by_flow.len() <= f {
-            self.made_by_flow.resize(f + 1, 0);
-        }
-        self.made_by_flow[f] += 1;
+        *self.made_by_flow.entry(flow) += 1;
         let aux = self.returners[i].as_ref().map_or(0, |r| r.aux);
         let cell = Cell { aux, ..Cell::plain(now, flow, self.vc, self.seq) };
         self.seq = self.seq.wrapping_add(1);
@@ -304,8 +301,8 @@ impl SwitchCredit {
 
     pub fn ledger(&self, l: &mut Ledger) {
         self.gates.iter().flatten().for_each(|g| g.gate.ledger(l));
-        for (f, &n) in self.made_by_flow.iter().enumerate() {
-            l.add_generated(f as u32, n);
+        for (f, &n) in self.made_by_flow.iter() {
+            l.add_generated(f, n);
         }
     }
 }

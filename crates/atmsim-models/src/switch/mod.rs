@@ -38,6 +38,7 @@
 pub mod credit;
 pub mod fabric;
 
+use atmsim_kernel::ByFlow;
 use crate::kind::{BuildInfo, Cx};
 use atmsim_kernel::PortId;
 use hashbrown::HashTable;
@@ -496,7 +497,7 @@ pub struct Switch {
     no_route: Vec<u64>,
     // whole run
     no_route_drops: Drops,
-    replicated_by_flow: Vec<u64>,
+    replicated_by_flow: ByFlow<u64>,
     /// Receiving buffers and fabric (None: output-buffered).
     inputs: Option<Box<Inputs>>,
     /// Shared-memory bound on all output buffers together.
@@ -535,13 +536,6 @@ fn hop_key(port: usize, vc: u32) -> u64 {
 fn hop_hash(key: u64) -> u64 {
     let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     h ^ (h >> 32)
-}
-
-fn bump(v: &mut Vec<u64>, i: usize) {
-    if v.len() <= i {
-        v.resize(i + 1, 0);
-    }
-    v[i] += 1;
 }
 
 impl Switch {
@@ -615,7 +609,7 @@ impl Switch {
             in_rx: vec![0; n],
             no_route: vec![0; n],
             no_route_drops: Drops::new("no_route"),
-            replicated_by_flow: Vec::new(),
+            replicated_by_flow: ByFlow::new(),
             credit,
         })
     }
@@ -632,7 +626,7 @@ impl Switch {
             let (o, vc, aux) = self.routes[r][b];
             let mut c = Cell { vc, aux, ..cell };
             if b > 0 {
-                bump(&mut self.replicated_by_flow, cell.flow as usize);
+                *self.replicated_by_flow.entry(cell.flow) += 1;
                 // Each copy carries its own copy of the payload.
                 if cell.payload.is_some() {
                     c.payload = ctx.store().duplicate(cell.payload);
@@ -830,7 +824,7 @@ impl Switch {
             let mut c = Cell { vc, aux, ..t.cell };
             if !t.last {
                 // A copy: the cell stays for its other branches, with its payload.
-                bump(&mut self.replicated_by_flow, t.cell.flow as usize);
+                *self.replicated_by_flow.entry(t.cell.flow) += 1;
                 if t.cell.payload.is_some() {
                     c.payload = ctx.store().duplicate(t.cell.payload);
                 }
@@ -1024,8 +1018,8 @@ impl crate::kind::Kind for Switch {
         if let Some(cr) = self.credit.as_deref() {
             cr.ledger(l);
         }
-        for (f, &n) in self.replicated_by_flow.iter().enumerate() {
-            l.add_replicated(f as u32, n);
+        for (f, &n) in self.replicated_by_flow.iter() {
+            l.add_replicated(f, n);
         }
         for (_, _, c) in &self.line {
             book_in_flight(l, c);

@@ -31,7 +31,7 @@ use crate::params::{ParamIssue, Params};
 use crate::params::{ParamSpec, ParamType};
 use atmsim_kernel::probe::{Distribution, ProbeKind, ProbeSpec, Quantiles, Report, Tally};
 use crate::aal::aal5::{Reassembler, Reassembly};
-use atmsim_kernel::{Ledger, SimTime, CELL_BITS};
+use atmsim_kernel::{ByFlow, Ledger, SimTime, CELL_BITS};
 
 use crate::cell::{Cell, FLAG_CLP, FLAG_EFCI};
 use crate::series::{SeriesDecl, MB_PER_CELL};
@@ -57,7 +57,6 @@ pub const SERIES: [SeriesDecl; 3] = [
 
 #[derive(Clone, Debug, Default)]
 struct PerFlow {
-    seen: bool,
     vc: u32,
     delivered: u64,
     rx: u64,
@@ -122,13 +121,13 @@ impl SinkParams {
 
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
-    flows: Vec<PerFlow>,
+    flows: ByFlow<PerFlow>,
     since: SimTime,
     /// An empty delay distribution (`delay_quantiles`), the pattern of each flow's.
     quantiles: Option<Quantiles>,
     /// Each flow's delay distribution in picoseconds, by flow as `flows` (kept apart
     /// so that a sink without them carries nothing of them on a cell's path).
-    dists: Vec<Quantiles>,
+    dists: ByFlow<Quantiles>,
     /// `frames = true`: each VC label's AAL5 frame books, by label.
     frames: Option<std::collections::BTreeMap<u32, FrameBooks>>,
     /// Delay distributions or frames kept: the one test on a cell's path for both.
@@ -149,12 +148,9 @@ impl Sink {
     /// Adds a delay (ps) to flow `f`'s distribution and an AAL5 cell to its VC's frame
     /// books: out of line, so that a sink without either keeps its cell path as it was.
     #[inline(never)]
-    fn record_extra(&mut self, f: usize, delay: u64, cell: &Cell, now: SimTime) {
+    fn record_extra(&mut self, f: u32, delay: u64, cell: &Cell, now: SimTime) {
         if let Some(empty) = &self.quantiles {
-            if self.dists.len() <= f {
-                self.dists.resize(f + 1, empty.clone());
-            }
-            self.dists[f].add(delay);
+            self.dists.entry_with(f, || empty.clone()).add(delay);
         }
         let digits = self.delay_digits;
         if let (Some(frames), true) = (&mut self.frames, cell.pdu_cells != 0) {
@@ -179,7 +175,7 @@ impl Sink {
     /// Cells delivered so far, all of them (`vc` None) or those that arrived on one VC
     /// label (what the first two quantities of [`SERIES`] count).
     pub fn delivered(&self, vc: Option<u32>) -> f64 {
-        self.flows.iter().filter(|s| s.seen && vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
+        self.flows.values().filter(|s| vc.is_none_or(|v| s.vc == v)).map(|s| s.delivered).sum::<u64>() as f64
     }
 
 
@@ -198,12 +194,8 @@ impl crate::kind::Kind for Sink {
         let now = ctx.now;
         // The sink consumes the cell: its payload, if any, is released.
         crate::cell::discard(&cell, ctx);
-        let f = cell.flow as usize;
-        if self.flows.len() <= f {
-            self.flows.resize(f + 1, PerFlow::default());
-        }
-        let s = &mut self.flows[f];
-        s.seen = true;
+        let f = cell.flow;
+        let s = self.flows.entry(f);
         s.vc = cell.vc;
         s.delivered += 1;
         s.rx += 1;
@@ -221,13 +213,13 @@ impl crate::kind::Kind for Sink {
     }
     fn reset_stats(&mut self, now: SimTime) {
         self.since = now;
-        for s in &mut self.flows {
+        for s in self.flows.values_mut() {
             s.rx = 0;
             s.clp1 = 0;
             s.efci = 0;
             s.delay.reset();
         }
-        self.dists.iter_mut().for_each(Quantiles::reset);
+        self.dists.values_mut().for_each(Quantiles::reset);
         for b in self.frames.iter_mut().flat_map(|m| m.values_mut()) {
             b.whole = 0;
             b.whole_cells = 0;
@@ -240,10 +232,10 @@ impl crate::kind::Kind for Sink {
         let secs = now.since(self.since).as_secs_f64();
         // Flows per VC label (counted once: a per-flow scan was quadratic in flows).
         let mut per_vc: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-        for s in self.flows.iter().filter(|s| s.seen) {
+        for s in self.flows.values() {
             *per_vc.entry(s.vc).or_default() += 1;
         }
-        for (f, s) in self.flows.iter().enumerate().filter(|(_, s)| s.seen) {
+        for (f, s) in self.flows.iter() {
             let shared = per_vc.get(&s.vc).is_some_and(|&n| n > 1);
             let vc = crate::cell::vc_name(s.vc);
             let name = if shared { format!("{path}/{vc}-f{f}") } else { format!("{path}/{vc}") };
@@ -276,8 +268,8 @@ impl crate::kind::Kind for Sink {
         }
     }
     fn ledger(&self, l: &mut Ledger) {
-        for (f, s) in self.flows.iter().enumerate() {
-            l.add_delivered(f as u32, s.delivered);
+        for (f, s) in self.flows.iter() {
+            l.add_delivered(f, s.delivered);
         }
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {

@@ -19,6 +19,7 @@
 //!   destination's own line ([`Line`]) instead of at once on `out`.
 
 
+use atmsim_kernel::ByFlow;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, PortId, SimTime};
 
@@ -75,14 +76,14 @@ pub struct AbrDestNode {
     ends: Vec<(u32, AbrDest)>,
     sink: Sink,
     /// BECN cells made per flow, whole run (the ledger's generated).
-    becn_by_flow: Vec<u64>,
+    becn_by_flow: ByFlow<u64>,
     /// The destination's own line (None: backward RM cells leave on 'out' at once).
     line: Option<Line>,
 }
 
 impl AbrDestNode {
     pub fn new(p: AbrDestParams) -> AbrDestNode {
-        AbrDestNode { becn: p.becn, ends: Vec::new(), sink: Sink::new(p.sink, false), becn_by_flow: Vec::new(), line: p.line.line(0, TAG_LINE) }
+        AbrDestNode { becn: p.becn, ends: Vec::new(), sink: Sink::new(p.sink, false), becn_by_flow: ByFlow::new(), line: p.line.line(0, TAG_LINE) }
     }
 
     fn end(&mut self, vc: u32) -> &mut AbrDest {
@@ -126,11 +127,7 @@ impl Kind for AbrDestNode {
             // A data cell (its payload, if any, is released by the sink).
             if let Some(b) = self.end(cell.vc).on_data(now, cell.flags & FLAG_EFCI != 0) {
                 let id = ctx.store().insert(Payload::Rm(b));
-                let f = cell.flow as usize;
-                if self.becn_by_flow.len() <= f {
-                    self.becn_by_flow.resize(f + 1, 0);
-                }
-                self.becn_by_flow[f] += 1;
+                *self.becn_by_flow.entry(cell.flow) += 1;
                 Line::send_on(self.line.as_mut(), Cell { payload: id, ..Cell::plain(now, cell.flow, cell.vc, 0) }, ctx);
             }
             self.sink.on_cell(port, cell, ctx);
@@ -167,8 +164,8 @@ impl Kind for AbrDestNode {
         if let Some(line) = &self.line {
             line.ledger(l);
         }
-        for (f, &n) in self.becn_by_flow.iter().enumerate() {
-            l.add_generated(f as u32, n);
+        for (f, &n) in self.becn_by_flow.iter() {
+            l.add_generated(f, n);
         }
     }
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {

@@ -30,6 +30,7 @@
 //!   still takes the in-rate chance at which rule 3 makes the next cell a forward RM
 //!   cell (after Mrm cells once Trm has passed, or after Nrm − 1 cells).
 
+use atmsim_kernel::ByFlow;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report, TimeAverage};
 use std::collections::VecDeque;
 
@@ -205,7 +206,7 @@ struct Edge {
     full: Drops,
     level: TimeAverage,
     /// Cells taken from the queue and sent on, per flow, whole run (delivered here).
-    sent_by_flow: Vec<u64>,
+    sent_by_flow: ByFlow<u64>,
     // since warm-up
     rx: u64,
     dropped: u64,
@@ -228,7 +229,7 @@ pub struct AbrSourceNode {
     idle_frm: Timer,
     acr: TimeAverage,
     /// Backward RM cells received per flow, whole run (the ledger's delivered).
-    brm_by_flow: Vec<u64>,
+    brm_by_flow: ByFlow<u64>,
     // since warm-up
     data: u64,
     frm_in: u64,
@@ -240,7 +241,7 @@ impl AbrSourceNode {
     pub fn new(params: AbrSourceParams, flow: u32) -> AbrSourceNode {
         let abr = AbrSource::new(params.abr);
         let core = SourceCore::new(&params.source, flow);
-        let edge = params.edge.map(|capacity| Edge { queue: VecDeque::new(), capacity, full: Drops::new("edge_full"), level: TimeAverage::new(SimTime::ZERO, 0.0), sent_by_flow: Vec::new(), rx: 0, dropped: 0 });
+        let edge = params.edge.map(|capacity| Edge { queue: VecDeque::new(), capacity, full: Drops::new("edge_full"), level: TimeAverage::new(SimTime::ZERO, 0.0), sent_by_flow: ByFlow::new(), rx: 0, dropped: 0 });
         AbrSourceNode {
             edge,
             line: params.line.line(0, TAG_LINE),
@@ -253,7 +254,7 @@ impl AbrSourceNode {
             rate_memo: PerAcr::new(f64::NAN, None),
             timer: Timer::default(),
             idle_frm: Timer::default(),
-            brm_by_flow: Vec::new(),
+            brm_by_flow: ByFlow::new(),
             data: 0,
             frm_in: 0,
             frm_out: 0,
@@ -396,11 +397,7 @@ impl AbrSourceNode {
                                 // The next arrival changes when the VC sends: an event.
                                 ctx.defer_input(EDGE_IN, false);
                             }
-                            let f = c.flow as usize;
-                            if e.sent_by_flow.len() <= f {
-                                e.sent_by_flow.resize(f + 1, 0);
-                            }
-                            e.sent_by_flow[f] += 1;
+                            *e.sent_by_flow.entry(c.flow) += 1;
                             self.emit(ctx, 0, c.payload);
                         }
                     }
@@ -445,11 +442,7 @@ impl AbrSourceNode {
         if !wirecheck::rm_cell_arrives(&cell, &rm, ctx) {
             return;
         }
-        let f = cell.flow as usize;
-        if self.brm_by_flow.len() <= f {
-            self.brm_by_flow.resize(f + 1, 0);
-        }
-        self.brm_by_flow[f] += 1;
+        *self.brm_by_flow.entry(cell.flow) += 1;
         self.brm += 1;
         self.abr.on_backward_rm(&rm);
         self.acr_changed(now);
@@ -556,12 +549,12 @@ impl crate::kind::Kind for AbrSourceNode {
         if let Some(line) = &self.line {
             line.ledger(l);
         }
-        for (f, &n) in self.brm_by_flow.iter().enumerate() {
-            l.add_delivered(f as u32, n);
+        for (f, &n) in self.brm_by_flow.iter() {
+            l.add_delivered(f, n);
         }
         if let Some(e) = &self.edge {
-            for (f, &n) in e.sent_by_flow.iter().enumerate() {
-                l.add_delivered(f as u32, n);
+            for (f, &n) in e.sent_by_flow.iter() {
+                l.add_delivered(f, n);
             }
             e.full.ledger(l);
             e.queue.iter().for_each(|w| book_held(l, w.flow, w.payload));

@@ -32,6 +32,7 @@
 //!   rev (cells going upstream) ──>[ GFC := the VC's pending credit ]──> credits
 //! ```
 
+use atmsim_kernel::ByFlow;
 use std::collections::{BTreeMap, VecDeque};
 
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
@@ -136,7 +137,7 @@ pub struct CreditBuffer {
     /// The flow credit cells are booked under: the data cell's that opened the cell.
     open_flow: u32,
     overflow: Drops,
-    made_by_flow: Vec<u64>,
+    made_by_flow: ByFlow<u64>,
     seq: u32,
     max_len: usize,
     base: (u64, u64, u64, u64),
@@ -159,7 +160,7 @@ impl CreditBuffer {
             flush: Timer::default(),
             open_flow: 0,
             overflow: Drops::new("credit_overflow"),
-            made_by_flow: Vec::new(),
+            made_by_flow: ByFlow::new(),
             seq: 0,
             max_len: 0,
             base: (0, 0, 0, 0),
@@ -167,11 +168,7 @@ impl CreditBuffer {
     }
 
     fn send_credit(&mut self, c: CreditCellRepr, ctx: &mut Cx<'_>) {
-        let f = self.open_flow as usize;
-        if self.made_by_flow.len() <= f {
-            self.made_by_flow.resize(f + 1, 0);
-        }
-        self.made_by_flow[f] += 1;
+        *self.made_by_flow.entry(self.open_flow) += 1;
         // In the header the credited VC is the cell's own (VPI 0: the entry's VCI).
         let vc = if self.in_header { c.entries().next().map_or(self.credit_vc, |e| u32::from(e.vci)) } else { self.credit_vc };
         let id = ctx.store().insert(Payload::Credit(c));
@@ -313,8 +310,8 @@ impl Kind for CreditBuffer {
     fn ledger(&self, l: &mut Ledger) {
         self.queue.iter().for_each(|c| book_in_flight(l, c));
         self.overflow.ledger(l);
-        for (f, &n) in self.made_by_flow.iter().enumerate() {
-            l.add_generated(f as u32, n);
+        for (f, &n) in self.made_by_flow.iter() {
+            l.add_generated(f, n);
         }
     }
 }

@@ -15,6 +15,7 @@
 //! k begins at `k · 424 / rate` (the kernel's exact cell instants); the clock runs only
 //! while the linecard has something to do.
 
+use atmsim_kernel::ByFlow;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimTime};
 use atmsim_wire::credit::CreditEntry;
@@ -39,7 +40,7 @@ pub struct CreditGate {
     /// The next slot's index while the clock runs.
     next_slot: Option<u64>,
     /// Credit cells consumed, per flow (the ledger books them delivered here).
-    credit_by_flow: Vec<u64>,
+    credit_by_flow: ByFlow<u64>,
     /// Counters at the warm-up: sent, blocked, credit cells, entries.
     base: (u64, u64, u64, u64),
 }
@@ -48,7 +49,7 @@ impl CreditGate {
     /// A gate on the cell clock of `rate` sending on `vcis` (VPI 0), each starting with
     /// `window` credits.
     pub fn new(rate: Rate, vcis: &[u16], window: u64) -> CreditGate {
-        CreditGate { rate, card: CreditLinecard::new(vcis, window), next_slot: None, credit_by_flow: Vec::new(), base: (0, 0, 0, 0) }
+        CreditGate { rate, card: CreditLinecard::new(vcis, window), next_slot: None, credit_by_flow: ByFlow::new(), base: (0, 0, 0, 0) }
     }
 
     /// Queues a data cell (VPI 0: its VCI names the VC); `Err(cell)` for a VC the gate
@@ -70,11 +71,7 @@ impl CreditGate {
 
     /// A credit cell of flow `flow` arrived with `entries`: they join the FIFO.
     pub fn on_credit(&mut self, flow: u32, entries: impl IntoIterator<Item = CreditEntry>) {
-        let f = flow as usize;
-        if self.credit_by_flow.len() <= f {
-            self.credit_by_flow.resize(f + 1, 0);
-        }
-        self.credit_by_flow[f] += 1;
+        *self.credit_by_flow.entry(flow) += 1;
         self.card.on_credit_cell(entries);
     }
 
@@ -138,8 +135,8 @@ impl CreditGate {
     /// Cells waiting for credit are in flight; credit cells consumed are delivered.
     pub fn ledger(&self, l: &mut Ledger) {
         self.card.cells().for_each(|c| book_in_flight(l, c));
-        for (f, &n) in self.credit_by_flow.iter().enumerate() {
-            l.add_delivered(f as u32, n);
+        for (f, &n) in self.credit_by_flow.iter() {
+            l.add_delivered(f, n);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! and tokens, the round robin, and evans96's pacing measurement (cells and bursts per
 //! VC per measurement interval).
 
+use atmsim_kernel::ByFlow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
@@ -94,7 +95,7 @@ pub struct Controller {
     /// The slot of the next decision, if one is pending.
     pub armed: Option<u64>,
     waiting: usize,
-    pub(super) drops_by_flow: Vec<u64>,
+    pub(super) drops_by_flow: ByFlow<u64>,
     /// The last slot decided.
     last_decided: Option<u64>,
     /// The adaptive shaper's settings, and the first slot of the next measurement
@@ -122,7 +123,7 @@ impl Controller {
             on_line: None,
             armed: None,
             waiting: 0,
-            drops_by_flow: Vec::new(),
+            drops_by_flow: ByFlow::new(),
             last_decided: None,
             adapt: None,
             next_adapt: u64::MAX,
@@ -232,11 +233,7 @@ impl Controller {
         let vc = &mut self.vcs[v];
         if self.vc_capacity.is_some_and(|c| vc.queue.len() >= c) {
             vc.drops += 1;
-            let f = cell.flow as usize;
-            if self.drops_by_flow.len() <= f {
-                self.drops_by_flow.resize(f + 1, 0);
-            }
-            self.drops_by_flow[f] += 1;
+            *self.drops_by_flow.entry(cell.flow) += 1;
             return Arrival::Dropped;
         }
         vc.queue.push_back((now, cell));

@@ -334,8 +334,8 @@ impl crate::kind::Kind for Iofm {
         out.push(path, "phy_utilisation", "value", if slots > 0 { total as f64 / slots as f64 } else { f64::NAN }, "1");
     }
     fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.ctl.drops_by_flow.iter().enumerate() {
-            l.add_dropped("buffer_full", f as u32, n);
+        for (f, &n) in self.ctl.drops_by_flow.iter() {
+            l.add_dropped("buffer_full", f, n);
         }
         for v in &self.ctl.vcs {
             for (_, c) in &v.queue {

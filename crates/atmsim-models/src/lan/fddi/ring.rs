@@ -35,6 +35,7 @@
 //! for it (generated, delivered inside the ring, dropped, in flight) and the frames of
 //! `gw_tx` under their own flows.
 
+use atmsim_kernel::ByFlow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -369,17 +370,13 @@ pub struct Ring {
     generated: u64,
     /// Own frames that left on gw_rx.
     sent_out: u64,
-    delivered: Vec<u64>,
-    dropped_full: Vec<u64>,
-    dropped_route: Vec<u64>,
+    delivered: ByFlow<u64>,
+    dropped_full: ByFlow<u64>,
+    dropped_route: ByFlow<u64>,
 }
 
-fn count(v: &mut Vec<u64>, flow: u32) {
-    let f = flow as usize;
-    if v.len() <= f {
-        v.resize(f + 1, 0);
-    }
-    v[f] += 1;
+fn count(v: &mut ByFlow<u64>, flow: u32) {
+    *v.entry(flow) += 1;
 }
 
 impl Ring {
@@ -432,9 +429,9 @@ impl Ring {
             since: SimTime::ZERO,
             generated: 0,
             sent_out: 0,
-            delivered: Vec::new(),
-            dropped_full: Vec::new(),
-            dropped_route: Vec::new(),
+            delivered: ByFlow::new(),
+            dropped_full: ByFlow::new(),
+            dropped_route: ByFlow::new(),
             p,
         })
     }
@@ -611,8 +608,7 @@ impl Ring {
     /// This component's own frames: generated − delivered (here or out on gw_rx) −
     /// dropped − in flight.
     fn frame_balance(&self) -> i64 {
-        let f = self.flow as usize;
-        let at = |v: &Vec<u64>| v.get(f).copied().unwrap_or(0) as i64;
+        let at = |v: &ByFlow<u64>| v.get(self.flow).copied().unwrap_or(0) as i64;
         let mine = |p: &Pending| i64::from(p.frame.flow == self.flow);
         let queued: i64 = self.st.iter().flat_map(|s| s.queues.iter().flatten()).map(mine).sum();
         let on_ring: i64 = self.on_ring.iter().map(|a| mine(&a.0.p)).sum();
@@ -753,14 +749,14 @@ impl Kind for Ring {
 
     fn ledger(&self, l: &mut Ledger) {
         l.add_generated(self.flow, self.generated);
-        for (f, &n) in self.delivered.iter().enumerate() {
-            l.add_delivered(f as u32, n);
+        for (f, &n) in self.delivered.iter() {
+            l.add_delivered(f, n);
         }
-        for (f, &n) in self.dropped_full.iter().enumerate() {
-            l.add_dropped("buffer_full", f as u32, n);
+        for (f, &n) in self.dropped_full.iter() {
+            l.add_dropped("buffer_full", f, n);
         }
-        for (f, &n) in self.dropped_route.iter().enumerate() {
-            l.add_dropped("no_route", f as u32, n);
+        for (f, &n) in self.dropped_route.iter() {
+            l.add_dropped("no_route", f, n);
         }
         let mut held = |p: &Pending| {
             l.add_in_flight(p.frame.flow, 1);
