@@ -31,8 +31,12 @@ class Scenario:
         ('--set KEY: ...')."""
     def to_toml(self) -> str: ...
     def run(self, seed: Optional[int] = None, run: int = 0,
-            progress: Optional[Callable[[float, float], Any]] = None) -> dict[str, Any]:
-        """Runs one replication. seed None → scenario seed. progress(sim_now_s, duration_s)
+            progress: Optional[Callable[[float, float], Any]] = None,
+            trace_file: Optional[str] = None) -> dict[str, Any]:
+        """Runs one replication. seed None → scenario seed. trace_file: stream the cell
+        trace to this CSV file during the run (bounded memory; the dict then has
+        'trace_file' instead of 'trace'; 'trace_rows' counts the rows either way).
+        progress(sim_now_s, duration_s)
         is called about every 65k events (with the GIL); if it raises (e.g.
         KeyboardInterrupt) the run stops and that exception propagates. Returns
         {'name','seed','run','fingerprint' (16 hex digits),'events','duration_s','warmup_s',

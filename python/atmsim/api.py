@@ -79,8 +79,12 @@ class Scenario:
     def to_toml(self) -> str:
         return self._native.to_toml()
 
-    def run(self, seed: Optional[int] = None, run: int = 0, progress: ProgressArg = None) -> "Result":
-        return _run_scenario(self, seed=seed, run=run, progress=progress)
+    def run(self, seed: Optional[int] = None, run: int = 0, progress: ProgressArg = None,
+            cell_trace: Optional[Union[str, os.PathLike]] = None) -> "Result":
+        """Run one replication (see :func:`run`); ``cell_trace``: a CSV file the cell
+        trace is streamed to during the run, in bounded memory (the scenario then keeps
+        a trace as if ``[trace] cells = true``; :attr:`Result.cell_trace` reads it back)."""
+        return _run_scenario(self, seed=seed, run=run, progress=progress, cell_trace=cell_trace)
 
     def __repr__(self) -> str:
         return (f"Scenario(name={self.name!r}, path={self.path!r}, duration_s={self.duration_s:g}, "
@@ -192,8 +196,14 @@ class Result:
         if self._trace is None:
             import pandas as pd
 
-            t = self.raw.get("trace") or {}
-            self._trace = pd.DataFrame({c: t.get(c, []) for c in TRACE_COLUMNS})
+            if self.raw.get("trace_file"):
+                # Streamed to its file during the run: read back, the same columns.
+                text = [c for c in TRACE_COLUMNS if c not in ("time_s", "born_s", "seq", "pdu_cell", "octets")]
+                self._trace = pd.read_csv(self.raw["trace_file"], dtype={c: str for c in text}, keep_default_na=False)
+                self._trace = self._trace[TRACE_COLUMNS]
+            else:
+                t = self.raw.get("trace") or {}
+                self._trace = pd.DataFrame({c: t.get(c, []) for c in TRACE_COLUMNS})
             self._trace = self._trace.astype({"time_s": "float64", "born_s": "float64", "seq": "int64", "pdu_cell": "int64",
                                               "octets": "int64"})
         return self._trace
@@ -413,14 +423,20 @@ def check_seed_run(seed: Optional[int], run: int) -> None:
             raise ParamError(f"{name} {v}: {what} is an integer from 0 to {U64_MAX}")
 
 
-def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: ProgressArg) -> Result:
+def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: ProgressArg,
+                  cell_trace: Optional[Union[str, os.PathLike]] = None) -> Result:
     check_seed_run(seed, run)
+    trace_file = None
+    if cell_trace is not None:
+        trace_file = os.fspath(cell_trace)
+        if not sc.native.traced:
+            sc = sc.with_overrides({"trace.cells": "true"})
     if progress is None or isinstance(progress, bool):
         # Always hand the native run a callback: it is where Ctrl-C is noticed.
         with RunProgress(label=sc.name, enabled=None if progress is None else progress) as bar:
-            res = Result(sc.native.run(seed=seed, run=run, progress=bar))
+            res = Result(sc.native.run(seed=seed, run=run, progress=bar, trace_file=trace_file))
     else:
-        res = Result(sc.native.run(seed=seed, run=run, progress=progress))
+        res = Result(sc.native.run(seed=seed, run=run, progress=progress, trace_file=trace_file))
     for w in res.warnings:
         warnings.warn(w, AtmsimWarning, stacklevel=3)
     return res

@@ -135,31 +135,96 @@ impl TraceFilter {
     }
 }
 
+/// Where a trace streamed to a file sends its rows: each chunk of at most
+/// [`CellTrace::spill_rows`] rows, in booking order, to be sorted and written out
+/// (the scenario's writer; [`CellTrace::spill_to`]). An error stops the streaming and
+/// is reported at the end of the run; the run itself goes on unchanged.
+pub type Spill = Box<dyn FnMut(&mut Vec<TraceRow>) -> Result<(), String> + Send>;
+
 /// The run's trace: off unless the scenario asks for one.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct CellTrace {
     pub on: bool,
     pub filter: TraceFilter,
+    /// The rows kept, in booking order (streamed: those not yet handed to the spill).
     pub rows: Vec<TraceRow>,
     /// Rows the filter wanted beyond its limit (not kept).
     pub cut: u64,
+    /// Rows already handed to the spill.
+    pub spilled: u64,
+    /// With a spill: hand the rows over whenever this many are held.
+    pub spill_rows: usize,
+    spill: Option<Spill>,
+    /// The spill's first error (streaming stopped there).
+    pub spill_error: Option<String>,
+}
+
+impl std::fmt::Debug for CellTrace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CellTrace")
+            .field("on", &self.on)
+            .field("filter", &self.filter)
+            .field("rows", &self.rows.len())
+            .field("cut", &self.cut)
+            .field("spilled", &self.spilled)
+            .field("streamed", &self.spill.is_some())
+            .finish()
+    }
 }
 
 impl CellTrace {
     /// A trace keeping what `filter` wants.
     pub fn new(filter: TraceFilter) -> CellTrace {
-        CellTrace { on: true, filter, rows: Vec::new(), cut: 0 }
+        CellTrace { on: true, filter, ..CellTrace::default() }
+    }
+
+    /// Streams the rows: whenever `chunk` rows are held they go to `spill`, so that a
+    /// trace of any length holds at most `chunk` rows in memory (issue 44 item 5).
+    pub fn spill_to(&mut self, chunk: usize, spill: Spill) {
+        self.spill_rows = chunk.max(1);
+        self.spill = Some(spill);
+    }
+
+    /// Rows kept so far (held and handed over).
+    pub fn kept(&self) -> u64 {
+        self.spilled + self.rows.len() as u64
+    }
+
+    /// Hands the rows held to the spill (at the end of the run, the last of them).
+    pub fn flush(&mut self) -> Result<(), String> {
+        if let Some(e) = &self.spill_error {
+            return Err(e.clone());
+        }
+        let Some(spill) = self.spill.as_mut() else { return Ok(()) };
+        let n = self.rows.len() as u64;
+        match spill(&mut self.rows) {
+            Ok(()) => {
+                self.spilled += n;
+                self.rows.clear();
+                Ok(())
+            }
+            Err(e) => {
+                self.spill_error = Some(e.clone());
+                self.spill = None;
+                self.rows.clear();
+                Err(e)
+            }
+        }
     }
 
     fn push(&mut self, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced, carries: impl FnOnce() -> String) {
         if !self.filter.wants(time, comp, station, &what) {
             return;
         }
-        if self.rows.len() >= self.filter.limit {
+        if self.kept() >= self.filter.limit as u64 {
             self.cut += 1;
             return;
         }
         self.rows.push(TraceRow { time, comp, station, event, what, carries: carries() });
+        if self.spill.is_some() && self.rows.len() >= self.spill_rows {
+            // An error is kept and reported at the end of the run.
+            let _ = self.flush();
+        }
     }
 }
 
@@ -362,6 +427,41 @@ mod tests {
         assert_eq!(store.trace.cut, 4);
         assert_eq!(store.trace.rows[1].time, SimTime(1));
         assert_eq!(store.trace.rows[1].event, TraceEvent::Arrive(1));
+    }
+
+    #[test]
+    fn a_streamed_trace_holds_at_most_a_chunk_and_hands_over_every_row() {
+        use std::sync::{Arc, Mutex};
+        let got: Arc<Mutex<Vec<(usize, SimTime)>>> = Arc::default();
+        let sink = Arc::clone(&got);
+        let mut store = Payloads::default();
+        store.trace = CellTrace::new(TraceFilter { limit: 7, ..TraceFilter::default() });
+        let mut chunks = 0;
+        store.trace.spill_to(3, Box::new(move |rows: &mut Vec<TraceRow>| {
+            chunks += 1;
+            sink.lock().map_err(|e| e.to_string())?.extend(rows.iter().map(|r| (chunks, r.time)));
+            Ok(())
+        }));
+        for k in 0..10 {
+            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
+            assert!(store.trace.rows.len() < 3, "never more than a chunk held");
+        }
+        assert_eq!((store.trace.kept(), store.trace.cut), (7, 3), "the limit counts the rows handed over");
+        store.trace.flush().unwrap();
+        let got = got.lock().unwrap().clone();
+        let want: Vec<(usize, SimTime)> = (0..7).map(|k| (k as usize / 3 + 1, SimTime(k))).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_spill_error_stops_the_streaming_and_is_reported() {
+        let mut store = Payloads::default();
+        store.trace = CellTrace::new(TraceFilter::default());
+        store.trace.spill_to(2, Box::new(|_: &mut Vec<TraceRow>| Err("disk full".to_string())));
+        for k in 0..5 {
+            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
+        }
+        assert_eq!(store.trace.flush(), Err("disk full".to_string()));
     }
 
     #[test]

@@ -54,7 +54,7 @@ struct PyScenario {
     path: String,
 }
 
-fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult, trace_file: Option<&std::path::Path>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
     d.set_item("name", &r.name)?;
     d.set_item("seed", r.seed)?;
@@ -114,7 +114,11 @@ fn result_dict<'py>(py: Python<'py>, sc: &Scenario, r: &RunResult) -> PyResult<B
     }
     d.set_item("series", series)?;
     d.set_item("warnings", r.warnings.clone())?;
-    if sc.trace.is_some() {
+    d.set_item("trace_rows", r.trace_rows)?;
+    if let Some(path) = trace_file {
+        // Streamed to the file during the run; Python reads it back when asked.
+        d.set_item("trace_file", path.to_string_lossy().into_owned())?;
+    } else if sc.trace.is_some() {
         // Column by column (a DataFrame is built from it at once).
         let t = PyDict::new_bound(py);
         t.set_item("time_s", r.trace.iter().map(|x| x.time_s).collect::<Vec<_>>())?;
@@ -198,8 +202,8 @@ impl PyScenario {
         self.inner.to_toml()
     }
 
-    #[pyo3(signature = (seed=None, run=0, progress=None))]
-    fn run<'py>(&self, py: Python<'py>, seed: Option<u64>, run: u64, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(signature = (seed=None, run=0, progress=None, trace_file=None))]
+    fn run<'py>(&self, py: Python<'py>, seed: Option<u64>, run: u64, progress: Option<PyObject>, trace_file: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
         let sc = self.inner.clone();
         let seed = seed.unwrap_or(sc.seed);
         let duration_s = sc.duration.as_secs_f64();
@@ -220,13 +224,13 @@ impl PyScenario {
                     true
                 })
             };
-            sc.run(seed, run, &mut cb)
+            sc.run_to(seed, run, &mut cb, trace_file.as_deref())
         });
         if let Some(e) = pending {
             return Err(e);
         }
         let r = result.map_err(|e| to_py(CoreError::Sim(e)))?;
-        result_dict(py, &sc, &r)
+        result_dict(py, &sc, &r, trace_file.as_deref())
     }
 
     fn __repr__(&self) -> String {

@@ -12,7 +12,8 @@
 //! - [`sweep`]: the `[sweep]` table (grids, ranges, zip, replications, precision
 //!   targets), read from the same document with the same errors, and the per-point
 //!   seed;
-//! - [`trace`]: the `[trace]` table (a cell-by-cell trace of each run).
+//! - [`trace`]: the `[trace]` table (a cell-by-cell trace of each run);
+//! - [`trace_file`]: a cell trace streamed to a CSV file in bounded memory.
 
 pub mod error;
 mod expand;
@@ -20,8 +21,9 @@ pub mod load;
 pub mod run;
 pub mod sweep;
 pub mod trace;
+pub mod trace_file;
 
 pub use error::{Location, ScenarioError};
 pub use load::{ComponentDecl, Scenario, SeriesReq, Wire};
-pub use run::{FlowBooks, RunResult, SeriesRow, TraceRowOut};
+pub use run::{FlowBooks, RunResult, SeriesRow, TraceNames, TraceRowOut};
 pub use sweep::{point_seed, SweepSpec};

@@ -39,6 +39,8 @@ pub struct SeriesRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceRowOut {
     pub time_s: f64,
+    /// The same instant in picoseconds (exact).
+    pub time_ps: u64,
     /// `r`: the cell or frame arrived at the component's input `port`; `-`: its
     /// transmission starts on the line of output `port`; `d`: the component dropped
     /// it (`cause`, the ledger's).
@@ -69,6 +71,8 @@ pub struct TraceRowOut {
     pub pdu_cell: u16,
     /// When its source made it.
     pub born_s: f64,
+    /// The same instant in picoseconds (exact).
+    pub born_ps: u64,
     /// `eop`, `clp`, `efci`, comma-separated (empty for a frame).
     pub flags: String,
     /// What it carries beyond its header, in a few words (empty for most cells); a
@@ -99,8 +103,77 @@ pub struct RunResult {
     /// Warnings about the run's input, one line each (`FILE:LINE: KEY: ...`): a
     /// `[probes] keep` pattern that matched no probe row; a cell trace cut at its limit.
     pub warnings: Vec<String>,
-    /// The cell trace asked for in `[trace]`, in time order (empty without one).
+    /// The cell trace asked for in `[trace]`, in time order (empty without one, and
+    /// when it was streamed to a file: [`Scenario::run_to`]).
     pub trace: Vec<TraceRowOut>,
+    /// Rows of the cell trace (held in `trace` or written to its file).
+    pub trace_rows: u64,
+}
+
+/// What names a trace row's component, ports and source: the scenario's names, owned
+/// (a streamed trace formats its rows during the run).
+#[derive(Clone, Debug)]
+pub struct TraceNames {
+    /// Per component: its name, its input ports' names, its output ports' names.
+    comps: Vec<(String, Vec<String>, Vec<String>)>,
+    /// Flow → the source component's name.
+    sources: std::collections::HashMap<u32, String>,
+}
+
+impl TraceNames {
+    pub fn new(sc: &Scenario) -> TraceNames {
+        let ports = |d: &[atmsim_models::kind::PortDecl]| d.iter().map(|p| p.name.clone()).collect();
+        TraceNames {
+            comps: sc.components.iter().map(|c| (c.name.clone(), ports(&c.ports.inputs), ports(&c.ports.outputs))).collect(),
+            sources: sc.components.iter().filter_map(|c| Some((c.flow?, c.name.clone()))).collect(),
+        }
+    }
+
+    /// Names for a test: components with one input and one output port (`in`,
+    /// `out`), flows 0 … `flows` − 1 from the first components.
+    #[cfg(test)]
+    pub(crate) fn for_test(comps: &[&str], flows: u32) -> TraceNames {
+        TraceNames {
+            comps: comps.iter().map(|c| (c.to_string(), vec!["in".to_string()], vec!["out".to_string()])).collect(),
+            sources: (0..flows).map(|f| (f, comps[f as usize % comps.len()].to_string())).collect(),
+        }
+    }
+
+    /// One row with its names.
+    pub fn row(&self, r: &atmsim_models::cell_trace::TraceRow) -> TraceRowOut {
+        use atmsim_models::cell_trace::{flag_names, TraceEvent, Traced, FRAME_NO_PORT};
+        let (cname, inputs, outputs) = &self.comps[r.comp as usize];
+        let name = |names: &[String], p: u16| if p == FRAME_NO_PORT { String::new() } else { names.get(p as usize).map_or_else(|| p.to_string(), |x| x.clone()) };
+        let (event, port, cause) = match r.event {
+            TraceEvent::Arrive(p) => ("r", name(inputs, p), ""),
+            TraceEvent::Depart(p) => ("-", name(outputs, p), ""),
+            TraceEvent::Drop(cause) => ("d", String::new(), cause),
+        };
+        let component = match r.station {
+            Some(i) => format!("{cname}/s{i}"),
+            None => cname.clone(),
+        };
+        let source = |flow: u32| self.sources.get(&flow).map_or_else(|| format!("flow {flow}"), |s| s.clone());
+        // What differs between a cell's row and a frame's.
+        let (unit, octets, vc, source, seq, pdu_cell, born, flags, carries) = match r.what {
+            Traced::Cell(cell) => ("cell", 53, format!("{}/{}", cell.vc >> 16, cell.vc & 0xffff), source(cell.flow), cell.seq, cell.pdu_index, cell.born, flag_names(&cell), r.carries.clone()),
+            Traced::Frame { frame, origin } => (
+                "frame",
+                frame.octets,
+                String::new(),
+                match origin {
+                    Some(i) => format!("{}/s{i}", source(frame.flow)),
+                    None => source(frame.flow),
+                },
+                frame.seq,
+                0,
+                frame.born,
+                String::new(),
+                if r.carries.is_empty() { format!("dst {}", frame.dst) } else { format!("dst {}: {}", frame.dst, r.carries) },
+            ),
+        };
+        TraceRowOut { time_s: r.time.as_secs_f64(), time_ps: r.time.0, event, component, port, cause, unit, octets, vc, source, seq, pdu_cell, born_s: born.as_secs_f64(), born_ps: born.0, flags, carries }
+    }
 }
 
 impl Scenario {
@@ -153,11 +226,31 @@ impl Scenario {
     /// Runs replication `run` with master seed `seed`. `progress(now, events)` is called
     /// every 65,536 events; returning false interrupts the run.
     pub fn run(&self, seed: u64, run: u64, progress: &mut dyn FnMut(SimTime, u64) -> bool) -> Result<RunResult, SimError> {
+        self.run_to(seed, run, progress, None)
+    }
+
+    /// [`Scenario::run`], streaming the cell trace to the CSV file `trace_file` in
+    /// bounded memory ([`crate::trace_file`]) instead of holding it in the result;
+    /// the scenario must keep a trace (`[trace] cells = true`).
+    pub fn run_to(&self, seed: u64, run: u64, progress: &mut dyn FnMut(SimTime, u64) -> bool, trace_file: Option<&std::path::Path>) -> Result<RunResult, SimError> {
         let started = Instant::now();
-        let sim = self.build(seed, run)?;
+        let mut sim = self.build(seed, run)?;
+        let file = match (trace_file, &self.trace) {
+            (None, _) => None,
+            (Some(path), None) => return Err(SimError::Output(format!("{}: no cell trace to write: the scenario keeps none ([trace] cells = true)", path.display()))),
+            (Some(path), Some(_)) => {
+                let f = crate::trace_file::TraceFile::create(path).map_err(SimError::Output)?;
+                sim.store_mut().trace.spill_to(crate::trace_file::CHUNK, f.spill(TraceNames::new(self)));
+                Some(f)
+            }
+        };
         let end = SimTime::ZERO.plus(self.duration);
         let warm = SimTime::ZERO.plus(self.warmup);
-        let out = sim.run(end, warm, progress)?;
+        let mut out = sim.run(end, warm, progress)?;
+        if let Some(f) = file {
+            out.store.trace.flush().map_err(SimError::Output)?;
+            f.finish().map_err(SimError::Output)?;
+        }
         let wall_s = started.elapsed().as_secs_f64();
         let mut probes = out.report.rows;
         let mut flows = Vec::new();
@@ -190,12 +283,13 @@ impl Scenario {
         }
         let mut warnings = self.unmatched_keep(&probes);
         let trace = self.trace_rows(&out.store.trace);
+        let trace_rows = out.store.trace.kept();
         if out.store.trace.cut > 0 {
             let line = self.raw.trace.iter().find(|e| e.key == "limit").and_then(|e| e.line);
             let at = line.map_or_else(|| self.raw.file.clone(), |l| format!("{}:{l}", self.raw.file));
             warnings.push(format!(
                 "{at}: trace.limit: the cell trace stopped at {} rows ({} more were wanted); narrow it (flows, vcs, at, from, to) or raise limit",
-                trace.len(),
+                trace_rows,
                 out.store.trace.cut
             ));
         }
@@ -207,51 +301,16 @@ impl Scenario {
             .zip(out.series.values)
             .map(|(r, values)| SeriesRow { component: r.path.clone(), probe: r.decl.name, unit: r.decl.unit, kind: r.decl.kind.name(), interval_s, values })
             .collect();
-        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, scheduled: out.scheduled, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings, trace })
+        Ok(RunResult { name: self.name.clone(), seed, run, fingerprint: out.fingerprint, events: out.events, scheduled: out.scheduled, wall_s, loop_s: out.loop_s, probes, ledger: out.ledger, flows, series, warnings, trace, trace_rows })
     }
 
     /// The trace's rows with names, in time order (the kernel tells of deliveries
     /// handed over late after other events: a stable sort by time restores the order
     /// of each instant's rows as recorded).
     fn trace_rows(&self, t: &atmsim_models::cell_trace::CellTrace) -> Vec<TraceRowOut> {
-        use atmsim_models::cell_trace::{flag_names, TraceEvent, Traced, FRAME_NO_PORT};
-        let sources: std::collections::HashMap<u32, &str> = self.components.iter().filter_map(|c| Some((c.flow?, c.name.as_str()))).collect();
+        let names = TraceNames::new(self);
         let mut rows: Vec<&atmsim_models::cell_trace::TraceRow> = t.rows.iter().collect();
         rows.sort_by_key(|r| r.time);
-        rows.into_iter()
-            .map(|r| {
-                let c = &self.components[r.comp as usize];
-                let name = |names: &[atmsim_models::kind::PortDecl], p: u16| if p == FRAME_NO_PORT { String::new() } else { names.get(p as usize).map_or_else(|| p.to_string(), |x| x.name.clone()) };
-                let (event, port, cause) = match r.event {
-                    TraceEvent::Arrive(p) => ("r", name(&c.ports.inputs, p), ""),
-                    TraceEvent::Depart(p) => ("-", name(&c.ports.outputs, p), ""),
-                    TraceEvent::Drop(cause) => ("d", String::new(), cause),
-                };
-                let component = match r.station {
-                    Some(i) => format!("{}/s{i}", c.name),
-                    None => c.name.clone(),
-                };
-                let source = |flow: u32| sources.get(&flow).map_or_else(|| format!("flow {flow}"), |s| s.to_string());
-                // What differs between a cell's row and a frame's.
-                let (unit, octets, vc, source, seq, pdu_cell, born, flags, carries) = match r.what {
-                    Traced::Cell(cell) => ("cell", 53, format!("{}/{}", cell.vc >> 16, cell.vc & 0xffff), source(cell.flow), cell.seq, cell.pdu_index, cell.born, flag_names(&cell), r.carries.clone()),
-                    Traced::Frame { frame, origin } => (
-                        "frame",
-                        frame.octets,
-                        String::new(),
-                        match origin {
-                            Some(i) => format!("{}/s{i}", source(frame.flow)),
-                            None => source(frame.flow),
-                        },
-                        frame.seq,
-                        0,
-                        frame.born,
-                        String::new(),
-                        if r.carries.is_empty() { format!("dst {}", frame.dst) } else { format!("dst {}: {}", frame.dst, r.carries) },
-                    ),
-                };
-                TraceRowOut { time_s: r.time.as_secs_f64(), event, component, port, cause, unit, octets, vc, source, seq, pdu_cell, born_s: born.as_secs_f64(), flags, carries }
-            })
-            .collect()
+        rows.into_iter().map(|r| names.row(r)).collect()
     }
 }
