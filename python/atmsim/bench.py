@@ -639,6 +639,85 @@ def _scale_scenario(vcs: int, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+# * scale_pairs — N independent ``cbr -> sink`` pairs (1 Mb/s each, 1 ms), N = 10 …
+#   100,000 (issue 44 item 1: memory grew with N² and 100,000 pairs were killed by
+#   the OOM killer at 23.8 GB): the whole process's peak resident memory and the wall
+#   time to load and run, each N in a fresh process. Targets: 100,000 pairs in under
+#   2 GB and 30 s; linear (bytes per pair at the most pairs ≤ 2× at 1,000).
+SCALE_PAIRS = (10, 1_000, 10_000, 100_000)
+PAIRS_MAX_BYTES = 2 * 1024**3
+PAIRS_MAX_S = 30.0
+
+
+def pairs_scenario(n: int) -> str:
+    """N independent ``cbr -> sink`` pairs (1 Mb/s, VC i + 1), 1 ms."""
+    lines = ["connections = [" + ", ".join(f'"s{i} -> k{i}"' for i in range(n)) + "]",
+             "[scenario]", 'name = "pairs"', 'duration = "1 ms"', 'warmup = "0 s"']
+    for i in range(n):
+        lines += [f"[components.s{i}]", 'kind = "cbr"', 'rate = "1 Mb/s"', f"vc = {i + 1}", f"[components.k{i}]", 'kind = "sink"']
+    return "\n".join(lines) + "\n"
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory since it started its program: Linux's
+    VmHWM (``ru_maxrss`` is kept across exec, so a child started from a large
+    process reports the parent's peak), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _pairs_child(n: int) -> dict[str, Any]:
+    """Loads and runs ``pairs_scenario(n)`` in this (fresh) process."""
+    text = pairs_scenario(n)
+    t0 = time.perf_counter()
+    sc = _atmsim.loads(text, f"<bench pairs {n}>")
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r = sc.run(seed=SEED, run=0)
+    run_s = time.perf_counter() - t0
+    return {"name": "scale_pairs", "impl": "atmsim", "pairs": n, "components": 2 * n, "load_s": load_s, "run_s": run_s,
+            "wall_s": load_s + run_s, "cells": int(r["ledger"]["delivered"]),
+            "peak_rss_bytes": peak_rss_bytes()}
+
+
+def pairs_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Memory and time against the number of independent pairs, each in a child."""
+    import subprocess
+    import sys
+
+    rows = []
+    for n in (SCALE_PAIRS[:2] if quick else SCALE_PAIRS):
+        code = f"import json; from atmsim.bench import _pairs_child; print(json.dumps(_pairs_child({n})))"
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+        if p.returncode != 0:
+            raise RuntimeError(f"scale benchmark, {n:,} pairs, failed: {p.stderr.strip().splitlines()[-1:] or p.returncode}")
+        rows.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    return rows
+
+
+def pairs_verdict(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """At the most pairs measured: within 2 GB and 30 s, and bytes per pair at most
+    twice those at 1,000 pairs (the process's fixed ~40 MB taken off both)."""
+    p = sorted((r for r in rows if r["name"] == "scale_pairs"), key=lambda r: r["pairs"])
+    if len(p) < 2:
+        return None
+    base = p[0]["peak_rss_bytes"]
+    ref = next((r for r in p if r["pairs"] >= 1_000), p[-1])
+    per = lambda r: (r["peak_rss_bytes"] - base) / r["pairs"]  # noqa: E731
+    last = p[-1]
+    growth = per(last) / per(ref) if per(ref) > 0 else None
+    return {"pairs": last["pairs"], "bytes": last["peak_rss_bytes"], "wall_s": last["wall_s"], "growth": growth,
+            "met": last["peak_rss_bytes"] < PAIRS_MAX_BYTES and last["wall_s"] < PAIRS_MAX_S and (growth is None or growth <= 2.0)}
+
+
 def scale_rows(quick: bool = False) -> list[dict[str, Any]]:
     """Cells per wall second against the number of VCs, and events per wall second
     against the number of pending events (see the comment above)."""
@@ -661,6 +740,7 @@ def scale_rows(quick: bool = False) -> list[dict[str, Any]]:
         rows.append({"name": "scale_pending", "impl": "atmsim", "pending": n, "events": int(m["events"]),
                      "wall_s": float(m["wall_s"]),
                      "events_per_s": m["events"] / m["wall_s"] if m["wall_s"] > 0 else None})
+    rows += pairs_rows(quick)
     return rows
 
 
@@ -679,7 +759,7 @@ def scale_main(quick: bool = False, json_out: bool = False, plot: str | None = N
     if json_out:
         f = scale_flatness(rows)
         print(json.dumps({"scale": rows, "flatness": f, "target": SCALE_TARGET,
-                          "met": None if f is None else f >= SCALE_TARGET, "quick": quick}))
+                          "met": None if f is None else f >= SCALE_TARGET, "pairs": pairs_verdict(rows), "quick": quick}))
         return
     print_scale(rows)
     print(f"\nmachine: {machine()}" + ("   (--quick: 10 and 1,000 only, not a measurement)" if quick else ""))
@@ -699,6 +779,17 @@ def print_scale(rows: list[dict[str, Any]]) -> None:
     if f is not None:
         print(f"  flatness: cells/s at the most VCs / at 10 VCs = {f:.2f}   target >= {SCALE_TARGET:g}: "
               f"{'met' if f >= SCALE_TARGET else 'NOT met'}")
+    pairs = [r for r in rows if r["name"] == "scale_pairs"]
+    if pairs:
+        print("memory and time against components (issue 44): N independent cbr -> sink pairs, 1 ms, each in a fresh process")
+        for r in pairs:
+            print(f"  {r['pairs']:>7,} pairs ({r['components']:,} components): peak {r['peak_rss_bytes'] / 2**20:8.1f} MiB, "
+                  f"load {r['load_s']:6.2f} s, run {r['run_s']:6.2f} s")
+        v = pairs_verdict(rows)
+        if v is not None:
+            growth = "" if v["growth"] is None else f", bytes per pair {v['growth']:.2f}x those at 1,000"
+            print(f"  {v['pairs']:,} pairs: {v['bytes'] / 2**30:.2f} GiB, {v['wall_s']:.1f} s{growth}   "
+                  f"target < {PAIRS_MAX_BYTES / 2**30:g} GiB, < {PAIRS_MAX_S:g} s, <= 2x: {'met' if v['met'] else 'NOT met'}")
 
 
 # --------------------------------------------------------------------------- sweeps

@@ -151,6 +151,13 @@ def _table(rows: list[list[str]], header: list[str], indent: str = "", width: Op
     return "\n".join(lines)
 
 
+#: Rows a printed table holds at most: a run of 100,000 components has millions of
+#: probe rows, which no one reads on a terminal and which took longer to format than
+#: the run (issue 44 item 1); past it the table is replaced by one line saying how to
+#: get the rows (--json, Result.probes, [probes] keep).
+TABLE_ROWS = 20_000
+
+
 def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT) -> str:
     s = res.summary
     wall = s["wall_s"]
@@ -171,7 +178,12 @@ def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT
     rows: list[list[str]] = []
     last = None
     hidden = 0
-    for comp, probe, stat, value, unit in res.raw.get("probes", []):  # the raw rows: no pandas for a run
+    raw_probes = res.raw.get("probes", [])
+    if len(raw_probes) > TABLE_ROWS:
+        out.append(f"probes       {len(raw_probes):,} rows, more than a table shows ({TABLE_ROWS:,}): write them with --json "
+                   "or read Result.probes in Python, or keep fewer with [probes] keep = [\"COMPONENT.PROBE\", ...]")
+        raw_probes = []
+    for comp, probe, stat, value, unit in raw_probes:  # the raw rows: no pandas for a run
         # A tail distribution (p_gt_0..p_gt_N) ends in a run of zeros: show the first
         # zero only, to keep the table readable (--json has every row).
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
@@ -180,7 +192,8 @@ def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT
         shown, shown_unit = to_display(float(value), unit, rate_unit)
         rows.append([comp if comp != last else "", probe, stat, _fmt(shown), shown_unit])
         last = comp
-    out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
+    if rows:
+        out.append(_table(rows, ["component", "probe", "statistic", "value", "unit"]))
     if hidden:
         out.append(f"({hidden} further zero tail rows not shown; see --json)")
     led = s["ledger"]
@@ -195,6 +208,9 @@ def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT
         f" + dropped {drop_total:,} ({causes}) + in flight {led['in_flight']:,}",
     ]
     flows = s.get("flows") or []
+    if len(flows) > TABLE_ROWS:
+        out += ["", f"flows        {len(flows):,}, more than a table shows ({TABLE_ROWS:,}): per flow in --json or Result.flows"]
+        flows = []
     if flows:
         cols = ["flow", "source", "vc", "generated", "replicated", "delivered", "dropped", "in_flight"]
         frows = [[_fmt(f.get(c, "")) if not isinstance(f.get(c), int) else f"{f[c]:,}" for c in cols] for f in flows]
@@ -273,13 +289,11 @@ def run_cmd(
     with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
-        res = sc.run(seed=seed, run=run, progress=bar)
+        res = sc.run(seed=seed, run=run, progress=bar, cell_trace=cell_trace or None)
     for w in res.warnings:
         print(f"atmsim: warning: {w}", file=sys.stderr)
     if series_csv:
         _write_series_csv(res, series_csv)
-    if cell_trace:
-        _write_csv(res.cell_trace, cell_trace, "the cell trace")
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
@@ -287,7 +301,7 @@ def run_cmd(
         for host, path in captures:
             print(f"capture      {host}: {path} (libpcap, SUNATM)")
         if cell_trace:
-            print(f"cell trace   {cell_trace}: {len(res.cell_trace):,} rows (CSV)")
+            print(f"cell trace   {cell_trace}: {res.raw['trace_rows']:,} rows (CSV)")
 
 
 def _write_series_csv(res: api.Result, path: str) -> None:

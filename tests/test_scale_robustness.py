@@ -1,0 +1,84 @@
+"""Issue 44 items 1 and 5: memory linear in the number of components, and a cell
+trace streamed to its file in bounded memory, with the rows the run booked."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+
+from atmsim.api import TRACE_COLUMNS, load
+from conftest import ROOT, run_cli
+
+POISSON = str(ROOT / "scenarios" / "examples" / "poisson_oc3.toml")
+
+
+def _in_child(code: str) -> dict:
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _pairs_peak(n: int) -> int:
+    return _in_child(f"import json; from atmsim.bench import _pairs_child; print(json.dumps(_pairs_child({n})))")["peak_rss_bytes"]
+
+
+def test_memory_per_pair_does_not_grow_with_the_number_of_pairs():
+    # N independent cbr -> sink pairs: each sink held per-flow books up to the largest
+    # flow id it saw (sink k: k of them), so memory grew with N² (4,000 pairs: 782 MB;
+    # 8,000 would need about 3 GB). The process's fixed part (its imports) is its peak
+    # at 10 pairs, taken off; doubling the pairs at most doubles the rest (plus slack).
+    base, mid, large = (_pairs_peak(n) for n in (10, 8_000, 16_000))
+    assert mid - base < 250 * 2**20, "8,000 pairs in well under 250 MiB"
+    assert large - base <= 2.5 * (mid - base), (mid - base, large - base)
+
+
+def test_a_streamed_trace_has_the_rows_of_the_trace_held_in_memory(tmp_path):
+    # 150 ms at 90% load: about 48,000 cells and 144,000 rows, three chunks of 65,536
+    # rows merged; every row as the in-memory trace has it, in the same order.
+    sc = load(POISSON).with_overrides({"scenario.duration": "150 ms", "scenario.warmup": "0 s"})
+    held = sc.with_overrides({"trace.cells": "true"}).run().cell_trace
+    out = tmp_path / "t.csv"
+    res = sc.run(cell_trace=out)
+    assert res.raw["trace_rows"] == len(held) > 2 * 65_536
+    streamed = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(streamed.columns) == TRACE_COLUMNS
+    assert streamed["event"].tolist() == held["event"].tolist()
+    assert streamed["seq"].astype(int).tolist() == held["seq"].tolist()
+    assert streamed["component"].tolist() == held["component"].tolist()
+    # times are exact decimals of the integer picoseconds, equal to the floats held
+    assert ((streamed["time_s"].astype(float) - held["time_s"]).abs() < 0.5e-12).all(), "the same instants"
+    assert not streamed["time_s"].str.contains("e|9999999", regex=True).any()
+    back = res.cell_trace
+    assert list(back.columns) == TRACE_COLUMNS and back.dtypes.equals(held.dtypes), "Result.cell_trace reads the file back"
+    assert back["carries"].tolist() == held["carries"].tolist() and back["flags"].tolist() == held["flags"].tolist()
+    assert [p.name for p in tmp_path.iterdir()] == ["t.csv"], "no spill file left"
+
+
+def test_a_long_trace_streams_in_bounded_memory(tmp_path):
+    # The whole 1 s run: 958,000 rows; held in memory it took 874 MB.
+    out = tmp_path / "full.csv"
+    code = ("import json, atmsim; from atmsim.bench import peak_rss_bytes; sc = atmsim.load(%r); before = peak_rss_bytes(); "
+            "r = sc.run(cell_trace=%r, progress=False); "
+            "print(json.dumps({'rows': r.raw['trace_rows'], 'grew': peak_rss_bytes() - before}))" % (POISSON, str(out)))
+    got = _in_child(code)
+    assert got["rows"] > 900_000
+    assert got["grew"] < 64 * 2**20, got
+    with open(out, encoding="utf-8") as fh:
+        assert sum(1 for _ in fh) == got["rows"] + 1
+
+
+def test_a_table_too_long_to_read_is_one_line(tmp_path):
+    # 1,100 pairs: 20,900 probe rows, past the 20,000 a printed table holds.
+    from atmsim.bench import pairs_scenario
+
+    f = tmp_path / "pairs.toml"
+    f.write_text(pairs_scenario(1_100), encoding="utf-8")
+    p = run_cli("run", str(f), "-q")
+    assert p.returncode == 0, p.stderr
+    assert "probes       20,900 rows, more than a table shows (20,000): write them with --json" in p.stdout
+    assert "statistic" not in p.stdout, "no probe table"
+    assert "1,099  s1099" in p.stdout, "the flows table (1,100 rows) is still printed"
+    full = run_cli("run", str(f), "-q", "--json")
+    assert len(json.loads(full.stdout)["probes"]) == 20_900
