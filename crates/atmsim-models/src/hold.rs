@@ -108,4 +108,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::hold::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::hold::SERIES }],
     is_source: false,
+    forwards_only: false,
 };

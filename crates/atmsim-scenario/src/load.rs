@@ -587,6 +587,16 @@ impl Scenario {
                 }
             }
         }
+        closed_loop(&components, &wires).map_or(Ok(()), |at| {
+            let names: Vec<&str> = at.iter().map(|&i| components[i].name.as_str()).collect();
+            let line = raw.connections.iter().map(|(_, l)| *l).find(|l| l.is_some()).flatten();
+            Err(invalid(
+                f,
+                line,
+                "connections",
+                format!("{} -> {}: a loop cells cannot leave (each of them only forwards cells, and none leads to a sink or any other kind): they would circulate until the run ends; connect one of them to a sink", names.join(" -> "), names[0]),
+            ))
+        })?;
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
         let trace = crate::trace::trace_section(&raw, &components, duration)?;
         Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval, trace })
@@ -717,6 +727,46 @@ impl Scenario {
     }
 }
 
+/// A loop cells cannot leave: components that only forward cells
+/// ([`atmsim_models::kind::KindInfo::forwards_only`]) from which no wire leads, however
+/// far, to a component of another kind. Returns one such cycle, in wiring order.
+fn closed_loop(components: &[ComponentDecl], wires: &[Wire]) -> Option<Vec<usize>> {
+    let n = components.len();
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for w in wires {
+        out[w.from].push(w.to);
+        into[w.to].push(w.from);
+    }
+    // Cells can leave every component from which one that is not a pure forwarder
+    // (or has no output) is reachable: search backwards from those.
+    let mut leaves: Vec<bool> = (0..n).map(|i| !components[i].kind.forwards_only || out[i].is_empty()).collect();
+    let mut stack: Vec<usize> = (0..n).filter(|&i| leaves[i]).collect();
+    while let Some(i) = stack.pop() {
+        for &j in &into[i] {
+            if !leaves[j] {
+                leaves[j] = true;
+                stack.push(j);
+            }
+        }
+    }
+    // Each component left has an output, and every output leads to another such
+    // component: follow the first until one repeats.
+    let start = (0..n).find(|&i| !leaves[i])?;
+    let mut path = vec![start];
+    let mut seen = vec![usize::MAX; n];
+    seen[start] = 0;
+    let mut at = start;
+    loop {
+        at = *out[at].iter().find(|&&j| !leaves[j])?;
+        if seen[at] != usize::MAX {
+            return Some(path.split_off(seen[at]));
+        }
+        seen[at] = path.len();
+        path.push(at);
+    }
+}
+
 /// An output may only feed an input that carries the same messages (cells or frames).
 fn check_carries(text: &str, from: &str, op: &atmsim_models::PortDecl, to: &str, ip: &atmsim_models::PortDecl) -> Result<(), String> {
     if op.carries == ip.carries {
@@ -744,6 +794,20 @@ mod tests {
         assert!(e.contains("ring.out sends frames but mux.in takes cells"), "{e}");
         assert!(check_carries("a.out -> b.in", "a", &cells, "b", &cells).is_ok());
         assert!(check_carries("a.out -> b.in", "a", &frames, "b", &frames.clone()).is_ok());
+    }
+
+    #[test]
+    fn a_loop_cells_cannot_leave_is_refused_and_one_with_a_way_out_is_not() {
+        let head = "[scenario]\nduration = \"1 ms\"\n[components.src]\nkind = \"cbr\"\nrate = \"1 Mb/s\"\n";
+        let fifo = |n: &str| format!("[components.{n}]\nkind = \"fifo\"\nrate = \"10 Mb/s\"\n");
+        let closed = format!("connections = [\"src -> a\", \"a -> b\", \"b -> a\"]\n{head}{}{}", fifo("a"), fifo("b"));
+        let e = Scenario::from_text(&closed, "loop.toml").unwrap_err().to_string();
+        assert!(e.starts_with("loop.toml:1: connections: a -> b -> a: a loop cells cannot leave"), "{e}");
+        // The same loop with a switch that can send its cells on to a sink loads.
+        let out = "connections = [\"src -> sw.p1\", \"sw.p2 -> a\", \"a -> sw.p2\", \"sw.p1 -> sink\"]\n";
+        let sw = "[components.sw]\nkind = \"switch\"\nports = 2\nvcs = [\"p1:0/1 -> p2:0/1\", \"p2:0/1 -> p1:0/1\"]\n[components.sink]\nkind = \"sink\"\n";
+        let open = format!("{out}{head}vc = 1\n{}{sw}", fifo("a"));
+        Scenario::from_text(&open, "open.toml").unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

@@ -583,6 +583,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::control::gcra::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::control::gcra::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

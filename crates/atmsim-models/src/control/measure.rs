@@ -554,6 +554,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&PROBES],
     series: &[crate::series::KindSeries { at: "", series: &SERIES }, crate::series::KindSeries { at: "vc<N>", series: &SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

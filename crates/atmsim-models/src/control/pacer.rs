@@ -314,6 +314,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::control::pacer::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::control::pacer::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::pacer::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

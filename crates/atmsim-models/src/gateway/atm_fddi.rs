@@ -589,4 +589,5 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&PROBES],
     series: &[],
     is_source: true,
+    forwards_only: false,
 };

@@ -851,6 +851,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::host::PROBES, &crate::aal::sar::PROBES, &crate::host::conn::PROBES, &crate::link::transmitter::PROBES, &crate::control::credit::gate::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
     is_source: true,
+    forwards_only: false,
 };
 
 #[cfg(test)]

@@ -103,4 +103,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::link::loss::PROBES],
     series: &[],
     is_source: false,
+    forwards_only: true,
 };

@@ -1173,6 +1173,7 @@ pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::link::transmitter::FRAMING_PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 /// The `link` kind's declarations (registered in `lib.rs`).
@@ -1187,6 +1188,7 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::link::transmitter::FRAMING_PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

@@ -1043,6 +1043,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::switch::PROBES, &crate::link::transmitter::PROBES, &crate::control::buffer_policy::PROBES, &crate::control::abr::port::PROBES, &crate::link::transmitter::FRAMING_PROBES, &crate::switch::credit::PROBES, &crate::control::credit::gate::PROBES],
     series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

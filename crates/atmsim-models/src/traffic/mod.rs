@@ -105,7 +105,7 @@ pub(crate) use source_kind;
 /// source probes and series, a flow of its own) around its own `params` (the common
 /// ones are added) and `probes` (after the source probes).
 pub const fn source_info(kind: &'static str, help: &'static str, source: &'static str, params: &'static [&'static [ParamSpec]], probes: &'static [&'static [ProbeSpec]]) -> crate::kind::KindInfo {
-    crate::kind::KindInfo { kind, help, source, params, inputs: &[], outputs: &crate::kind::OUT, ports: None, probes, series: &[crate::series::KindSeries { at: "", series: &SOURCE_SERIES }], is_source: true }
+    crate::kind::KindInfo { kind, help, source, params, inputs: &[], outputs: &crate::kind::OUT, ports: None, probes, series: &[crate::series::KindSeries { at: "", series: &SOURCE_SERIES }], is_source: true, forwards_only: false }
 }
 
 /// What every source keeps.

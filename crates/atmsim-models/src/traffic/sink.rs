@@ -300,4 +300,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::traffic::sink::PROBES, &crate::aal::sar::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::traffic::sink::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::traffic::sink::SERIES }],
     is_source: false,
+    forwards_only: false,
 };

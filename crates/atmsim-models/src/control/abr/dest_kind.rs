@@ -188,6 +188,7 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&sink::PROBES, &PROBES],
     series: &[KindSeries { at: "", series: &sink::SERIES }, KindSeries { at: "vc<N>", series: &sink::SERIES }],
     is_source: false,
+    forwards_only: false,
 };
 
 #[cfg(test)]

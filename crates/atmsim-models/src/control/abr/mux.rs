@@ -163,4 +163,5 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&transmitter::PROBES, &crate::control::buffer_policy::PROBES, &super::port::PROBES, &PROBES],
     series: &[KindSeries { at: "", series: &transmitter::SERIES }],
     is_source: false,
+    forwards_only: true,
 };

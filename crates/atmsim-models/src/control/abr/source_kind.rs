@@ -591,6 +591,7 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&SOURCE_PROBES, &PROBES],
     series: &[KindSeries { at: "", series: &SERIES }],
     is_source: true,
+    forwards_only: false,
 };
 
 /// An edge device's inputs: backward RM cells, and the traffic source's cells.
@@ -609,6 +610,7 @@ pub const EDGE_KIND: KindInfo = KindInfo {
     probes: &[&SOURCE_PROBES, &PROBES, &EDGE_PROBES],
     series: &[KindSeries { at: "", series: &EDGE_SERIES }],
     is_source: true,
+    forwards_only: false,
 };
 
 #[cfg(test)]

@@ -328,4 +328,5 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&PROBES],
     series: &[],
     is_source: false,
+    forwards_only: false,
 };

@@ -233,4 +233,5 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&PROBES, &super::gate::PROBES],
     series: &[],
     is_source: false,
+    forwards_only: false,
 };

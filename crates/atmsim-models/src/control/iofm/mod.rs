@@ -360,6 +360,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     probes: &[&crate::control::iofm::PROBES],
     series: &[crate::series::KindSeries { at: "", series: &crate::control::iofm::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::iofm::SERIES }],
     is_source: false,
+    forwards_only: true,
 };
 
 #[cfg(test)]

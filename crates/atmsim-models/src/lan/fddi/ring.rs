@@ -799,4 +799,5 @@ pub const KIND: KindInfo = KindInfo {
     probes: &[&PROBES],
     series: &[],
     is_source: true,
+    forwards_only: false,
 };
