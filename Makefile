@@ -12,7 +12,7 @@ ATMSIM := $(VENV)/bin/atmsim
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
                 Cargo.toml $(wildcard Cargo.lock) pyproject.toml
 
-.PHONY: all venv build browser test bless run bench validate validate-quick check-tools clean FORCE
+.PHONY: all venv build build-test browser test bless run bench validate validate-quick check-tools clean FORCE
 
 FORCE:
 
@@ -29,17 +29,33 @@ venv: .stamp-venv
 	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	@touch $@
 
-# Rebuild also when the native module has disappeared from python/atmsim/.
-NATIVE_MISSING := $(if $(wildcard python/atmsim/_atmsim*.so),,FORCE)
-
-# The native module is built with profile-guided optimisation (tools/pgo-build.sh:
-# instrumented build, training, optimised build; docs/performance.md, "Profile-guided
-# build"). `PGO=0 make build` builds it without a profile (quicker while editing).
+# The native module python/atmsim/ imports. Two builds of it are kept, each copied
+# there by the target that needs it (a copy, so switching between them rebuilds nothing):
+#  - `make build` (run, bench, validate): profile-guided optimisation (tools/pgo-build.sh:
+#    instrumented build, training, optimised build; docs/performance.md, "Profile-guided
+#    build"), about 4 minutes; `PGO=0 make build` builds it without a profile.
+#  - `make build-test` (test): the `test-build` profile of Cargo.toml (optimised, no fat
+#    LTO, no profile), in target/ beside `cargo test`'s own build, which shares its
+#    crates; tests check behaviour and results, which are the same in both builds
+#    (the golden fingerprints pin them), not speed.
+NATIVE   := python/atmsim/_atmsim.abi3.so
+PGO_SO   := target/pgo-use/atmsim-native.so
+TEST_SO  := target/test-build/atmsim-native.so
 PGO ?= 1
-build: .stamp-build
-.stamp-build: .stamp-venv $(RUST_SOURCES) tools/pgo-build.sh $(NATIVE_MISSING) | check-tools
+
+$(PGO_SO): .stamp-venv $(RUST_SOURCES) tools/pgo-build.sh | check-tools
 	PGO=$(PGO) VENV=$(VENV) tools/pgo-build.sh
-	@touch $@
+	@mkdir -p $(dir $@) && cp $(NATIVE) $@
+
+$(TEST_SO): .stamp-venv $(RUST_SOURCES) | check-tools
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH maturin develop --profile test-build --quiet
+	@mkdir -p $(dir $@) && cp $(NATIVE) $@
+
+build: $(PGO_SO)
+	@cmp -s $(PGO_SO) $(NATIVE) || cp $(PGO_SO) $(NATIVE)
+
+build-test: $(TEST_SO)
+	@cmp -s $(TEST_SO) $(NATIVE) || cp $(TEST_SO) $(NATIVE)
 
 # Headless Chromium for the report's browser test (tests/test_report_browser.py):
 # Debian's package, installed only when missing (needs root and apt-get).
@@ -54,15 +70,17 @@ browser:
 	    || { echo "error: apt-get install chromium failed (are you root?); install it so that $(CHROMIUM) exists" >&2; exit 1; }; \
 	fi
 
-test: check-tools build browser
-	cargo test --workspace --exclude atmsim-py --release
-	$(VPY) -m pytest -q -W error tests/
+# Both cores: pytest-xdist keeps each test file on one worker and every test that
+# resumes from the session's `reproduce all --quick` store on one (tests/conftest.py).
+test: check-tools build-test browser
+	cargo test --workspace --exclude atmsim-py --profile test-build
+	$(VPY) -m pytest -q -W error -n 2 --dist loadgroup tests/
 	$(ATMSIM) validate --quick
 
 # Rewrites the golden fingerprints of every shipped scenario (tests/it/golden.rs).
 # Commit the result on its own, with a message that says why the traces changed.
 bless: check-tools
-	ATMSIM_BLESS=1 cargo test --release -p atmsim-scenario --test it golden
+	ATMSIM_BLESS=1 cargo test --profile test-build -p atmsim-scenario --test it golden
 
 run: build
 	$(ATMSIM) reproduce all --quick --out out/
@@ -77,4 +95,4 @@ validate-quick: build
 	$(ATMSIM) validate --quick
 
 clean:
-	rm -rf $(VENV) .stamp-venv .stamp-build .pytest_cache
+	rm -rf $(VENV) .stamp-venv .stamp-build .pytest_cache $(PGO_SO) $(TEST_SO) $(NATIVE)

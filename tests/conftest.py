@@ -139,3 +139,14 @@ capacity = "64 cells"
 [components.sink]
 kind = "sink"
 """
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`): the tests of one
+    file stay on one worker (its module fixtures are built once), and every test that
+    resumes from the session's `quick_store` goes to one worker, so that `reproduce
+    all --quick` runs once per session, not once per worker."""
+    for item in items:
+        group = "quick_store" if "quick_store" in getattr(item, "fixturenames", ()) else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
