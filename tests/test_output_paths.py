@@ -111,3 +111,23 @@ def test_export_out_dash_is_standard_output(cli, tmp_path, write_scenario):
     rows = _csv_rows(p.stdout)
     assert len(rows) == 2 and {r["replication"] for r in rows} == {"0", "1"}
     assert p.stderr.strip() == "-: 2 rows (runs)"
+
+
+def test_run_output_in_a_read_only_directory_is_refused(cli, tmp_path):
+    import os
+
+    ro = tmp_path / "ro"
+    if os.geteuid() != 0:
+        ro.mkdir()
+        ro.chmod(0o555)
+    else:  # root writes through permission bits: a directory that refuses everyone
+        ro = "/sys"
+        if os.access(ro, os.W_OK) and not os.path.ismount(ro):
+            pytest.skip("no read-only directory available")
+    bad = os.path.join(str(ro), "x.csv")
+    try:
+        p = cli("run", TCP, "-q", "--series-csv", bad)
+        _one_line(p, f"--series-csv {bad}: directory {ro} is read-only; choose a writable --series-csv path")
+    finally:
+        if os.geteuid() != 0:
+            os.chmod(ro, 0o755)

@@ -36,10 +36,12 @@ def dir_writable(d: str) -> bool:
     return True
 
 
-def output_problem(path: str, *, directory: bool = False, example: str = "out.csv") -> Optional[str]:
+def output_problem(path: str, *, directory: bool = False, example: str = "out.csv",
+                   flag: str = "output") -> Optional[str]:
     """What stops ``path`` from being written (a file, or with ``directory`` a directory
     that is created with its parents if missing), or None when nothing does.  ``example``
-    is the file name suggested inside a directory given for a file."""
+    is the file name suggested inside a directory given for a file, ``flag`` the option
+    named in the advice."""
     if path.strip() == "":
         return "an empty path"
     p = os.path.abspath(path)
@@ -52,7 +54,7 @@ def output_problem(path: str, *, directory: bool = False, example: str = "out.cs
         if not os.path.isdir(probe):
             return f"{probe} is not a directory"
         if not dir_writable(probe):
-            return f"directory {probe} is not writable"
+            return f"directory {probe} is read-only; choose a writable {flag} path"
         return None
     if os.path.isdir(p):
         return f"is a directory; give a file path such as {os.path.join(path, example)}"
@@ -62,9 +64,9 @@ def output_problem(path: str, *, directory: bool = False, example: str = "out.cs
     if not os.path.isdir(d):
         return f"{d} is not a directory"
     if os.path.exists(p) and not os.access(p, os.W_OK):
-        return "the file is read-only"
+        return f"the file is read-only; choose a writable {flag} path"
     if not dir_writable(d):
-        return f"directory {d} is not writable"
+        return f"directory {d} is read-only; choose a writable {flag} path"
     return None
 
 
@@ -74,6 +76,6 @@ def check_output(flag: str, path: Optional[str], *, directory: bool = False, std
     written; None (the flag not given) and, with ``stdout_ok``, ``-`` pass."""
     if path is None or (stdout_ok and path == STDOUT):
         return
-    problem = output_problem(path, directory=directory, example=example)
+    problem = output_problem(path, directory=directory, example=example, flag=flag)
     if problem is not None:
         raise ScenarioError(f"{flag} {path}: {problem}")
