@@ -54,7 +54,7 @@ def _print_version(value: bool) -> None:
 def _root(
     version: Annotated[bool, typer.Option(
         "--version", is_eager=True, callback=_print_version,
-        help="Print the atmsim version and exit (as atmsim version does).")] = False,
+        help="Print \"atmsim VERSION\" and exit (atmsim version prints the version alone).")] = False,
 ) -> None:
     """atmsim — a fast cell-level discrete-event simulator for ATM networks."""
 
