@@ -259,3 +259,24 @@ def test_check_wire_checks_the_tcp_pdus_and_keeps_the_trace(cli):
 
 def test_check_wire_must_be_a_boolean(cli):
     assert_one_line_error(cli("run", POISSON, "--set", "scenario.check_wire=maybe"), 2, contains=["check_wire", "true or false"])
+
+
+@pytest.mark.parametrize("key, value, says", [
+    # issue 44 item 10: the message says which way the value is wrong
+    ("src.rate", "1e30 Mb/s", "'1e30 Mb/s': too large; the largest rate is 1.8e16 b/s (18,446,744 Gb/s)"),
+    ("src.rate", "0.0001 b/s", "'0.0001 b/s': below the rate resolution; the smallest rate is 0.001 b/s"),
+    ("scenario.duration", "0.1 ps",
+     "'0.1 ps': below the 1 ps time resolution; the shortest nonzero time is 1 ps (or write 0 s)"),
+    ("scenario.duration", "1e9 s", "'1e9 s': too large; the longest time is 18446744 s (about 213 days"),
+])
+def test_out_of_range_rate_or_time_says_what_is_wrong(cli, key, value, says):
+    err = assert_one_line_error(cli("run", POISSON, "--set", f"{key}={value}"), 2)
+    assert says in err, err
+    assert "must be positive" not in err
+
+
+def test_version_option(cli):
+    import atmsim
+
+    p = cli("--version")
+    assert p.returncode == 0 and p.stdout == f"atmsim {atmsim.__version__}\n", (p.stdout, p.stderr)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import BASE, run_cli
+from conftest import BASE, ROOT, run_cli
 
-from atmsim.dimension import Target, dimension, parse_target
+from atmsim.dimension import Answer, Evaluation, Target, dimension, monotone_warning, parse_target
 from atmsim.exceptions import ScenarioError
 
 # Three CBR sources with the same phase put three cells into the fifo at the same
@@ -186,8 +186,8 @@ def test_cli_answer_and_bad_input(tmp_path):
         (["--key", "mux.capacity", "--target", "mux.q_loss_ratio < 1e-3"], "COMPONENT.PROBE"),
         (["--key", "mux.capacity", "--unit", "cells", "--target", "mux.q_loss_ratio <= 1e-3", "--min", "9",
           "--max", "3"], "1 <= min <= max"),
-        (["--key", "mux.capacity", "--unit", "cells", "--target", "nope.q_loss_ratio <= 1e-3", "--max", "2",
-          "-j", "1", "-n", "2"], "no statistic nope.q_loss_ratio.value"),
+        (["--key", "mux.capacity", "--unit", "cells", "--target", "mux.q_loss_ratio.nosuch <= 1e-3", "--max", "2",
+          "-j", "1", "-n", "2"], "no statistic mux.q_loss_ratio.nosuch"),
     ):
         p = run_cli("dimension", str(path), *args)
         assert p.returncode == 2, (args, p.stderr)
@@ -216,3 +216,75 @@ def test_numbers_are_shown_with_the_digits_that_tell_them_from_the_limit():
     assert _g(0.989973, 0.99) == "0.98997" and _g(0.990201, 0.99) == "0.9902"
     assert _g(0.5, 0.99) == "0.5" and _g(0.99, 0.99) == "0.99" and _g(1.23456e-4) == "0.000123"
     assert _g(float("nan")) == "nan"
+
+
+@pytest.mark.parametrize("target, says", [
+    # issue 44 item 11: a misspelled component or probe is refused before any run, with a suggestion
+    ("mux.q_los_ratio <= 1e-3", "mux (fifo) has no probe 'q_los_ratio'; did you mean 'q_loss_ratio'?"),
+    ("mx.q_loss_ratio <= 1e-3", "no component 'mx' in "),
+    ("snk/vc1.sink_delay.mean <= 1 ms", "no component 'snk' in "),
+])
+def test_misspelled_target_is_refused_before_running(tmp_path, target, says):
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--max", "8",
+                "--target", target, "-n", "2", "-j", "1")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert p.stderr.startswith(f"atmsim: error: --target '{parse_target(target)}': ") and says in p.stderr, p.stderr
+    if "no component" in says:
+        assert "did you mean" in p.stderr and "(components: a, b, c, mux, sink)" in p.stderr
+
+
+def test_undeclared_probe_rows_are_still_valid_targets(tmp_path):
+    # a switch's port_drop_cells is a probe row its kind does not declare: still accepted
+    from atmsim.api import loads
+    from atmsim.dimension import check_target
+
+    sc = loads((ROOT / "scenarios" / "examples" / "service_categories.toml").read_text(encoding="utf-8"),
+               "service_categories.toml")
+    assert "port_drop_cells" not in {q["name"] for q in __import__("atmsim").describe("switch")["probes"]}
+    check_target(sc, parse_target("sw/p1.port_drop_cells.count <= 10"))
+
+
+def _ev(size, mean, lo, hi, note=""):
+    return Evaluation(size, 6, mean, lo, hi, True, note)
+
+
+def test_monotone_warning_only_when_the_intervals_contradict_the_assumption():
+    t = parse_target("mux.q_loss_ratio <= 1e-3")
+    ans = Answer("mux.capacity", "cells", t, 1, 64, 6, 64, [_ev(64, 1e-4, 0, 2e-4), _ev(1, 0.3, 0.2, 0.4)])
+    assert monotone_warning(ans) is None  # loss falls as the buffer grows: as assumed
+    ans.evaluations.append(_ev(32, 0.01, 0.008, 0.012))
+    assert monotone_warning(ans) is None
+    ans.evaluations.append(_ev(48, 2e-4, 0, 0.009))  # overlaps 32's interval at 0.008..0.009: cannot tell
+    assert monotone_warning(ans) is None
+    ans.evaluations.append(_ev(40, 0.5, 0.45, 0.55))  # 40 loses more than 1 and 32, intervals apart
+    # the first pair by size that contradicts it: 1 cell (0.2..0.4) and 40 cells (0.45..0.55)
+    assert monotone_warning(ans) == (
+        "mux.q_loss_ratio.value rises from 0.3 at 1 cells to 0.5 at 40 cells (95% intervals apart, or every "
+        "replication equal), but the bisection assumes it does not rise as mux.capacity grows; the answer may be "
+        "wrong (look at every size with atmsim sweep, or try --largest)")
+    # --largest assumes the mirror: the statistic does not fall
+    big = Answer("mux.clp_threshold", "cells", t, 1, 16, 6, 1, [_ev(1, 0.3, 0.2, 0.4), _ev(16, 1e-4, 0, 2e-4)],
+                 largest=True)
+    assert monotone_warning(big).startswith("mux.q_loss_ratio.value falls from 0.3 at 1 cells to 0.0001 at 16 cells")
+    # too few replications for an interval: cannot tell
+    few = Answer("mux.capacity", "cells", t, 1, 64, 2, 64,
+                 [_ev(1, 0.0, float("nan"), float("nan"), "n = 2: too few for an interval"),
+                  _ev(64, 0.5, float("nan"), float("nan"), "n = 2: too few for an interval")])
+    assert monotone_warning(few) is None
+
+
+def test_cli_warns_when_the_statistic_is_not_monotone_as_assumed(tmp_path):
+    # BATCH is deterministic: at 1 cell no cell waits, at 8 cells the 2nd and 3rd of each
+    # batch wait one and two cell times; the smallest size meeting "<=" assumes the wait
+    # does not rise with the buffer, so the answer (1 cell) comes with a warning
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH)
+    p = run_cli("dimension", str(path), "--key", "mux.capacity", "--unit", "cells", "--min", "1", "--max", "8",
+                "--target", "mux.q_wait.mean <= 1 s", "-n", "2", "-j", "1", "-q")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("1 cells (mux.capacity) meet mux.q_wait.mean <= 1 s")
+    warn = [ln for ln in p.stderr.splitlines() if ln.startswith("atmsim: warning:")]
+    assert len(warn) == 1 and warn[0].startswith("atmsim: warning: mux.q_wait.mean rises from 0 at 1 cells to "), p.stderr
+    assert "at 8 cells (95% intervals apart, or every replication equal)" in warn[0]

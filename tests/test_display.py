@@ -82,10 +82,31 @@ def test_units_option_chooses_the_rate_unit(cli):
             assert unit == "kb/s" and float(value) == pytest.approx(r["value"] * factor, rel=1e-5)
 
 
+@pytest.mark.parametrize("units", [["--units", "kb/s,us"], ["--units", "us", "--units", "kb/s"]])
+def test_units_option_chooses_the_time_unit_too(cli, units):
+    # issue 44 item 11: --units covers times (delays, waits, RTTs) as well as bit rates
+    rows, obj = _tcp_rows(cli, *units)
+    times = [r for r in obj["probes"] if r["unit"] == "s" and r["value"]]
+    assert times
+    for r in times:
+        value, unit = rows[(r["component"], r["probe"], r["statistic"])]
+        assert unit == "us" and float(value) == pytest.approx(r["value"] * 1e6, rel=1e-5), (r, value)
+    for r in obj["probes"]:
+        if r["unit"] == "b/s" and r["value"]:
+            assert rows[(r["component"], r["probe"], r["statistic"])][1] == "kb/s"
+
+
+def test_two_units_of_one_quantity_are_refused(cli):
+    p = cli("run", POISSON, "--units", "ms,us", "--quiet")
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0
+    assert "atmsim: error: --units 'us': a second time unit (after 'ms'); give one per quantity" in p.stderr
+
+
 def test_bad_units_is_one_line(cli):
     p = cli("run", POISSON, "--units", "furlongs", "--quiet")
     assert p.returncode == 2 and p.stderr.strip().count("\n") == 0
     assert "atmsim: error: --units 'furlongs'" in p.stderr and "valid: b/s, kb/s, Mb/s, Gb/s" in p.stderr
+    assert "s, ms, us, µs, ns, ps (times)" in p.stderr
 
 
 @pytest.mark.parametrize("done, total, text", [(1500.0, 2000.0, "1500/2000 s"), (0.05, 0.1, "0.050/0.1 s"),

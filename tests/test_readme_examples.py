@@ -134,3 +134,67 @@ def test_huge_capacity_is_rejected_not_unlimited(tmp_path, value):
     p = _cli("run", str(s), "--quiet", "--set", f"mux.capacity={value}")
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert "a size must be at most 2^53" in p.stderr and 'write "unlimited" for no limit' in p.stderr
+
+
+# --------------------------------------------------------------------------- README commands
+# Issue 44 item 6: the README is executable documentation. Every command of its ```sh
+# blocks runs, in order (the pcap replay reads the capture the line before it writes),
+# in a scratch copy of scenarios/, exactly as written (each takes seconds: a long run
+# belongs in the ```text block, or gets --set scenario.duration=... in the README
+# itself), and a comment's `prints "TEXT"` is checked against what the command prints.
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """``command  # comment`` → (command, comment): the first ``#`` starting a word
+    outside quotes."""
+    quote = None
+    for i, c in enumerate(line):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip(), line[i + 1:].strip()
+    return line.rstrip(), ""
+
+
+def readme_commands() -> list[tuple[str, str]]:
+    """(command, comment) of every command line of the README's ```sh and ```console
+    blocks, continuation lines joined."""
+    out = []
+    for block in re.findall(r"```(?:sh|console)\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+        logical, comments = "", []
+        for raw in block.splitlines():
+            text, comment = _split_comment(raw)
+            comments.append(comment)
+            if text.endswith("\\"):
+                logical += text[:-1].strip() + " "
+                continue
+            logical += text.strip()
+            if logical:
+                out.append((logical.strip(), " ".join(c for c in comments if c)))
+            logical, comments = "", []
+    return out
+
+
+def test_readme_commands_are_concrete():
+    cmds = [c for c, _ in readme_commands()]
+    assert len(cmds) >= 20 and all(c.startswith("atmsim ") for c in cmds), cmds
+    # a synopsis ([OPTION], FILE, ...) belongs in a ```text block: these run as written
+    assert not [c for c in cmds if re.search(r"\[[-A-Z]|\.\.\.|scenarios/x\.toml", c)]
+    assert sum('prints "' in comment for _, comment in readme_commands()) >= 4
+
+
+def test_readme_commands_run_as_written_and_print_what_it_says(tmp_path):
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    exe = atmsim_cmd()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "COLUMNS")}
+    prefix = "" if len(exe) == 1 else f"atmsim() {{ {' '.join(exe)} \"$@\"; }}; "
+    if len(exe) == 1:
+        env["PATH"] = f"{os.path.dirname(exe[0])}{os.pathsep}{env.get('PATH', '')}"
+    for cmd, comment in readme_commands():
+        p = subprocess.run(["bash", "-c", f"{prefix}{cmd}"], capture_output=True, text=True, cwd=tmp_path,
+                           env=env, timeout=600)
+        assert p.returncode == 0, (cmd, p.stderr[-2000:])
+        for expected in re.findall(r'prints "([^"]*)"', comment):
+            assert expected in p.stdout, (cmd, expected, p.stdout[-2000:])

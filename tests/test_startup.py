@@ -38,3 +38,48 @@ def test_atmsim_run_imports_no_heavy_module(write_scenario):
     assert "q_loss_ratio" in p.stdout  # the probe table is printed without pandas
     mods = _imported(p.stderr)
     assert "atmsim" in mods and not mods & set(HEAVY), sorted(mods & set(HEAVY))
+
+
+#: What a planning or single-run command must not import (issue 44 item 12): the
+#: statistics and frames of sweep results, plots and the Dask executor.
+NOT_FOR_PLANNING = ("pandas", "scipy", "matplotlib", "dask")
+
+_MODULES_AFTER = """\
+import json, sys
+from atmsim.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules})}), file=sys.stderr)
+"""
+
+
+def _modules_after(*args: str, cwd=ROOT) -> set[str]:
+    """Top-level modules in sys.modules once the CLI has run ``args`` in a fresh interpreter."""
+    import json
+
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    p = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *args], capture_output=True, text=True, cwd=cwd,
+                       env=env, timeout=120)
+    out = json.loads(p.stderr.strip().splitlines()[-1])
+    assert out["code"] in (0, None), p.stderr
+    return set(out["modules"])
+
+
+def test_sweep_dry_run_imports_no_pandas_or_scipy(tmp_path, write_scenario):
+    from conftest import BASE
+
+    s = write_scenario(BASE + '\n[sweep]\nreplications = 3\n[sweep.grid]\n"mux.capacity" = ["8 cells", "16 cells"]\n')
+    mods = _modules_after("sweep", str(s), "--db", str(tmp_path / "r.sqlite"), "--dry-run")
+    assert "atmsim" in mods and "sqlite3" in mods  # it did plan against the store path
+    assert not mods & set(NOT_FOR_PLANNING), sorted(mods & set(NOT_FOR_PLANNING))
+
+
+def test_run_quiet_imports_no_pandas_or_scipy(write_scenario):
+    from conftest import BASE
+
+    mods = _modules_after("run", str(write_scenario(BASE)), "-q")
+    assert "atmsim" in mods
+    assert not mods & set(NOT_FOR_PLANNING), sorted(mods & set(NOT_FOR_PLANNING))

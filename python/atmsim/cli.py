@@ -27,8 +27,9 @@ import typer
 
 from atmsim import api
 from atmsim.exceptions import AtmsimError, AtmsimWarning, ScenarioError, SimulationError
+from atmsim.paths import STDOUT, check_output
 from atmsim.progress import RunProgress
-from atmsim.units import DEFAULT_RATE_UNIT, RATE_CHOICES, check_rate_unit, fmt_value, to_display
+from atmsim.units import DEFAULT_RATE_UNIT, DEFAULT_TIME_UNIT, RATE_CHOICES, TIME_CHOICES, check_units, fmt_value, to_display
 
 app = typer.Typer(
     name="atmsim",
@@ -39,6 +40,23 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import atmsim
+
+        print(f"atmsim {atmsim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print \"atmsim VERSION\" and exit (atmsim version prints the version alone).")] = False,
+) -> None:
+    """atmsim — a fast cell-level discrete-event simulator for ATM networks."""
 
 
 def _one_line(exc: BaseException) -> str:
@@ -98,9 +116,9 @@ def _fmt(value: Any) -> str:
     return fmt_value(value)
 
 
-def _rate_unit(units: Optional[str]) -> str:
+def _display_units(units: Optional[list[str]]) -> tuple[str, str]:
     try:
-        return check_rate_unit(units)
+        return check_units(units)
     except ValueError as exc:
         raise ScenarioError(str(exc)) from None
 
@@ -158,7 +176,8 @@ def _table(rows: list[list[str]], header: list[str], indent: str = "", width: Op
 TABLE_ROWS = 20_000
 
 
-def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT) -> str:
+def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT,
+                  time_unit: str = DEFAULT_TIME_UNIT) -> str:
     s = res.summary
     wall = s["wall_s"]
     rate = s["events"] / wall if wall > 0 else float("inf")
@@ -189,7 +208,7 @@ def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT
         if stat.startswith("p_gt_") and value == 0 and rows and rows[-1][1] == probe and rows[-1][3] == "0":
             hidden += 1
             continue
-        shown, shown_unit = to_display(float(value), unit, rate_unit)
+        shown, shown_unit = to_display(float(value), unit, rate_unit, time_unit)
         rows.append([comp if comp != last else "", probe, stat, _fmt(shown), shown_unit])
         last = comp
     if rows:
@@ -219,10 +238,10 @@ def format_result(res: api.Result, path: str, rate_unit: str = DEFAULT_RATE_UNIT
     if series:
         srows = []
         for x in series:
-            vals = [to_display(v, x["unit"], rate_unit)[0] for v in x["values"] if v is not None and math.isfinite(v)]
+            vals = [to_display(v, x["unit"], rate_unit, time_unit)[0] for v in x["values"] if v is not None and math.isfinite(v)]
             stats = [_fmt(min(vals)), _fmt(sum(vals) / len(vals)), _fmt(max(vals))] if vals else ["-"] * 3
             srows.append([x["component"], x["probe"], x["kind"], f"{len(x['values']):,} × {_fmt(x['interval_s'])} s", *stats,
-                          to_display(0.0, x["unit"], rate_unit)[1]])
+                          to_display(0.0, x["unit"], rate_unit, time_unit)[1]])
         out += ["", _table(srows, ["series", "probe", "kind", "samples", "min", "mean", "max", "unit"]),
                 "(every sample: --series-csv FILE, --json, or Result.series in Python)"]
     return "\n".join(out)
@@ -239,11 +258,14 @@ def run_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     series_csv: Annotated[Optional[str], typer.Option(
         "--series-csv", metavar="FILE",
-        help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind).")] = None,
-    units: Annotated[Optional[str], typer.Option(
-        "--units", metavar="UNIT",
-        help=f"Show every bit rate (throughputs, b/s to Gb/s across kinds) in UNIT: {', '.join(RATE_CHOICES)} "
-             f"(default {DEFAULT_RATE_UNIT}); --json keeps each model's own unit.")] = None,
+        help="Write the [probes] series to FILE as CSV (component, probe, time, value, unit, kind); "
+             "- writes it to standard output (instead of the tables).")] = None,
+    units: Annotated[Optional[list[str]], typer.Option(
+        "--units", metavar="UNIT[,UNIT]",
+        help=f"Show every bit rate (throughputs, b/s to Gb/s across kinds) in one of {', '.join(RATE_CHOICES)} "
+             f"(default {DEFAULT_RATE_UNIT}) and every time (delays, waits, RTTs) in one of "
+             f"{', '.join(TIME_CHOICES)} (default {DEFAULT_TIME_UNIT}), e.g. --units kb/s,us; repeatable; "
+             f"--json keeps each model's own unit.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     check_wire: Annotated[bool, typer.Option(
         "--check-wire",
@@ -262,7 +284,7 @@ def run_cmd(
              "FDDI frames (unit = frame; at the ring's stations RING/sI); narrow it with the scenario's [trace] table or "
              "--set trace.flows=SOURCE, trace.vcs=VC, trace.at=COMPONENT, trace.from/to=TIME, trace.limit=N, "
              "trace.frames=false "
-             "(docs/architecture.md, \"Cell traces\").")] = None,
+             "(docs/architecture.md, \"Cell traces\"); - writes it to standard output (instead of the tables).")] = None,
     pcap: Annotated[Optional[list[str]], typer.Option(
         "--pcap", metavar="HOST=FILE",
         help="Capture every AAL5 PDU the host sends or receives into FILE, a libpcap file for tcpdump or "
@@ -270,7 +292,7 @@ def run_cmd(
              "--set HOST.pcap=FILE. Repeatable.")] = None,
 ) -> None:
     """Run one replication of a scenario and print its summary, probes, series and ledger."""
-    rate_unit = _rate_unit(units)
+    rate_unit, time_unit = _display_units(units)
     overrides = parse_set(set_)
     captures = []  # (host, file): each is the override HOST.pcap=FILE
     for item in pcap or []:
@@ -279,6 +301,15 @@ def run_cmd(
             raise ScenarioError(f"--pcap {item}: give HOST=FILE, e.g. --pcap sender=sender.pcap")
         overrides[f"{host}.pcap"] = path
         captures.append((host, path.replace("{run}", str(run))))
+    to_stdout = [flag for flag, path in (("--series-csv", series_csv), ("--cell-trace", cell_trace)) if path == STDOUT]
+    if len(to_stdout) > 1 or to_stdout and json_out:
+        raise ScenarioError(f"{' and '.join(to_stdout + (['--json'] if json_out else []))}: only one of them can "
+                            f"write to standard output; give the other a file")
+    outputs = [("--series-csv", series_csv, True), ("--cell-trace", cell_trace, True)]
+    from_pcap = {f"{host}.pcap" for host, _ in captures}
+    outputs += [("--pcap" if key in from_pcap else f"--set {key}=", value.replace("{run}", str(run)), False)
+                for key, value in overrides.items() if key.endswith(".pcap")]
+    check_outputs(outputs)
     if check_wire:
         overrides["scenario.check_wire"] = "true"
     if fingerprint_content:
@@ -286,18 +317,33 @@ def run_cmd(
     if cell_trace:
         overrides["trace.cells"] = "true"
     sc = api.load(scenario).with_overrides(overrides)
-    with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
-        res = sc.run(seed=seed, run=run, progress=bar, cell_trace=cell_trace or None)
-    for w in res.warnings:
-        print(f"atmsim: warning: {w}", file=sys.stderr)
-    if series_csv:
-        _write_series_csv(res, series_csv)
+    with contextlib.ExitStack() as stack:
+        trace_to = cell_trace or None
+        if cell_trace == STDOUT:  # streamed to a scratch file during the run, then copied out
+            import os
+            import tempfile
+
+            trace_to = os.path.join(stack.enter_context(tempfile.TemporaryDirectory(prefix="atmsim-trace-")),
+                                    "trace.csv")
+        with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
+            res = sc.run(seed=seed, run=run, progress=bar, cell_trace=trace_to)
+        for w in res.warnings:
+            print(f"atmsim: warning: {w}", file=sys.stderr)
+        if series_csv:
+            _write_series_csv(res, series_csv)
+        if cell_trace == STDOUT:
+            sys.stdout.flush()
+            with open(trace_to, "rb") as fh:
+                shutil.copyfileobj(fh, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+    if to_stdout:
+        return  # standard output carries that CSV alone
     if json_out:
         print(json.dumps(res.to_json_obj(), allow_nan=False))
     else:
-        print(format_result(res, scenario, rate_unit))
+        print(format_result(res, scenario, rate_unit, time_unit))
         for host, path in captures:
             print(f"capture      {host}: {path} (libpcap, SUNATM)")
         if cell_trace:
@@ -310,7 +356,21 @@ def _write_series_csv(res: api.Result, path: str) -> None:
     _write_csv(res.series, path, "the series")
 
 
+def check_outputs(outputs: "list[tuple[str, Optional[str], bool]]", *, directory: bool = False,
+                  example: str = "out.csv") -> None:
+    """Every output path a command writes, as ``(flag, path, stdout_ok)``, checked
+    before any work (:func:`atmsim.paths.check_output`; ``directory``: paths of
+    directories, created if missing): the first that cannot be written is one line
+    naming the flag, the path and what is wrong (exit 2).  Every command that writes
+    calls it first."""
+    for flag, path, stdout_ok in outputs:
+        check_output(flag, path, stdout_ok=stdout_ok, directory=directory, example=example)
+
+
 def _write_csv(frame, path: str, what: str) -> None:
+    if path == STDOUT:
+        frame.to_csv(sys.stdout, index=False)
+        return
     try:
         frame.to_csv(path, index=False)
     except OSError as e:
@@ -378,6 +438,7 @@ def sweep_cmd(
     if dry_run:
         _sweep_plan(scenario, db, quick, overrides)
         return
+    check_outputs([("--db", db, False)], example="results.sqlite")
     try:
         with _interruptible():
             res = sweep.run_sweep(scenario, db, quick=quick, executor=executor, workers=workers,
@@ -446,33 +507,35 @@ def _sweep_plan(scenario: str, db: str, quick: bool, overrides: dict[str, str]) 
     from atmsim import sweep, store
 
     try:
-        spec, plan = sweep.plan_sweep(scenario, db, quick=quick, overrides=overrides)
+        spec, plan = sweep.plan_rows(scenario, db, quick=quick, overrides=overrides)  # no pandas
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
-    planned, done = int(plan["replications"].sum()), int(plan["done"].sum())   # a sweep has at least one point
+    planned, done = sum(r["replications"] for r in plan), sum(r["done"] for r in plan)  # at least one point
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}  (dry run: nothing runs)")
     print(_points_line(spec, len(plan)))
     rule = "" if quick or not spec.targets else "; a precision rule adds rounds where its interval is still too wide"
     print(f"runs         {planned}: {done} already done in {db}, {planned - done} to run{rule}")
     rows = [[str(int(r["point"])), json.dumps(spec.written[int(r["point"])], ensure_ascii=False), str(int(r["seed"])),
-             str(int(r["replications"])), str(int(r["done"]))] for r in plan.to_dict("records")]
+             str(int(r["replications"])), str(int(r["done"]))] for r in plan]
     print(_table(rows, ["point", "values", "seed", "replications", "done"], indent="  "))
 
 
 @app.command("export")
 def export_cmd(
     db: Annotated[str, typer.Option("--db", help="Result store written by atmsim sweep.")],
-    out: Annotated[str, typer.Option("--out", help="Output file: .parquet or .csv.")],
+    out: Annotated[str, typer.Option("--out", help="Output file: .parquet or .csv; - writes CSV to standard output.")],
     what: Annotated[str, typer.Option("--what", help="runs, values (probe values per run), stats (per point) or series (time-series samples per run).")] = "runs",
 ) -> None:
     """Export a result store to Parquet or CSV."""
+    check_outputs([("--out", out, True)])
     from atmsim import export, store
 
     try:
         n = export.export(db, out, what)
     except store.StorePathError as exc:
         _die(_one_line(exc), 2)
-    print(f"{out}: {n} rows ({what})")
+    # with --out -, standard output carries the CSV alone
+    print(f"{out}: {n} rows ({what})", file=sys.stderr if out == STDOUT else sys.stdout)
 
 
 @app.command("reproduce")
@@ -493,6 +556,7 @@ def reproduce_cmd(
 
     if executor not in ("local", "dask"):
         _die(f"--executor {executor!r}: expected local or dask", 2)
+    check_outputs([("--out", out, False)], directory=True)
     rep.resolve(name)  # a bad name is one line and exit 2, before any work
     try:
         with _interruptible():
@@ -541,6 +605,7 @@ def dimension_cmd(
 
     overrides = parse_set(set_)
     tgt = dim.parse_target(target)
+    dim.check_inputs(scenario, key, low, high, tgt, unit=unit, replications=replications, overrides=overrides)
 
     def show(e: "dim.Evaluation") -> None:
         if not quiet:
@@ -568,6 +633,8 @@ def dimension_cmd(
         bar.close()
     sets = ", ".join(f"{k} = {v}" for k, v in overrides.items())
     context = f"in {scenario}" + (f" with {sets}" if sets else "")
+    if ans.warning:
+        print(f"atmsim: warning: {ans.warning}", file=sys.stderr)
     if json_out:
         print(json.dumps(ans.to_dict(context), indent=2))
     else:
@@ -609,6 +676,7 @@ def bench_cmd(
                 _die("--plot draws the --scale curves: give --scale with it", 2)
             if not plot.lower().endswith((".png", ".svg", ".pdf")):
                 _die(f"--plot {plot!r}: expected a file name ending in .png, .svg or .pdf", 2)
+            check_outputs([("--plot", plot, False)], example="scale.png")
         if scale:
             bench.scale_main(quick=quick, json_out=json_out, plot=plot)
             return

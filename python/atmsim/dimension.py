@@ -14,7 +14,10 @@ layer's, :func:`atmsim.stats.interval`, in the probe's domain: Wilson for
 proportions).  When every replication gives the same value (typically no loss at
 all) there is no interval; the size then meets the target if that value does, and
 the answer says so.  Bisection assumes the loss does not grow with the size; every
-size it evaluates is listed, so a violation shows.  Replications of one size run on a
+size it evaluates is listed, and a violation the sizes evaluated show (the statistic
+moving the other way by more than its 95% intervals) is a warning.  A target naming a
+component the scenario lacks or a probe its kind lacks is refused before any run, with
+the closest name.  Replications of one size run on a
 process pool with run numbers 0 … n−1 at the scenario's seed, the same at every size
 (common random numbers: the sizes are compared on the same traffic).
 
@@ -134,6 +137,11 @@ class Answer:
     evaluations: list[Evaluation] = field(default_factory=list)
     largest: bool = False
 
+    @property
+    def warning(self) -> Optional[str]:
+        """The sizes evaluated contradict the bisection's assumption (:func:`monotone_warning`)."""
+        return monotone_warning(self)
+
     def to_dict(self, context: str = "") -> dict:
         """The answer as plain data (``atmsim dimension --json``): the size (None when no
         size meets the target), the target's parts, every size evaluated with its mean,
@@ -151,6 +159,7 @@ class Answer:
                              "ci_high": num(e.ci_high), "meets": e.meets, "note": e.note}
                             for e in sorted(self.evaluations, key=lambda e: e.size)],
             "sentence": self.sentence(context),
+            "warning": self.warning,
         }
 
     def at(self, size: int) -> Optional[Evaluation]:
@@ -186,6 +195,68 @@ class Answer:
         most = "at most " if self.largest else ""
         return (f"{most}{self.size}{u} ({self.key}) meet {self.target}{ctx} (mean {g(e.mean) if e else '?'}, {why}, "
                 f"{self.replications} replications){tail}")
+
+
+def check_target(sc, target: Target) -> None:
+    """Refuse a target whose component is not in the scenario ``sc`` (an
+    :class:`atmsim.api.Scenario`) or whose probe its kind does not declare
+    (``atmsim describe KIND``), with the closest valid name (difflib), before any run.
+    A part (``sink/vc1``, ``sw/p3``) is checked by its component, the part before ``/``."""
+    import difflib
+
+    from atmsim import api
+
+    def hint(word: str, names: list[str]) -> str:
+        close = difflib.get_close_matches(word, names, n=1)
+        return f"; did you mean {close[0]!r}?" if close else ""
+
+    kinds = {c["name"]: c["kind"] for c in sc.components()}
+    base = target.component.split("/", 1)[0]
+    if base not in kinds:
+        names = sorted(kinds)
+        raise ScenarioError(f"--target '{target}': no component {base!r} in {sc.path}{hint(base, names)} "
+                            f"(components: {', '.join(names)})")
+    # the kind's declared probes, and the rows a 1 ps run of the scenario gives the
+    # component (some rows, such as a switch's port_drop_cells, are not declared)
+    names = {q["name"] for q in api.describe(kinds[base]).get("probes", [])}
+    if target.probe not in names:
+        brief = sc.with_overrides({"scenario.duration": "1 ps", "scenario.warmup": "0 s"}).run()
+        names |= {probe for comp, probe, *_ in brief.raw.get("probes", []) if comp.split("/", 1)[0] == base}
+    probes = sorted(names)
+    if probes and target.probe not in probes:
+        raise ScenarioError(f"--target '{target}': {base} ({kinds[base]}) has no probe {target.probe!r}"
+                            f"{hint(target.probe, probes)} (its probes: atmsim describe {kinds[base]})")
+
+
+def monotone_warning(ans: "Answer") -> Optional[str]:
+    """A warning when the sizes evaluated show the statistic moving against the
+    direction the bisection assumes (the smallest size meeting ``<=``: the statistic
+    does not rise as the size grows; ``>=``, or ``largest``: the mirror cases) by more
+    than its 95% intervals allow; None when they agree or cannot tell."""
+    rising_assumed = ans.largest != ans.target.at_least  # the statistic is assumed not to fall
+    evs = sorted(ans.evaluations, key=lambda e: e.size)
+
+    def ends(e: Evaluation) -> tuple[float, float]:
+        if math.isfinite(e.ci_low) and math.isfinite(e.ci_high):
+            return e.ci_low, e.ci_high
+        # every replication equal: the mean is the value; too few replications: cannot tell
+        return (e.mean, e.mean) if e.note.startswith("all ") else (math.nan, math.nan)
+
+    u = f" {ans.unit}" if ans.unit else ""
+    for i, a in enumerate(evs):
+        for b in evs[i + 1:]:
+            (alo, ahi), (blo, bhi) = ends(a), ends(b)
+            if not all(math.isfinite(x) for x in (alo, ahi, blo, bhi)):
+                continue
+            against = bhi < alo if rising_assumed else blo > ahi
+            if against:
+                way, assumed = ("falls", "does not fall") if rising_assumed else ("rises", "does not rise")
+                return (f"{ans.target.component}.{ans.target.probe}.{ans.target.statistic} {way} from "
+                        f"{_g(a.mean)} at {a.size}{u} to {_g(b.mean)} at {b.size}{u} (95% intervals apart, or every replication equal), but "
+                        f"the bisection assumes it {assumed} as {ans.key} grows; the answer may be wrong "
+                        f"(look at every size with atmsim sweep" +
+                        ("" if ans.largest else ", or try --largest") + ")")
+    return None
 
 
 def max_evaluations(low: int, high: int) -> int:
@@ -261,6 +332,19 @@ def judge(size: int, n: int, mean: float, std: float, low: float, high: float, l
     return Evaluation(size, n, mean, low, high, mean >= limit if at_least else mean <= limit, why)
 
 
+def check_inputs(path: str | Path, key: str, low: int, high: int, target: Target, *, unit: str = "",
+                 replications: int = 6, overrides: Optional[Mapping[str, str]] = None) -> None:
+    """Bad file, key, value, range or target: one clear ScenarioError before any run
+    (:func:`dimension` calls it; the CLI too, before it prints anything)."""
+    from atmsim import api
+
+    if low < 1 or high < low:
+        raise ScenarioError(f"--min {low} --max {high}: expected 1 <= min <= max")
+    if replications < 2:
+        raise ScenarioError(f"--replications {replications}: at least 2 are needed for a confidence interval")
+    check_target(api.load(str(path)).with_overrides({**dict(overrides or {}), key: f"{high} {unit}".strip()}), target)
+
+
 def dimension(path: str | Path, key: str, low: int, high: int, target: Target | str, *, unit: str = "",
               replications: int = 6, overrides: Optional[Mapping[str, str]] = None, workers: Optional[int] = None,
               on_eval: Optional[Callable[[Evaluation], None]] = None,
@@ -268,17 +352,10 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
     """Bisection for the smallest size in ``[low, high]`` meeting ``target`` (``largest``:
     the largest, for a statistic that does not fall as the size grows); ``on_eval``
     after each size, ``on_run`` after each replication."""
-    from atmsim import api
-
     tgt = parse_target(target) if isinstance(target, str) else target
-    if low < 1 or high < low:
-        raise ScenarioError(f"--min {low} --max {high}: expected 1 <= min <= max")
-    if replications < 2:
-        raise ScenarioError(f"--replications {replications}: at least 2 are needed for a confidence interval")
     p = str(path)
     over = dict(overrides or {})
-    # bad file, key or value: one clear error before any worker starts
-    api.load(p).with_overrides({**over, key: f"{high} {unit}".strip()})
+    check_inputs(p, key, low, high, tgt, unit=unit, replications=replications, overrides=over)
     ans = Answer(key, unit, tgt, low, high, replications, None, largest=largest)
     cache: dict[int, Evaluation] = {}
 

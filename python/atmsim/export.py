@@ -81,7 +81,14 @@ def frame(db: str, what: str) -> pd.DataFrame:
 
 
 def export(db: str, out: str, what: str = "runs") -> int:
-    """Write ``what`` from the store ``db`` to ``out`` (.parquet or .csv); returns rows."""
+    """Write ``what`` from the store ``db`` to ``out`` (.parquet or .csv; ``-``: CSV to
+    standard output); returns rows."""
+    if out == "-":
+        import sys
+
+        df = frame(db, what)
+        df.to_csv(sys.stdout, index=False)
+        return len(df)
     ext = os.path.splitext(out)[1].lower()
     if ext not in (".parquet", ".csv"):
         raise ScenarioError(f"--out {out}: unknown format {ext or '(no extension)'}; use a .parquet or .csv file")

@@ -45,11 +45,13 @@ import os
 import socket
 import sqlite3
 import time
-from typing import Any, Iterable, Optional, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from atmsim.exceptions import AtmsimError, ScenarioError
+from atmsim.paths import dir_writable
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported by the methods that return frames: planning a sweep needs none
 
 SCHEMA_VERSION = 1
 MAX_PAGES_ENV = "ATMSIM_STORE_MAX_PAGES"
@@ -143,20 +145,8 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
-def _dir_writable(d: str) -> bool:
-    """Can files be created in ``d``?  Permission bits do not stop root, and a
-    read-only mount or a pseudo file system only says no when asked: create an
-    anonymous temporary file (O_TMPFILE on Linux: nothing appears in ``d``)."""
-    if not os.access(d, os.W_OK | os.X_OK):
-        return False
-    import tempfile
-
-    try:
-        with tempfile.TemporaryFile(dir=d):
-            pass
-    except OSError:
-        return False
-    return True
+# Can files be created in a directory? (one helper with the CLI's output-path checks)
+_dir_writable = dir_writable
 
 
 def _explain_open_failure(path: str, exc: BaseException) -> str:
@@ -382,12 +372,16 @@ class Store:
 
     def runs(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
         """Run rows (all, or those with the given keys), ordered by point and replication."""
+        import pandas as pd
+
         q = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
         rows = self._select_keys(q, keys, "run_key", order="point_index, replication, run_key")
         return pd.DataFrame(rows, columns=RUN_COLUMNS)
 
     def values(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
         """Probe values of 'done' runs joined with their run's point and replication."""
+        import pandas as pd
+
         q = ("SELECT r.run_key, r.sweep_key, r.point_index, r.point, r.replication, v.component, v.probe, "
              "v.statistic, v.value, v.unit FROM probe_values v JOIN runs r ON r.run_key = v.run_key "
              "WHERE r.status='done'")
@@ -401,6 +395,8 @@ class Store:
     def series(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
         """Time series of 'done' runs (each sample at the end of its interval, as
         :attr:`atmsim.Result.series`), with the run's point and replication."""
+        import pandas as pd
+
         q = ("SELECT r.run_key, r.point_index, r.replication, s.component, s.probe, s.time, s.value, s.unit, "
              "s.kind FROM series_values s JOIN runs r ON r.run_key = s.run_key WHERE r.status='done'")
         rows = self._select_keys(q, keys, "r.run_key", where_prefix=" AND ",
@@ -408,6 +404,8 @@ class Store:
         return pd.DataFrame(rows, columns=SERIES_COLUMNS).astype({"time": "float64", "value": "float64"})
 
     def sweeps(self) -> pd.DataFrame:
+        import pandas as pd
+
         cols = ["sweep_key", "scenario_name", "scenario_path", "scenario_hash", "quick", "overrides",
                 "created", "software_version"]
         return pd.DataFrame(self.conn.execute(f"SELECT {', '.join(cols)} FROM sweeps ORDER BY created").fetchall(),

@@ -72,14 +72,17 @@ import math
 import os
 import sys
 import time
-from typing import Any, Callable, Optional
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from atmsim import _atmsim
 from atmsim.exceptions import AtmsimError, ScenarioError
-from atmsim.stats import STAT_COLUMNS, Interval, relative_half_width, summarize, target_satisfied
 from atmsim.store import Store, now_iso
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and the statistics (numpy, scipy) are imported where results are made, not
+# here: `atmsim sweep --dry-run` and loading a spec need neither (issue 44 item 12).
 
 # The spec's constants, defined once in the core (atmsim_scenario::sweep).
 SEED_DOMAIN: str = _atmsim.SWEEP_SEED_DOMAIN                      # "atmsim-sweep-v1"
@@ -93,6 +96,12 @@ RANGE_KEYS: tuple[str, ...] = _atmsim.SWEEP_RANGE_KEYS
 FAIL_POINT_ENV = "ATMSIM_SWEEP_FAIL_POINT"
 
 RUN_FRAME_COLUMNS = ["point", "replication", "seed", "status", "wall_s", "events", "fingerprint", "error"]
+
+
+def _pandas():
+    import pandas
+
+    return pandas
 
 
 # --------------------------------------------------------------------------- seeds
@@ -232,10 +241,10 @@ class SweepResult:
     restarts: int = 0          # local pool restarts after a worker died
     # The runs' time series ([probes] series), long form: point, replication, the swept
     # keys, component, probe, time, value, unit, kind.
-    series: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    series: pd.DataFrame = dataclasses.field(default_factory=lambda: _pandas().DataFrame())
     # Every replication's value of every probe statistic, long form: point, replication,
     # the swept keys, component, probe, statistic, value, unit (module doc).
-    values: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    values: pd.DataFrame = dataclasses.field(default_factory=lambda: _pandas().DataFrame())
 
     @property
     def ok(self) -> bool:
@@ -341,6 +350,13 @@ def plan_sweep(scenario_path: str, db: Optional[str] = None, *, quick: bool = Fa
     ``replications`` — the fixed count, or the first round of a precision rule — and
     ``done``, how many of those are already done in ``db``; 0 without a store or when
     the file does not exist). The store is opened read-only."""
+    spec, rows = plan_rows(scenario_path, db, quick=quick, overrides=overrides)
+    return spec, _pandas().DataFrame(rows)
+
+
+def plan_rows(scenario_path: str, db: Optional[str] = None, *, quick: bool = False,
+              overrides: Optional[dict[str, str]] = None) -> tuple[SweepSpec, list[dict[str, Any]]]:
+    """:func:`plan_sweep`'s rows as dicts, without pandas (``atmsim sweep --dry-run``)."""
     spec = load_sweep(scenario_path, overrides)
     reps = spec.replications_for(quick)
     done: set[str] = set()
@@ -352,7 +368,7 @@ def plan_sweep(scenario_path: str, db: Optional[str] = None, *, quick: bool = Fa
         n = sum(run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides) in done for r in range(reps))
         rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "seed": spec.seed_of(i),
                      "replications": reps, "done": n})
-    return spec, pd.DataFrame(rows)
+    return spec, rows
 
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
@@ -520,6 +536,8 @@ def _more_replications(spec: SweepSpec, store: Store, planned: dict[int, int], k
 def _unmet_targets(spec: SweepSpec, vals: pd.DataFrame) -> dict[int, list[Target]]:
     """{point: the targets of :attr:`SweepSpec.targets` its replications do not meet yet}
     (every point of ``vals``' runs; a point with no value of a target does not meet it)."""
+    from atmsim.stats import Interval, summarize, target_satisfied
+
     points = sorted({int(p) for p in vals["point_index"]}) if not vals.empty else []
     unmet: dict[int, list[Target]] = {i: [] for i in points}
     for t in spec.targets:
@@ -550,6 +568,10 @@ def precision_report(spec: SweepSpec, runs: pd.DataFrame, stats: pd.DataFrame) -
     half-width), ``hit_cap`` (not met and at the cap: more replications were not run),
     ``unmet`` (the statistics not met, ``COMPONENT.PROBE.STATISTIC (relative half-width
     or why none)``, ``; ``-separated)."""
+    import pandas as pd
+
+    from atmsim.stats import Interval, relative_half_width, target_satisfied
+
     rows = []
     done = runs[runs["status"] == "done"].groupby("point").size().to_dict() if len(runs) else {}
     for i in range(len(spec.points)):
@@ -583,6 +605,10 @@ def _insert_keys(spec: SweepSpec, df: pd.DataFrame, at: int) -> pd.DataFrame:
 
 
 def _frames(spec: SweepSpec, runs_db: pd.DataFrame, values: pd.DataFrame):
+    import pandas as pd
+
+    from atmsim.stats import STAT_COLUMNS, summarize
+
     runs = pd.DataFrame({
         "point": runs_db["point_index"].astype("int64"),
         "replication": runs_db["replication"].astype("int64"),

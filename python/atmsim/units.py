@@ -9,12 +9,12 @@ the reproduction report).
   (``b/s``, ``kb/s``, ``Mb/s``, ``Gb/s``, ``B/s``) is shown in the one unit the user
   asks for with ``--units`` (default :data:`DEFAULT_RATE_UNIT`).  The models keep
   reporting in their own units (``Result.probes``, ``--json``, the store); only
-  what is shown is converted.
+  what is shown is converted; times likewise (``--units ms``, default seconds).
 """
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Sequence
 
 #: Bits per second in one of each bit-rate unit the models report.
 BIT_RATE_UNITS = {"b/s": 1.0, "bit/s": 1.0, "bps": 1.0, "kb/s": 1e3, "Mb/s": 1e6, "Mbps": 1e6, "Gb/s": 1e9,
@@ -25,6 +25,9 @@ TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1
 #: Units ``--units`` accepts for bit rates.
 RATE_CHOICES = ("b/s", "kb/s", "Mb/s", "Gb/s")
 DEFAULT_RATE_UNIT = "Mb/s"
+#: Units ``--units`` accepts for times (delays, waits, RTTs: the models report seconds).
+TIME_CHOICES = ("s", "ms", "us", "µs", "ns", "ps")
+DEFAULT_TIME_UNIT = "s"
 
 #: Largest magnitude an integral float is printed as an exact integer (2^53: every
 #: integer up to it is exactly representable).
@@ -56,20 +59,36 @@ def fmt_value(x: object, digits: int = 6) -> str:
     return f"{v:.{digits}g}"
 
 
-def check_rate_unit(unit: Optional[str]) -> str:
-    """``--units`` value → a unit of :data:`RATE_CHOICES` (ValueError with the valid ones)."""
-    u = DEFAULT_RATE_UNIT if unit is None else unit.strip()
-    if u not in RATE_CHOICES:
-        raise ValueError(f"--units {unit!r}: not a bit-rate unit; valid: {', '.join(RATE_CHOICES)}")
-    return u
+def check_units(units: Optional[Sequence[str]]) -> tuple[str, str]:
+    """``--units`` values (each one unit or several separated by commas, at most one per
+    quantity) → ``(rate unit, time unit)``, the defaults for a quantity not named
+    (ValueError with the valid units)."""
+    rate, time = None, None
+    for item in units or []:
+        for u in (x.strip() for x in item.split(",")):
+            if u in RATE_CHOICES:
+                if rate is not None and rate != u:
+                    raise ValueError(f"--units {u!r}: a second bit-rate unit (after {rate!r}); give one per quantity")
+                rate = u
+            elif u in TIME_CHOICES:
+                if time is not None and time != u:
+                    raise ValueError(f"--units {u!r}: a second time unit (after {time!r}); give one per quantity")
+                time = u
+            else:
+                raise ValueError(f"--units {u!r}: not a unit of bit rate or time; valid: {', '.join(RATE_CHOICES)} "
+                                 f"(bit rates), {', '.join(TIME_CHOICES)} (times)")
+    return rate or DEFAULT_RATE_UNIT, time or DEFAULT_TIME_UNIT
 
 
-def to_display(value: float, unit: str, rate_unit: str = DEFAULT_RATE_UNIT) -> tuple[float, str]:
-    """``(value, unit)`` in the display unit of its quantity (bit rates in ``rate_unit``)."""
-    f = BIT_RATE_UNITS.get(unit)
-    if f is None or unit == rate_unit:
-        return value, unit
-    return value * f / BIT_RATE_UNITS[rate_unit], rate_unit
+def to_display(value: float, unit: str, rate_unit: str = DEFAULT_RATE_UNIT,
+               time_unit: str = DEFAULT_TIME_UNIT) -> tuple[float, str]:
+    """``(value, unit)`` in the display unit of its quantity (bit rates in ``rate_unit``,
+    times in ``time_unit``)."""
+    for table, to in ((BIT_RATE_UNITS, rate_unit), (TIME_UNITS, time_unit)):
+        f = table.get(unit)
+        if f is not None:
+            return (value, unit) if unit == to else (value * f / table[to], to)
+    return value, unit
 
 
 def convert(value: float, unit: str, to: str) -> Optional[float]:

@@ -202,12 +202,15 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
                 _ => e,
             })?;
             match q {
-                Quantity::Rate(bps) => Rate::from_bps(bps)
-                    .map(Value::Rate)
-                    .ok_or_else(|| format!("'{s}': a rate must be positive and at least 0.001 b/s")),
-                Quantity::Time(secs) => SimDuration::from_secs_f64(secs)
-                    .map(Value::Time)
-                    .ok_or_else(|| format!("'{s}': a time must be zero or positive (and under 213 days)")),
+                Quantity::Rate(bps) => Rate::from_bps(bps).map(Value::Rate).ok_or_else(|| rate_error(s, bps)),
+                Quantity::Time(secs) => match SimDuration::from_secs_f64(secs) {
+                    // a nonzero time that rounds to 0 ps would silently become zero
+                    Some(d) if d.ps() == 0 && secs > 0.0 => Err(format!(
+                        "'{s}': below the 1 ps time resolution; the shortest nonzero time is 1 ps (or write 0 s)"
+                    )),
+                    Some(d) => Ok(Value::Time(d)),
+                    None => Err(time_error(s, secs)),
+                },
                 Quantity::Length(m) => {
                     if m >= 0.0 {
                         Ok(Value::Length(m))
@@ -256,6 +259,33 @@ pub fn parse_value(spec: &ParamSpec, raw: &Raw) -> Result<Value, String> {
             };
             Err(format!("{raw} is not valid here; expected {want}"))
         }
+    }
+}
+
+/// The largest rate a [`Rate`] holds (whole millibits per second in a `u64`), in b/s, to
+/// 15 digits (the product with 1000 must stay below 2^64 after rounding).
+pub const MAX_RATE_BPS: f64 = 18_446_744_073_709_000.0;
+
+/// The largest time a [`SimDuration`] holds (picoseconds in a `u64`), in seconds (about 213.5 days).
+pub const MAX_TIME_S: f64 = 18_446_744.0;
+
+/// Why `bps` (written `s`) is not a [`Rate`]: not positive, below the resolution or too large.
+fn rate_error(s: &str, bps: f64) -> String {
+    if !(bps > 0.0) {
+        format!("'{s}': a rate must be positive (at least 0.001 b/s)")
+    } else if bps < 0.001 {
+        format!("'{s}': below the rate resolution; the smallest rate is 0.001 b/s")
+    } else {
+        format!("'{s}': too large; the largest rate is 1.8e16 b/s (18,446,744 Gb/s)")
+    }
+}
+
+/// Why `secs` (written `s`) is not a [`SimDuration`]: negative or too large.
+fn time_error(s: &str, secs: f64) -> String {
+    if !(secs >= 0.0) {
+        format!("'{s}': a time must be zero or positive")
+    } else {
+        format!("'{s}': too large; the longest time is 18446744 s (about 213 days, u64 picoseconds)")
     }
 }
 
@@ -490,6 +520,26 @@ mod tests {
         let e = parse_value(&CAP, &Raw::Str("1e18 B".into())).unwrap_err();
         assert!(e.contains("at most 2^53"), "{e}");
         assert_eq!(parse_value(&CAP, &Raw::Str("9007199254740992 cells".into())).unwrap(), Value::Size(Size::Cells(9007199254740992.0)));
+    }
+
+    const TIME: ParamSpec = ParamSpec { name: "delay", ty: ParamType::Time, default: None, required: true, help: "", source: "" };
+
+    /// Issue 44 item 10: each out-of-range rate or time says which way it is wrong.
+    #[test]
+    fn out_of_range_rates_and_times_say_what_is_wrong() {
+        let err = |spec: &ParamSpec, s: &str| parse_value(spec, &Raw::Str(s.into())).unwrap_err();
+        assert_eq!(err(&RATE, "1e30 Mb/s"), "'1e30 Mb/s': too large; the largest rate is 1.8e16 b/s (18,446,744 Gb/s)");
+        assert_eq!(err(&RATE, "0.0001 b/s"), "'0.0001 b/s': below the rate resolution; the smallest rate is 0.001 b/s");
+        assert_eq!(err(&RATE, "0 Mb/s"), "'0 Mb/s': a rate must be positive (at least 0.001 b/s)");
+        assert_eq!(err(&TIME, "0.1 ps"), "'0.1 ps': below the 1 ps time resolution; the shortest nonzero time is 1 ps (or write 0 s)");
+        assert_eq!(err(&TIME, "1e9 s"), "'1e9 s': too large; the longest time is 18446744 s (about 213 days, u64 picoseconds)");
+        // the bounds themselves are valid
+        assert!(matches!(parse_value(&RATE, &Raw::Str("1.8e16 b/s".into())), Ok(Value::Rate(_))));
+        assert!(matches!(parse_value(&RATE, &Raw::Str("0.001 b/s".into())), Ok(Value::Rate(_))));
+        assert_eq!(parse_value(&TIME, &Raw::Str("1 ps".into())).unwrap(), Value::Time(SimDuration(1)));
+        assert_eq!(parse_value(&TIME, &Raw::Str("0 s".into())).unwrap(), Value::Time(SimDuration(0)));
+        assert!(matches!(parse_value(&TIME, &Raw::Str("18446744 s".into())), Ok(Value::Time(_))));
+        assert!(Rate::from_bps(MAX_RATE_BPS).is_some() && SimDuration::from_secs_f64(MAX_TIME_S).is_some());
     }
 
     /// Example values for parameters that have no default but are needed: required ones,
