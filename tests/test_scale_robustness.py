@@ -82,3 +82,24 @@ def test_a_table_too_long_to_read_is_one_line(tmp_path):
     assert "1,099  s1099" in p.stdout, "the flows table (1,100 rows) is still printed"
     full = run_cli("run", str(f), "-q", "--json")
     assert len(json.loads(full.stdout)["probes"]) == 20_900
+
+
+def test_a_run_past_its_memory_stops_with_one_line(tmp_path):
+    # Cells pile up in an unlimited buffer (1 Gb/s in, 1 Mb/s out): about 110 MB a
+    # simulated second. With a 150 MB limit (ATMSIM_MEMORY_LIMIT stands for the
+    # machine's free memory) the run stops there with one line, not the OOM killer.
+    import os
+
+    from conftest import atmsim_cmd
+
+    f = tmp_path / "grow.toml"
+    f.write_text('connections = ["src -> mux", "mux -> sink"]\n[scenario]\nduration = "10 s"\n'
+                 '[components.src]\nkind = "cbr"\nrate = "1 Gb/s"\n'
+                 '[components.mux]\nkind = "fifo"\nrate = "1 Mb/s"\ncapacity = "unlimited"\n'
+                 '[components.sink]\nkind = "sink"\n', encoding="utf-8")
+    env = {**os.environ, "ATMSIM_MEMORY_LIMIT": str(150 * 2**20)}
+    p = subprocess.run(atmsim_cmd() + ["run", str(f), "-q"], capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("atmsim: error: out of memory: the run had grown to "), lines
+    assert "past the 0.15 GiB this machine had for it" in lines[0]

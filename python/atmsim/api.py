@@ -431,12 +431,15 @@ def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: Progres
         trace_file = os.fspath(cell_trace)
         if not sc.native.traced:
             sc = sc.with_overrides({"trace.cells": "true"})
+    from atmsim.memory import MemoryGuard
+
     if progress is None or isinstance(progress, bool):
-        # Always hand the native run a callback: it is where Ctrl-C is noticed.
+        # Always hand the native run a callback: it is where Ctrl-C is noticed, and
+        # where a run that outgrows the machine's memory is stopped (atmsim.memory).
         with RunProgress(label=sc.name, enabled=None if progress is None else progress) as bar:
-            res = Result(sc.native.run(seed=seed, run=run, progress=bar, trace_file=trace_file))
+            res = Result(sc.native.run(seed=seed, run=run, progress=MemoryGuard(bar), trace_file=trace_file))
     else:
-        res = Result(sc.native.run(seed=seed, run=run, progress=progress, trace_file=trace_file))
+        res = Result(sc.native.run(seed=seed, run=run, progress=MemoryGuard(progress), trace_file=trace_file))
     for w in res.warnings:
         warnings.warn(w, AtmsimWarning, stacklevel=3)
     return res
