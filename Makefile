@@ -70,11 +70,12 @@ browser:
 	    || { echo "error: apt-get install chromium failed (are you root?); install it so that $(CHROMIUM) exists" >&2; exit 1; }; \
 	fi
 
-# Both cores: pytest-xdist keeps each test file on one worker and every test that
-# resumes from the session's `reproduce all --quick` store on one (tests/conftest.py).
+# Both cores: pytest-xdist keeps each test file on one worker (its module fixtures are
+# built once); the workers share the session's `reproduce all --quick` store
+# (tests/conftest.py, quick_store).
 test: check-tools build-test browser
 	cargo test --workspace --exclude atmsim-py --profile test-build
-	$(VPY) -m pytest -q -W error -n 2 --dist loadgroup tests/
+	$(VPY) -m pytest -q -W error -n 2 --dist loadfile tests/
 	$(ATMSIM) validate --quick
 
 # Rewrites the golden fingerprints of every shipped scenario (tests/it/golden.rs).

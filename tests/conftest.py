@@ -63,11 +63,25 @@ def reproduce_quick(out: Path, name: str, store: Path | None = None) -> Path:
 def quick_store(tmp_path_factory) -> Path:
     """`atmsim reproduce all --quick`, once per session (every paper's quick runs, about
     three minutes on two cores): its directory's result store, from which the papers'
-    module fixtures resume instead of running the same sweeps again."""
-    out = tmp_path_factory.mktemp("reproduce-all")
-    proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=1200)
-    assert proc.returncode == 0, proc.stderr
-    assert_intervals_in_domain(out)
+    module fixtures resume instead of running the same sweeps again.
+
+    With pytest-xdist (`make test` runs `-n 2 --dist loadfile`) the workers share it:
+    the first to ask runs it under a lock in the session's common temporary directory,
+    the other waits for it (the reproduction's own pool keeps both cores busy)."""
+    import fcntl
+
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        root = tmp_path_factory.getbasetemp()
+    else:
+        root = tmp_path_factory.getbasetemp().parent
+    out = root / "reproduce-all-shared"
+    with open(root / "reproduce-all.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "done").exists():
+            proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=1200)
+            assert proc.returncode == 0, proc.stderr
+            assert_intervals_in_domain(out)
+            (out / "done").touch()
     return out / "results.sqlite"
 
 
@@ -140,13 +154,3 @@ capacity = "64 cells"
 kind = "sink"
 """
 
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`): the tests of one
-    file stay on one worker (its module fixtures are built once), and every test that
-    resumes from the session's `quick_store` goes to one worker, so that `reproduce
-    all --quick` runs once per session, not once per worker."""
-    for item in items:
-        group = "quick_store" if "quick_store" in getattr(item, "fixturenames", ()) else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
