@@ -72,7 +72,7 @@ import math
 import os
 import sys
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import pandas as pd
 
@@ -86,6 +86,7 @@ SEED_DOMAIN: str = _atmsim.SWEEP_SEED_DOMAIN                      # "atmsim-swee
 SEED_MASK: int = _atmsim.SWEEP_SEED_MASK                          # 0x7FFF_FFFF_FFFF_FFFF
 DEFAULT_QUICK_REPLICATIONS: int = _atmsim.SWEEP_DEFAULT_QUICK_REPLICATIONS   # 2
 MAX_RANGE_POINTS: int = _atmsim.SWEEP_MAX_RANGE_POINTS            # 10_000
+MAX_REPLICATIONS: int = _atmsim.SWEEP_MAX_REPLICATIONS            # 1_000_000 per point
 SWEEP_KEYS: tuple[str, ...] = _atmsim.SWEEP_KEYS
 TARGET_KEYS: tuple[str, ...] = _atmsim.SWEEP_TARGET_KEYS
 RANGE_KEYS: tuple[str, ...] = _atmsim.SWEEP_RANGE_KEYS
@@ -343,16 +344,48 @@ def plan_sweep(scenario_path: str, db: Optional[str] = None, *, quick: bool = Fa
     the file does not exist). The store is opened read-only."""
     spec = load_sweep(scenario_path, overrides)
     reps = spec.replications_for(quick)
-    done: set[str] = set()
-    if db is not None and os.path.isfile(db):
-        with Store(db, readonly=True) as st:
-            done = st.done_keys(spec.sweep_key(quick))
-    rows = []
-    for i in spec.point_indices(quick):
-        n = sum(run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides) in done for r in range(reps))
-        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "seed": spec.seed_of(i),
-                     "replications": reps, "done": n})
+    indices = spec.point_indices(quick)
+    done: set[tuple[int, int]] = set()
+    if db is not None:
+        _check_db_path(db)
+        if os.path.isfile(db):
+            with Store(db, readonly=True) as st:
+                done = _done_pairs(spec, st, spec.sweep_key(quick), {i: reps for i in indices})
+    per_point: dict[int, int] = {}
+    for i, _r in done:
+        per_point[i] = per_point.get(i, 0) + 1
+    rows = [{"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "seed": spec.seed_of(i),
+             "replications": reps, "done": per_point.get(i, 0)} for i in indices]
     return spec, pd.DataFrame(rows)
+
+
+def _done_pairs(spec: SweepSpec, store: Store, sweep_key: str, planned: dict[int, int]) -> set[tuple[int, int]]:
+    """The planned ``(point, replication)`` pairs already 'done' in ``store``, read from
+    its rows (a run counts when its point is the spec's point of that index): the cost
+    is that of the store's runs, not of every run the plan might make (a million
+    replications planned in no time)."""
+    canon: dict[int, str] = {}
+    out: set[tuple[int, int]] = set()
+    for i, point, r in store.done_replications(sweep_key):
+        i, r = int(i), int(r)
+        if i not in planned or r >= planned[i]:
+            continue
+        c = canon.get(i)
+        if c is None:
+            c = canon[i] = canonical_point(spec.points[i])
+        if c == point:
+            out.add((i, r))
+    return out
+
+
+def _check_db_path(db: str) -> None:
+    """What a dry run can tell of ``db`` without writing: a directory, or a file in a
+    directory that does not exist, can never be the store (the run would refuse it):
+    :class:`atmsim.store.StorePathError`, one line, as the run gives it."""
+    from atmsim.store import StorePathError, _explain_open_failure
+
+    if os.path.isdir(db) or not os.path.isdir(os.path.dirname(os.path.abspath(db))):
+        raise StorePathError(_explain_open_failure(db, OSError()))
 
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
@@ -394,17 +427,20 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                 k = keys[(i, r)] = run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides)
             return k
 
-        done = store.done_keys(sweep_key)
-        all_planned = [(i, r) for i in planned for r in range(planned[i])]
-        skipped = sum(1 for i, r in all_planned if key_of(i, r) in done)
-        bar = _Bar(progress, len(all_planned), spec.name)
+        # The plan is drawn lazily: the runs already done are read from the store's rows,
+        # and a run's key is computed when it is handed to a worker.
+        done_pairs = _done_pairs(spec, store, sweep_key, planned)
+        skipped = len(done_pairs)
+        total = sum(planned.values())
+        bar = _Bar(progress, total, spec.name)
         bar.done = skipped
         if bar.bar is not None:
             bar.bar.update(skipped)
-        todo = [(i, r) for i, r in all_planned if key_of(i, r) not in done]
+        todo: Iterable[tuple[int, int]] = (
+            ((i, r) for i in planned for r in range(planned[i]) if (i, r) not in done_pairs)
+            if skipped < total else [])
         while True:
-            deferred: list[tuple[int, int]] = []
-            while todo:
+            while todo:  # a generator (always true) only while there is work
                 if ex is None:
                     ex = make_executor(executor, workers, scheduler)
                 n_run, n_other, deferred = _execute(spec, store, ex, todo, key_of, sweep_key, quick,
@@ -457,7 +493,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                        restarts=getattr(ex, "restarts", 0))
 
 
-def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]], key_of: Callable,
+def _execute(spec: SweepSpec, store: Store, ex: Any, todo: Iterable[tuple[int, int]], key_of: Callable,
              sweep_key: str, quick: bool, base_overrides: dict[str, str], fail_points: set[int],
              version: str, bar: _Bar) -> tuple[int, int, list[tuple[int, int]]]:
     """Run ``todo``, claiming each run in the store as it is handed to a worker:
