@@ -40,7 +40,7 @@ def test_bad_seed_or_run_is_one_line_exit_2(cli, write_scenario, args, expect):
 def test_largest_seed_and_run_are_accepted(write_scenario):
     res = atmsim.run(str(write_scenario(BASE)), seed=2**64 - 1, run=2**64 - 1, progress=False)
     assert res.summary["seed"] == 2**64 - 1
-    with pytest.raises(ParamError, match="--seed True"):
+    with pytest.raises(ParamError, match="^seed=True: a seed is an integer"):
         atmsim.run(str(write_scenario(BASE)), seed=True, progress=False)
 
 

@@ -62,8 +62,8 @@ def test_set_of_a_swept_key_is_refused(cli, write_scenario, tmp_path):
     for extra in ([], ["--dry-run"]):
         err = one_line_exit_2(cli("sweep", str(path), "--db", str(db), "--set", "mux.capacity=32 cells", *extra))
         assert err == (f"atmsim: error: --set: mux.capacity: the sweep varies this key ({path}:{line}: "
-                       f"sweep.grid.\"mux.capacity\"), so a --set value would be ignored at every point; drop it "
-                       f"from --set, or change the sweep's values of it")
+                       f"sweep.grid.\"mux.capacity\"), so the value --set gives it would be ignored at every point; "
+                       f"drop it from --set, or change the sweep's values of it")
     assert not db.exists()
     # an unswept key still applies to every point
     p = cli("sweep", str(path), "--db", str(db), "--set", "src.rate=90 Mb/s", "--dry-run")

@@ -269,7 +269,8 @@ def run_cmd(
         overrides["scenario.fingerprint_content"] = "true"
     if cell_trace:
         overrides["trace.cells"] = "true"
-    sc = api.load(scenario).with_overrides(overrides)
+    sc = api.apply_overrides(api.load(scenario), overrides, "--set")
+    api.check_seed_run(seed, run, names=("--seed", "--run"))
     with _interruptible(), RunProgress(label=sc.name, enabled=False if quiet else None) as bar, \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", AtmsimWarning)  # printed below as one line each
@@ -373,6 +374,8 @@ def sweep_cmd(
         _die(_one_line(exc), 2)
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
+    except ScenarioError as exc:  # the Python API calls --set "overrides"
+        raise api.renamed(exc, "overrides", "--set") from None
     spec = res.spec
     n_runs = len(res.runs)
     n_failed = len(res.failures)
@@ -435,6 +438,8 @@ def _sweep_plan(scenario: str, db: str, quick: bool, overrides: dict[str, str]) 
         spec, plan = sweep.plan_sweep(scenario, db, quick=quick, overrides=overrides)
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
+    except ScenarioError as exc:
+        raise api.renamed(exc, "overrides", "--set") from None
     planned, done = int(plan["replications"].sum()), int(plan["done"].sum())   # a sweep has at least one point
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}  (dry run: nothing runs)")
     print(_points_line(spec, len(plan)))

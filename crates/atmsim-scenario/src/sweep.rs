@@ -589,7 +589,7 @@ impl Reader<'_> {
                     None => self.file.to_string(),
                 };
                 return Err(invalid("--set", None, key, format!(
-                    "the sweep varies this key ({at}: {table}.{}), so a --set value would be ignored at every point; \
+                    "the sweep varies this key ({at}: {table}.{}), so the value --set gives it would be ignored at every point; \
                      drop it from --set, or change the sweep's values of it", q(key))));
             }
         }
@@ -1345,7 +1345,7 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         let line = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
         let set = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
         let e = SweepSpec::load(&text, "s.toml", &set("mux.capacity", "32 cells")).unwrap_err().to_string();
-        assert_eq!(e, format!("--set: mux.capacity: the sweep varies this key (s.toml:{}: sweep.grid.\"mux.capacity\"), so a --set value would be ignored at every point; drop it from --set, or change the sweep's values of it", line("\"mux.capacity\"")));
+        assert_eq!(e, format!("--set: mux.capacity: the sweep varies this key (s.toml:{}: sweep.grid.\"mux.capacity\"), so the value --set gives it would be ignored at every point; drop it from --set, or change the sweep's values of it", line("\"mux.capacity\"")));
         let e = SweepSpec::load(&text, "s.toml", &set("src.rate", "3 Mb/s")).unwrap_err().to_string();
         assert!(e.starts_with(&format!("--set: src.rate: the sweep varies this key (s.toml:{}: sweep.zip.\"src.rate\")", line("\"src.rate\""))), "{e}");
         let (sc, spec) = SweepSpec::load(&text, "s.toml", &set("src.vc", "3")).unwrap();
