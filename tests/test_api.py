@@ -46,7 +46,9 @@ def test_run_summary_and_probes():
     assert s["events"] > 0
     df = res.probes
     assert isinstance(df, pd.DataFrame)
-    assert list(df.columns) == ["component", "probe", "statistic", "value", "unit"]
+    assert list(df.columns) == ["scenario", "seed", "run", "component", "probe", "statistic", "value", "unit"]
+    # which run each row is of (issue 44): frames of several runs concatenate safely
+    assert set(df["scenario"]) == {"poisson-oc3"} and set(df["seed"]) == {1} and set(df["run"]) == {0}
     assert df["value"].dtype == "float64"
     assert len(df) > 10
     assert not df.duplicated(["component", "probe", "statistic"]).any()

@@ -40,7 +40,7 @@ def test_bad_seed_or_run_is_one_line_exit_2(cli, write_scenario, args, expect):
 def test_largest_seed_and_run_are_accepted(write_scenario):
     res = atmsim.run(str(write_scenario(BASE)), seed=2**64 - 1, run=2**64 - 1, progress=False)
     assert res.summary["seed"] == 2**64 - 1
-    with pytest.raises(ParamError, match="--seed True"):
+    with pytest.raises(ParamError, match="^seed=True: a seed is an integer"):
         atmsim.run(str(write_scenario(BASE)), seed=True, progress=False)
 
 
@@ -147,3 +147,50 @@ def test_sigterm_to_the_process_group_as_timeout_sends_it(write_scenario, tmp_pa
     assert err.strip().splitlines() == ["atmsim: terminated (SIGTERM); runs completed so far are kept"], err
     assert _session_gone(proc.pid) == []
     assert 2 <= _done_runs(db) < 80
+
+
+def _psutil_session(sid: int) -> list:
+    """Live (not zombie) processes of session ``sid``, by psutil."""
+    import psutil
+
+    out = []
+    for p in psutil.process_iter(["pid", "status"]):
+        try:
+            if p.info["status"] != psutil.STATUS_ZOMBIE and os.getsid(p.info["pid"]) == sid:
+                out.append(p)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            pass
+    return out
+
+
+def test_sigkill_of_the_sweep_leaves_no_process_and_the_store_resumes(write_scenario, tmp_path, reaper):
+    """``kill -9`` of a sweep's main process (issue 44): its fork server, workers and
+    resource tracker go within 10 s (they used to wait for good), and the same command
+    then finishes the sweep from the runs the store kept."""
+    import psutil
+
+    db = tmp_path / "r.sqlite"
+    path = str(write_scenario(LONG))
+    proc = _start_sweep(atmsim_cmd() + ["sweep", path, "--db", str(db), "--workers", "2", "--quiet"], db)
+    reaper(proc)
+    assert proc.poll() is None, proc.communicate()
+    helpers = [p for p in _psutil_session(proc.pid) if p.pid != proc.pid]
+    assert len(helpers) >= 3, [p.cmdline() for p in helpers]  # fork server, 2 workers (and the resource tracker)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    left = _psutil_session(proc.pid)
+    for _ in range(100):  # 10 s, polled: the kernel's death signals take milliseconds
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _psutil_session(proc.pid)
+    assert left == [], [(p.pid, " ".join(p.cmdline())[:200]) for p in left if p.is_running()]
+    assert not psutil.pid_exists(proc.pid) or psutil.Process(proc.pid).status() == psutil.STATUS_ZOMBIE
+    kept = _done_runs(db)
+    assert 2 <= kept < 80
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    again = subprocess.run(atmsim_cmd() + ["sweep", path, "--db", str(db), "--workers", "2", "--quiet"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"runs         80: 80 done, 0 failed ({80 - kept} run now, {kept} already in the store)" in again.stdout

@@ -60,14 +60,15 @@ def test_sweep_store_and_frames(scenario, tmp_path):
     assert res.ok and res.executed == 12 and res.skipped == 0
     runs = res.runs
     assert list(runs.columns[:8]) == ["point", "replication", "seed", "status", "wall_s", "events", "fingerprint", "error"]
-    assert list(runs.columns[8:]) == ["mux.capacity", "src.rate", "src.vc"]
+    # each swept key as written, then (strings with units) as a number in the unit (issue 44)
+    assert list(runs.columns[8:]) == ["mux.capacity", "mux.capacity [cells]", "src.rate", "src.rate [Mb/s]", "src.vc"]
     assert len(runs) == 12 and (runs["status"] == "done").all()
     assert runs["src.vc"].tolist()[:6] == [1, 1, 1, 2, 2, 2]  # value as written (a number)
     # per point one seed; replications are native run numbers
     assert runs.groupby("point")["seed"].nunique().eq(1).all()
     assert runs["fingerprint"].nunique() == 12
     st = res.stats
-    assert list(st.columns) == ["point", "mux.capacity", "src.rate", "src.vc", "component", "probe", "statistic",
+    assert list(st.columns) == ["point", "mux.capacity", "mux.capacity [cells]", "src.rate", "src.rate [Mb/s]", "src.vc", "component", "probe", "statistic",
                                 "unit", "domain", "n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"]
     # no interval outside its statistic's domain
     prop, nonneg = st[st.domain == "proportion"], st[st.domain.isin(["count", "nonnegative"])]
@@ -85,7 +86,7 @@ def test_sweep_store_and_frames(scenario, tmp_path):
     # every replication's value is kept (SweepResult.values, read from the store's
     # probe_values): the native runs' numbers, in replication order, with the point's keys
     per = res.values
-    assert list(per.columns) == ["point", "replication", "mux.capacity", "src.rate", "src.vc", "component", "probe",
+    assert list(per.columns) == ["point", "replication", "mux.capacity", "mux.capacity [cells]", "src.rate", "src.rate [Mb/s]", "src.vc", "component", "probe",
                                  "statistic", "value", "unit"]
     sel = per[(per.point == 0) & (per.component == "mux") & (per.probe == "q_rx_cells") & (per.statistic == "count")]
     assert sel["replication"].tolist() == [0, 1, 2] and sel["value"].tolist() == vals
@@ -369,7 +370,7 @@ def test_sweep_keeps_each_runs_time_series(write_scenario, tmp_path):
     res = atmsim.run_sweep(path, db, workers=2)
     assert res.ok and res.executed == 12
     s = res.series
-    assert list(s.columns) == ["point", "replication", "mux.capacity", "src.rate", "src.vc", "component", "probe",
+    assert list(s.columns) == ["point", "replication", "mux.capacity", "mux.capacity [cells]", "src.rate", "src.rate [Mb/s]", "src.vc", "component", "probe",
                                "time", "value", "unit", "kind"]
     per_run = s.groupby(["point", "replication", "probe"]).size()
     assert len(per_run) == 12 * 2 and set(per_run) == {5}

@@ -123,7 +123,7 @@ BAD = {
     "in_grid_and_zip": ('[sweep.grid]\n"src.rate" = ["80 Mb/s"]\n[sweep.zip]\n"src.rate" = ["90 Mb/s"]\n',
                         "both", '[sweep.zip]', "src.rate"),
     "unknown_key": ("[sweep]\nreplication = 3\n", "did you mean 'replications'", "replication = 3", "valid:"),
-    "bad_replications": ("[sweep]\nreplications = 0\n", ">= 1", "replications = 0", "replications"),
+    "bad_replications": ("[sweep]\nreplications = 0\n", "from 1 to 1000000", "replications = 0", "replications"),
     "no_dot": ('[sweep.grid]\ncapacity = ["8 cells"]\n', "COMPONENT.PARAM", 'capacity = ["8', "--set"),
     "range_unknown": ('[sweep.grid]\n"mux.capacity" = { from = 8, to = 9, stp = 1 }\n', "did you mean 'step'",
                       '"mux.capacity"', "range"),

@@ -31,6 +31,7 @@ __all__ = [
     "ParamError",
     "SimulationError",
     "run_sweep",
+    "Sweep",
     "read_trace",
     "summarize_trace",
 ]
@@ -39,10 +40,10 @@ __all__ = [
 def __getattr__(name: str):
     # atmsim.run_sweep is atmsim.sweep.run_sweep, imported on first use (it pulls in
     # scipy and sqlite, which single runs do not need).
-    if name == "run_sweep":
-        from atmsim.sweep import run_sweep
+    if name in ("run_sweep", "Sweep"):
+        from atmsim import sweep
 
-        return run_sweep
+        return getattr(sweep, name)
     if name in ("read_trace", "summarize_trace"):  # numpy and pandas, on first use too
         from atmsim import traces
 

@@ -75,6 +75,7 @@ SWEEP_KEYS: tuple[str, ...]         # the keys of [sweep]
 SWEEP_TARGET_KEYS: tuple[str, ...]  # the keys of [sweep] target
 SWEEP_RANGE_KEYS: tuple[str, ...]   # the keys of a range { from, to, step, unit }
 SWEEP_MAX_RANGE_POINTS: int         # at most this many values in one range
+SWEEP_MAX_REPLICATIONS: int         # at most this many replications per point (1_000_000)
 SWEEP_DEFAULT_QUICK_REPLICATIONS: int
 
 def loads_sweep(text: str, path: str = "<string>", overrides: Optional[dict[str, str]] = None) -> dict[str, Any]:

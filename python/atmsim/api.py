@@ -12,13 +12,16 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from atmsim import _atmsim
-from atmsim.exceptions import AtmsimWarning, ParamError, ScenarioError
+from atmsim.exceptions import ArgumentError, AtmsimWarning, ParamError, ScenarioError
 from atmsim.progress import RunProgress
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (start-up time)
     import pandas as pd
 
 PROBE_COLUMNS = ["component", "probe", "statistic", "value", "unit"]
+#: The columns of :attr:`Result.probes`: the run (scenario name, seed, run number), then
+#: :data:`PROBE_COLUMNS`, so that frames of several runs concatenate without losing which.
+RESULT_PROBE_COLUMNS = ["scenario", "seed", "run", *PROBE_COLUMNS]
 SERIES_COLUMNS = ["component", "probe", "time", "value", "unit", "kind"]
 #: The columns of :attr:`Result.cell_trace` (docs/architecture.md, "Cell traces").
 TRACE_COLUMNS = ["time_s", "event", "component", "port", "cause", "unit", "octets", "vc", "source", "seq", "pdu_cell",
@@ -72,9 +75,7 @@ class Scenario:
         """Apply ``--set`` style overrides: keys ``COMPONENT.PARAM`` or ``scenario.KEY``,
         values as in TOML without quotes (``"0.8"``, ``"256 cells"``).  Non-string values
         are converted with ``str``.  Raises ScenarioError/ParamError."""
-        if not overrides:
-            return self
-        return Scenario(self._native.with_overrides({str(k): _to_text(v) for k, v in overrides.items()}))
+        return apply_overrides(self, overrides, "overrides")
 
     def to_toml(self) -> str:
         return self._native.to_toml()
@@ -103,6 +104,29 @@ class Scenario:
                 f"{len(comps)} component(s)"
                 f"<table><thead><tr><th>component</th><th>kind</th><th>parameters</th></tr></thead>"
                 f"<tbody>{rows}</tbody></table></div>")
+
+
+def apply_overrides(sc: Scenario, overrides: Optional[Mapping[str, Any]], name: str) -> Scenario:
+    """``sc`` with ``overrides``; errors name them as ``name`` (``--set`` on the command
+    line, ``set`` for :func:`run`, ``overrides`` for :meth:`Scenario.with_overrides`)."""
+    if not overrides:
+        return sc
+    if not isinstance(overrides, Mapping):
+        raise ArgumentError(f"{name}: expected a dict {{'COMPONENT.PARAM': value}}, got {type(overrides).__name__}")
+    try:
+        return Scenario(sc.native.with_overrides({str(k): _to_text(v) for k, v in overrides.items()}))
+    except ScenarioError as exc:
+        raise renamed(exc, "--set", name) from None
+
+
+def renamed(exc: ScenarioError, cli: str, name: str) -> ScenarioError:
+    """The core's one-line error that starts with ``cli`` (a CLI flag such as ``--set``)
+    with the flag, there and in its text, replaced by the Python argument ``name``;
+    ``exc`` itself when it does not start so."""
+    msg = str(exc)
+    if name == cli or not msg.startswith(cli):
+        return exc
+    return type(exc)(msg.replace(cli, name))
 
 
 def _to_text(value: Any) -> str:
@@ -139,15 +163,19 @@ class Result:
 
     @property
     def probes(self) -> pd.DataFrame:
-        """One row per (component, probe, statistic): columns component, probe,
-        statistic, value (float64), unit.  Built on first use (validation runs
+        """One row per (component, probe, statistic): columns scenario (its name), seed,
+        run (this run's), component, probe, statistic, value (float64), unit.  Built on first use (validation runs
         thousands of short replications and only needs :meth:`value`)."""
         if self._probes is None:
             import pandas as pd
 
-            self._probes = pd.DataFrame(
-                [tuple(row) for row in self.raw.get("probes", [])], columns=PROBE_COLUMNS
-            ).astype({"value": "float64"})
+            rows = self.raw.get("probes", [])
+            probes = pd.DataFrame([tuple(row) for row in rows], columns=PROBE_COLUMNS).astype({"value": "float64"})
+            probes.insert(0, "scenario", [self.summary["name"]] * len(probes))
+            # seed and run are u64: a value above 2^63 - 1 keeps an exact uint64 column
+            probes.insert(1, "seed", pd.array([self.summary["seed"]] * len(probes), dtype="uint64"))
+            probes.insert(2, "run", pd.array([self.summary["run"]] * len(probes), dtype="uint64"))
+            self._probes = probes
         return self._probes
 
     @property
@@ -312,7 +340,7 @@ class Result:
             "check_wire": self.summary["check_wire"],
             "wire_checked": self.summary["wire_checked"],
             "probes": [dict(zip(PROBE_COLUMNS, (c, p, s, float(v), u)))
-                       for c, p, s, v, u in self.probes.itertuples(index=False)],
+                       for c, p, s, v, u in self.probes[PROBE_COLUMNS].itertuples(index=False)],
             "ledger": self.summary["ledger"],
             "flows": self.summary["flows"],
             "series": self.raw.get("series", []),
@@ -389,22 +417,37 @@ def _check_readable(path: str) -> None:
 
 
 def load(path: Union[str, os.PathLike]) -> Scenario:
-    """Parse and validate a scenario file.  Raises ScenarioError/ParamError."""
+    """Parse and validate a scenario file.  Raises ScenarioError/ParamError
+    (:class:`~atmsim.exceptions.ArgumentError` when ``path`` is no path)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"load(path): expected the path of a scenario .toml file (str or os.PathLike), "
+                            f"got {type(path).__name__}")
     path = os.fspath(path)
+    if not isinstance(path, str):
+        raise ArgumentError(f"load(path): expected a text path, got {type(path).__name__}")
     _check_readable(path)
     return Scenario(_atmsim.load(path))
 
 
 def loads(text: str, path: str = "<string>") -> Scenario:
     """Parse and validate scenario text (``path`` is used in error messages)."""
-    return Scenario(_atmsim.loads(text, path))
+    if not isinstance(text, str):
+        hint = "; decode it first, e.g. loads(data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise ArgumentError(f"loads(text): expected the scenario's TOML text as str, got {type(text).__name__}{hint}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"loads(path): expected a str naming the text in messages, got {type(path).__name__}")
+    return Scenario(_atmsim.loads(text, os.fspath(path)))
 
 
-def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Scenario"]) -> Scenario:
+def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Scenario"],
+                 where: str = "run(scenario)") -> Scenario:
     if isinstance(scenario_or_path, Scenario):
         return scenario_or_path
     if isinstance(scenario_or_path, _atmsim.Scenario):
         return Scenario(scenario_or_path)
+    if not isinstance(scenario_or_path, (str, os.PathLike)):
+        raise ArgumentError(f"{where}: expected an atmsim.Scenario or the path of a scenario .toml file, "
+                            f"got {type(scenario_or_path).__name__}")
     return load(scenario_or_path)
 
 
@@ -412,15 +455,17 @@ def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Sc
 U64_MAX = 2**64 - 1
 
 
-def check_seed_run(seed: Optional[int], run: int) -> None:
+def check_seed_run(seed: Optional[int], run: int, names: tuple[str, str] = ("seed", "run")) -> None:
     """Raise ParamError (one line, what would be valid) unless ``seed`` (or None) and
-    ``run`` are integers from 0 to 2^64 − 1."""
-    for name, v in (("--seed", seed), ("--run", run)):
-        if v is None and name == "--seed":
+    ``run`` are integers from 0 to 2^64 − 1; the message names them as ``names``
+    (the Python arguments; the CLI passes ``("--seed", "--run")``)."""
+    for i, (name, v) in enumerate(zip(names, (seed, run))):
+        if v is None and i == 0:
             continue
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= U64_MAX:
-            what = "a seed" if name == "--seed" else "a run (replication) number"
-            raise ParamError(f"{name} {v}: {what} is an integer from 0 to {U64_MAX}")
+            what = "a seed" if i == 0 else "a run (replication) number"
+            shown = f"{name} {v}" if name.startswith("-") else f"{name}={v!r}"
+            raise ParamError(f"{shown}: {what} is an integer from 0 to {U64_MAX}")
 
 
 def _run_scenario(sc: Scenario, seed: Optional[int], run: int, progress: ProgressArg,
@@ -453,7 +498,7 @@ def run(scenario_or_path: Union[Scenario, str, os.PathLike], seed: Optional[int]
     independent random streams); set: ``--set`` style overrides; progress: None → a
     bar on stderr for runs over 2 s when stderr is a terminal, False → none, True →
     always allowed, or your own ``callable(sim_now_s, duration_s)``."""
-    sc = _as_scenario(scenario_or_path).with_overrides(set)
+    sc = apply_overrides(_as_scenario(scenario_or_path), set, "set")
     return _run_scenario(sc, seed=seed, run=run, progress=progress)
 
 

@@ -316,7 +316,8 @@ def run_cmd(
         overrides["scenario.fingerprint_content"] = "true"
     if cell_trace:
         overrides["trace.cells"] = "true"
-    sc = api.load(scenario).with_overrides(overrides)
+    sc = api.apply_overrides(api.load(scenario), overrides, "--set")
+    api.check_seed_run(seed, run, names=("--seed", "--run"))
     with contextlib.ExitStack() as stack:
         trace_to = cell_trace or None
         if cell_trace == STDOUT:  # streamed to a scratch file during the run, then copied out
@@ -448,6 +449,8 @@ def sweep_cmd(
         _die(_one_line(exc), 2)
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
+    except ScenarioError as exc:  # the Python API calls --set "overrides"
+        raise api.renamed(exc, "overrides", "--set") from None
     spec = res.spec
     n_runs = len(res.runs)
     n_failed = len(res.failures)
@@ -510,6 +513,8 @@ def _sweep_plan(scenario: str, db: str, quick: bool, overrides: dict[str, str]) 
         spec, plan = sweep.plan_rows(scenario, db, quick=quick, overrides=overrides)  # no pandas
     except store.StoreError as exc:
         _die(_one_line(exc), 1)
+    except ScenarioError as exc:
+        raise api.renamed(exc, "overrides", "--set") from None
     planned, done = sum(r["replications"] for r in plan), sum(r["done"] for r in plan)  # at least one point
     print(f"sweep        {spec.name}  ({scenario}){'  --quick' if quick else ''}  (dry run: nothing runs)")
     print(_points_line(spec, len(plan)))

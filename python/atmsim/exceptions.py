@@ -22,6 +22,12 @@ class NoSeriesError(ScenarioError, ValueError):
     as before it was an atmsim error)."""
 
 
+class ArgumentError(ScenarioError, TypeError):
+    """A Python API argument of the wrong type (``atmsim.load(None)``,
+    ``atmsim.loads(b"...")``, ``atmsim.run(123)``): bad input, one line naming the
+    argument; a TypeError too, as Python's own checks raise."""
+
+
 #: How to ask for time series (the text of every NoSeriesError).
 ASK_FOR_SERIES = ("the run has no time series; ask for them in the scenario file, e.g. "
                   "[probes] series = [\"mux.q_len\", \"sink.sink_throughput\"] "
@@ -31,5 +37,5 @@ ASK_FOR_SERIES = ("the run has no time series; ask for them in the scenario file
 ASK_FOR_TRACE = ("the run kept no cell trace; ask for one in the scenario file, [trace] cells = true "
                  "(narrow it with flows, vcs, at, from, to), or with atmsim run --cell-trace FILE")
 
-__all__ = ["AtmsimError", "ScenarioError", "ParamError", "SimulationError", "AtmsimWarning", "NoSeriesError",
+__all__ = ["AtmsimError", "ScenarioError", "ParamError", "SimulationError", "AtmsimWarning", "NoSeriesError", "ArgumentError",
            "ASK_FOR_SERIES", "ASK_FOR_TRACE"]

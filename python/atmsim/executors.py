@@ -14,7 +14,9 @@ never on which worker or executor ran it.
   the tasks that had not finished are resubmitted; a task caught in
   ``MAX_BREAKS`` broken pools is reported as failed (it is probably what kills its
   worker).  Workers ignore SIGINT: Ctrl-C is handled by the parent, which
-  terminates them.
+  terminates them.  When the parent is killed outright (``kill -9``), the fork
+  server and the workers die with it (:mod:`atmsim._pool_guard`), and the resource
+  tracker then exits too.
 * :class:`DaskExecutor` — ``distributed.Client`` on an existing scheduler
   (``tcp://HOST:PORT``; its workers need the same atmsim installed) or on a
   ``LocalCluster(n_workers=N, threads_per_worker=1, processes=True)`` with the
@@ -125,6 +127,10 @@ def _worker_init() -> None:
     # does) are the parent's to handle: it stops the workers and the fork server.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # Die with the fork server, which dies with the sweep's process (kill -9 included).
+    from atmsim import _pool_guard
+
+    _pool_guard.arm(_pool_guard.FORKSERVER_PID)
 
 
 def default_workers() -> int:
@@ -143,8 +149,13 @@ class LocalExecutor:
         self.workers = workers or default_workers()
         self.restarts = 0
         self._ctx = multiprocessing.get_context("forkserver")
-        # Workers fork from a server that has already imported the native module.
-        self._ctx.set_forkserver_preload(["atmsim.executors", "atmsim._atmsim"])
+        # Workers fork from a server that has already imported the native module. The
+        # server imports atmsim._pool_guard first: it dies with the process named in
+        # the environment (this one), and its workers with it.
+        from atmsim._pool_guard import PARENT_ENV
+
+        os.environ[PARENT_ENV] = str(os.getpid())
+        self._ctx.set_forkserver_preload(["atmsim._pool_guard", "atmsim.executors", "atmsim._atmsim"])
         self._pool: Optional[ProcessPoolExecutor] = None
 
     def _new_pool(self) -> ProcessPoolExecutor:

@@ -9,6 +9,8 @@
   the Student-t 95% interval over the done replications (:mod:`atmsim.stats`).
 * ``series`` — one row per run and time-series sample (done runs of scenarios with
   ``[probes] series``): time (s, the end of the sampling interval), value, unit, kind.
+  A store without any raises :class:`atmsim.exceptions.NoSeriesError` (bad input: one
+  line, CLI exit 2) rather than writing an empty file.
 """
 from __future__ import annotations
 
@@ -62,6 +64,13 @@ def frame(db: str, what: str) -> pd.DataFrame:
     meta = runs.set_index("run_key")[["scenario", "quick", *keys]]
     if what == "series":
         assert series is not None
+        if series.empty:
+            from atmsim.exceptions import NoSeriesError
+
+            raise NoSeriesError(
+                f"{db}: the store holds no time series (none of its done runs recorded any); ask for them in the "
+                f"scenario file, e.g. [probes] series = [\"mux.q_len\"], and run the sweep again, or export "
+                f"--what runs, values or stats")
         series = series.join(meta, on="run_key")
         cols = ["scenario", "quick", "point_index", *keys, "replication", "component", "probe", "time", "value",
                 "unit", "kind", "run_key"]

@@ -370,6 +370,12 @@ class Store:
         return {r[0] for r in self.conn.execute(
             "SELECT run_key FROM runs WHERE sweep_key=? AND status='done'", (sweep_key,))}
 
+    def done_replications(self, sweep_key: str) -> list[tuple[int, str, int]]:
+        """``(point_index, point, replication)`` of the sweep's 'done' runs: what a plan
+        needs to count them without computing every run key it might have."""
+        return self.conn.execute("SELECT point_index, point, replication FROM runs WHERE sweep_key=? AND status='done'",
+                                 (sweep_key,)).fetchall()
+
     def runs(self, keys: Optional[Iterable[str]] = None) -> pd.DataFrame:
         """Run rows (all, or those with the given keys), ordered by point and replication."""
         import pandas as pd

@@ -31,15 +31,19 @@ Python API (also used by ``atmsim reproduce``)::
     from atmsim.sweep import run_sweep, load_sweep
     spec = load_sweep("scenarios/x.toml")     # SweepSpec: .points, .replications, ...
     spec, plan = plan_sweep("scenarios/x.toml", "results.sqlite")   # what would run (--dry-run)
-    res = run_sweep(scenario_path: str, db: str, *, quick: bool = False,
+    sw = Sweep(atmsim.load("x.toml"), grid={"mux.capacity": ["8 cells", "16 cells"]},
+               replications=5)              # or a sweep built in Python (class Sweep)
+    res = run_sweep(scenario_path: str | Sweep | Scenario, db: str, *, quick: bool = False,
                     executor: str = "local", workers: int | None = None,
                     scheduler: str | None = None, progress: bool = False,
                     overrides: dict[str, str] | None = None,
                     precision: bool = True) -> SweepResult   # False: fixed replications
 
 ``SweepResult.runs`` is a DataFrame, one row per run: ``point, replication, seed,
-status, wall_s, events, fingerprint, error`` and one column per swept key (the
-value as written in the file).  ``SweepResult.stats`` has the columns ``point,
+status, wall_s, events, fingerprint, error`` and the swept keys' columns
+(:func:`key_columns`: per key the value as written in the file, then, for numbers with
+units, the number in a column ``"KEY [UNIT]"``, e.g. ``mux.capacity [cells]``; so in
+every frame below where it says "one per swept key").  ``SweepResult.stats`` has the columns ``point,
 <one per swept key>, component, probe, statistic, unit, domain, n, mean, std,
 ci_low, ci_high, interval, ci_note`` (95% intervals that respect each statistic's
 domain, over the 'done' replications of each point; see :mod:`atmsim.stats`).
@@ -70,12 +74,13 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from atmsim import _atmsim
-from atmsim.exceptions import AtmsimError, ScenarioError
+from atmsim.exceptions import ArgumentError, AtmsimError, ScenarioError
 from atmsim.store import Store, now_iso
 
 if TYPE_CHECKING:
@@ -89,6 +94,7 @@ SEED_DOMAIN: str = _atmsim.SWEEP_SEED_DOMAIN                      # "atmsim-swee
 SEED_MASK: int = _atmsim.SWEEP_SEED_MASK                          # 0x7FFF_FFFF_FFFF_FFFF
 DEFAULT_QUICK_REPLICATIONS: int = _atmsim.SWEEP_DEFAULT_QUICK_REPLICATIONS   # 2
 MAX_RANGE_POINTS: int = _atmsim.SWEEP_MAX_RANGE_POINTS            # 10_000
+MAX_REPLICATIONS: int = _atmsim.SWEEP_MAX_REPLICATIONS            # 1_000_000 per point
 SWEEP_KEYS: tuple[str, ...] = _atmsim.SWEEP_KEYS
 TARGET_KEYS: tuple[str, ...] = _atmsim.SWEEP_TARGET_KEYS
 RANGE_KEYS: tuple[str, ...] = _atmsim.SWEEP_RANGE_KEYS
@@ -208,20 +214,190 @@ def load_sweep(path: str, overrides: Optional[dict[str, str]] = None) -> SweepSp
         text = raw_bytes.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not UTF-8 text; scenario files are UTF-8 TOML") from None
-    overrides = {str(k): str(v) for k, v in (overrides or {}).items()}
-    d = _atmsim.loads_sweep(text, path, overrides)
+    return _spec_from_text(text, path, hashlib.sha256(raw_bytes).hexdigest(), overrides)
+
+
+def _check_overrides(overrides: Any) -> dict[str, str]:
+    if overrides is None:
+        return {}
+    if not isinstance(overrides, dict):
+        raise ArgumentError(f"overrides: expected a dict {{'COMPONENT.PARAM': value}}, got {type(overrides).__name__}")
+    from atmsim.api import _to_text
+
+    return {str(k): _to_text(v) for k, v in overrides.items()}
+
+
+def _spec_from_text(text: str, path: str, scenario_hash: str, overrides: Optional[dict[str, str]]) -> SweepSpec:
+    """The checked spec of a scenario's text (its ``[sweep]`` table); errors of the
+    extra ``overrides`` name them so (the CLI says ``--set``)."""
+    from atmsim.api import renamed
+
+    overrides = _check_overrides(overrides)
+    try:
+        d = _atmsim.loads_sweep(text, path, overrides)
+    except ScenarioError as exc:
+        raise renamed(exc, "--set", "overrides") from None
+
     def as_target(t: dict[str, Any]) -> Target:
         return Target(t["component"], t["probe"], t["statistic"], t["rel_half_width"], t["max_replications"],
                       t["batch"], t["line"])
 
     target = None if d["target"] is None else as_target(d["target"])
     precision = [as_target(t) for t in d.get("precision", [])]
-    return SweepSpec(path=path, text=text, scenario_hash=hashlib.sha256(raw_bytes).hexdigest(),
+    return SweepSpec(path=path, text=text, scenario_hash=scenario_hash,
                      name=d["name"], seed=int(d["seed"]), keys=d["keys"], points=d["points"], written=d["written"],
                      replications=d["replications"], quick_replications=d["quick_replications"],
                      quick_overrides=d["quick_overrides"], target=target, overrides=overrides,
                      has_sweep_table=d["has_sweep_table"], precision=precision,
                      quick_select=d["quick_select"], quick_points=list(d["quick_points"]))
+
+
+# --------------------------------------------------------------------------- Python sweeps
+class Sweep:
+    """A sweep built in Python: the same spec as a scenario file's ``[sweep]`` table,
+    read by the same core parser (the arguments are written as that table and appended
+    to the scenario's TOML), so points, seeds, checks and results are those of the file
+    with that table::
+
+        sw = atmsim.Sweep(atmsim.load("scenarios/examples/poisson_oc3.toml"),
+                          grid={"mux.capacity": ["16 cells", "64 cells"], "src.rate": range(100, 141, 20)},
+                          zip={"src.peak": ["20 Mb/s", "40 Mb/s"], "src.mean": ["10 Mb/s", "20 Mb/s"]},
+                          replications=5, precision=0.05, statistics=["mux.q_loss_ratio.value"])
+        res = atmsim.run_sweep(sw, "results.sqlite")
+
+    ``scenario``: an :class:`atmsim.Scenario` (with its overrides) or a path (its own
+    ``[sweep]`` table, if any, is not used). ``grid``, ``zip``, ``quick``: dicts of
+    ``"COMPONENT.PARAM"`` (or ``"scenario.KEY"``) to a list of values (strings with
+    units, numbers, booleans), a ``range`` of integers, or a dict ``{"from": 8, "to":
+    64, "step": 8, "unit": "cells"}``; ``quick`` may also map an unswept key to one
+    value. ``replications``, ``quick_replications``, ``target`` (a dict),
+    ``precision`` with ``statistics`` and ``max_replications``: as the keys of
+    ``[sweep]`` (docs/experiments.md). Errors are :class:`~atmsim.exceptions.ScenarioError`
+    naming these arguments (``grid['mux.capacity']: ...``), raised here."""
+
+    def __init__(self, scenario: Any, grid: Optional[dict] = None, zip: Optional[dict] = None, *,  # noqa: A002
+                 replications: Optional[int] = None, quick_replications: Optional[int] = None,
+                 precision: Optional[float] = None, statistics: Optional[list[str]] = None,
+                 max_replications: Optional[int] = None, target: Optional[dict] = None,
+                 quick: Optional[dict] = None) -> None:
+        from atmsim.api import _as_scenario
+
+        self.scenario = _as_scenario(scenario, "Sweep(scenario)")
+        self.path = self.scenario.path
+        table = _sweep_table({"replications": replications, "quick_replications": quick_replications,
+                              "precision": precision, "statistics": statistics,
+                              "max_replications": max_replications, "target": target},
+                             {"grid": grid, "zip": zip, "quick": quick})
+        self.text = self.scenario.to_toml() + "\n" + table
+        self._spec = self.spec()  # checked now: a bad argument fails where it is given
+
+    @property
+    def label(self) -> str:
+        """How the store and messages name this sweep: the scenario's path and the hash
+        of the sweep's text (two Python sweeps of one scenario are two sweeps)."""
+        return f"{self.path} (Python sweep {hashlib.sha256(self.text.encode('utf-8')).hexdigest()[:12]})"
+
+    def spec(self, overrides: Optional[dict[str, str]] = None) -> SweepSpec:
+        """The checked :class:`SweepSpec` (with extra ``overrides`` applied at every point)."""
+        label = self.label
+        try:
+            return _spec_from_text(self.text, label, hashlib.sha256(self.text.encode("utf-8")).hexdigest(), overrides)
+        except ScenarioError as exc:
+            raise _python_error(exc, label) from None
+
+    @property
+    def points(self) -> list[dict[str, str]]:
+        return self._spec.points
+
+    @property
+    def keys(self) -> list[str]:
+        return self._spec.keys
+
+    def __repr__(self) -> str:
+        return (f"Sweep(scenario={self.scenario.name!r}, keys={self._spec.keys}, points={len(self._spec.points)}, "
+                f"replications={self._spec.replications})")
+
+
+_SWEEP_KEY = re.compile(r'sweep(?:\.(grid|zip|quick|[a-z_]+))?(?:\."((?:[^"\\]|\\.)*)")?')
+
+
+def _argument(m: "re.Match[str]") -> str:
+    table, key = m.group(1), m.group(2)
+    if table is None:
+        return "Sweep"
+    return f"{table}[{key!r}]" if key is not None else table
+
+
+def _python_error(exc: ScenarioError, label: str) -> ScenarioError:
+    """A core error about the generated ``[sweep]`` text, naming the Python arguments
+    instead (``grid['mux.capacity']: ...`` rather than ``FILE:LINE: sweep.grid."mux.capacity": ...``)."""
+    msg = str(exc)
+    msg = re.sub(re.escape(label) + r"(?::\d+)?: " + _SWEEP_KEY.pattern, lambda m: _argument(m), msg)
+    for table, arg in (("[sweep.grid]", "grid"), ("[sweep.zip]", "zip"), ("[sweep.quick]", "quick"),
+                       ("[sweep]", "Sweep")):
+        msg = msg.replace(table, arg)
+    return type(exc)(msg)
+
+
+def _toml(value: Any, where: str) -> str:
+    """A Python value as TOML (what the ``[sweep]`` table would hold)."""
+    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (list, tuple, dict)):
+        value = value.item()  # numpy scalars
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, range):
+        if len(value) == 0 or value.step < 0:
+            raise ScenarioError(f"{where}: {value!r} is empty or runs downwards; give an increasing range")
+        return _toml({"from": value.start, "to": value[-1], "step": value.step}, where)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v, where) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v, where)}" for k, v in value.items()) + " }"
+    raise ArgumentError(f"{where}: a value of type {type(value).__name__} cannot be swept; give strings with units "
+                        f"('8 cells'), numbers or booleans")
+
+
+def _sweep_table(scalars: dict[str, Any], tables: dict[str, Optional[dict]]) -> str:
+    """The ``[sweep]`` TOML of :class:`Sweep`'s arguments."""
+    lines = ["[sweep]"]
+    for name, v in scalars.items():
+        if v is not None:
+            if name == "target" and not isinstance(v, dict):
+                raise ArgumentError(f"target: expected a dict {{'component': ..., 'probe': ..., 'statistic': ..., "
+                                    f"'rel_half_width': 0.1, 'max_replications': 50}}, got {type(v).__name__}")
+            lines.append(f"{name} = {_toml(v, name)}")
+    for name, t in tables.items():
+        if t is None:
+            continue
+        if not isinstance(t, dict):
+            raise ArgumentError(f"{name}: expected a dict {{'COMPONENT.PARAM': [values]}}, got {type(t).__name__}")
+        lines.append(f"[sweep.{name}]")
+        for k, v in t.items():
+            if not isinstance(k, str):
+                raise ArgumentError(f"{name}: key {k!r} is not a str; keys are 'COMPONENT.PARAM' or 'scenario.KEY'")
+            lines.append(f"{json.dumps(k, ensure_ascii=False)} = {_toml(v, f'{name}[{k!r}]')}")
+    return "\n".join(lines) + "\n"
+
+
+def _as_spec(what: Any, overrides: Optional[dict[str, str]], where: str) -> SweepSpec:
+    """The spec of a scenario file (its ``[sweep]``), a :class:`Sweep` or a Scenario
+    (a sweep of one point, its own replications)."""
+    from atmsim.api import Scenario
+
+    if isinstance(what, (Scenario, _atmsim.Scenario)):
+        what = Sweep(what)
+    if isinstance(what, Sweep):
+        return what.spec(overrides)
+    if not isinstance(what, (str, os.PathLike)):
+        raise ArgumentError(f"{where}: expected the path of a scenario file, an atmsim.Sweep or an atmsim.Scenario, "
+                            f"got {type(what).__name__}")
+    return load_sweep(what, overrides)
 
 
 # --------------------------------------------------------------------------- running
@@ -357,18 +533,51 @@ def plan_sweep(scenario_path: str, db: Optional[str] = None, *, quick: bool = Fa
 def plan_rows(scenario_path: str, db: Optional[str] = None, *, quick: bool = False,
               overrides: Optional[dict[str, str]] = None) -> tuple[SweepSpec, list[dict[str, Any]]]:
     """:func:`plan_sweep`'s rows as dicts, without pandas (``atmsim sweep --dry-run``)."""
-    spec = load_sweep(scenario_path, overrides)
+    spec = _as_spec(scenario_path, overrides, "plan_sweep(scenario)")
     reps = spec.replications_for(quick)
-    done: set[str] = set()
-    if db is not None and os.path.isfile(db):
-        with Store(db, readonly=True) as st:
-            done = st.done_keys(spec.sweep_key(quick))
-    rows = []
-    for i in spec.point_indices(quick):
-        n = sum(run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides) in done for r in range(reps))
-        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "seed": spec.seed_of(i),
-                     "replications": reps, "done": n})
+    indices = spec.point_indices(quick)
+    done: set[tuple[int, int]] = set()
+    if db is not None:
+        _check_db_path(db)
+        if os.path.isfile(db):
+            with Store(db, readonly=True) as st:
+                done = _done_pairs(spec, st, spec.sweep_key(quick), {i: reps for i in indices})
+    per_point: dict[int, int] = {}
+    for i, _r in done:
+        per_point[i] = per_point.get(i, 0) + 1
+    cols = key_columns(spec)
+    rows = [{"point": i, **{name: v[i] for name, v in cols}, "seed": spec.seed_of(i),
+             "replications": reps, "done": per_point.get(i, 0)} for i in indices]
     return spec, rows
+
+
+def _done_pairs(spec: SweepSpec, store: Store, sweep_key: str, planned: dict[int, int]) -> set[tuple[int, int]]:
+    """The planned ``(point, replication)`` pairs already 'done' in ``store``, read from
+    its rows (a run counts when its point is the spec's point of that index): the cost
+    is that of the store's runs, not of every run the plan might make (a million
+    replications planned in no time)."""
+    canon: dict[int, str] = {}
+    out: set[tuple[int, int]] = set()
+    for i, point, r in store.done_replications(sweep_key):
+        i, r = int(i), int(r)
+        if i not in planned or r >= planned[i]:
+            continue
+        c = canon.get(i)
+        if c is None:
+            c = canon[i] = canonical_point(spec.points[i])
+        if c == point:
+            out.add((i, r))
+    return out
+
+
+def _check_db_path(db: str) -> None:
+    """What a dry run can tell of ``db`` without writing: a directory, or a file in a
+    directory that does not exist, can never be the store (the run would refuse it):
+    :class:`atmsim.store.StorePathError`, one line, as the run gives it."""
+    from atmsim.store import StorePathError, _explain_open_failure
+
+    if os.path.isdir(db) or not os.path.isdir(os.path.dirname(os.path.abspath(db))):
+        raise StorePathError(_explain_open_failure(db, OSError()))
 
 
 def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str = "local",
@@ -384,7 +593,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
 
     t_start = time.perf_counter()
     check_executor_args(executor, workers, scheduler)
-    spec = load_sweep(scenario_path, overrides)
+    spec = _as_spec(scenario_path, overrides, "run_sweep(scenario)")
     reps = spec.replications_for(quick)
     fail_points = _fail_points()
     version = _software_version()
@@ -410,17 +619,20 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                 k = keys[(i, r)] = run_key(spec.scenario_hash, spec.points[i], r, quick, spec.overrides)
             return k
 
-        done = store.done_keys(sweep_key)
-        all_planned = [(i, r) for i in planned for r in range(planned[i])]
-        skipped = sum(1 for i, r in all_planned if key_of(i, r) in done)
-        bar = _Bar(progress, len(all_planned), spec.name)
+        # The plan is drawn lazily: the runs already done are read from the store's rows,
+        # and a run's key is computed when it is handed to a worker.
+        done_pairs = _done_pairs(spec, store, sweep_key, planned)
+        skipped = len(done_pairs)
+        total = sum(planned.values())
+        bar = _Bar(progress, total, spec.name)
         bar.done = skipped
         if bar.bar is not None:
             bar.bar.update(skipped)
-        todo = [(i, r) for i, r in all_planned if key_of(i, r) not in done]
+        todo: Iterable[tuple[int, int]] = (
+            ((i, r) for i in planned for r in range(planned[i]) if (i, r) not in done_pairs)
+            if skipped < total else [])
         while True:
-            deferred: list[tuple[int, int]] = []
-            while todo:
+            while todo:  # a generator (always true) only while there is work
                 if ex is None:
                     ex = make_executor(executor, workers, scheduler)
                 n_run, n_other, deferred = _execute(spec, store, ex, todo, key_of, sweep_key, quick,
@@ -473,7 +685,7 @@ def run_sweep(scenario_path: str, db: str, *, quick: bool = False, executor: str
                        restarts=getattr(ex, "restarts", 0))
 
 
-def _execute(spec: SweepSpec, store: Store, ex: Any, todo: list[tuple[int, int]], key_of: Callable,
+def _execute(spec: SweepSpec, store: Store, ex: Any, todo: Iterable[tuple[int, int]], key_of: Callable,
              sweep_key: str, quick: bool, base_overrides: dict[str, str], fail_points: set[int],
              version: str, bar: _Bar) -> tuple[int, int, list[tuple[int, int]]]:
     """Run ``todo``, claiming each run in the store as it is handed to a worker:
@@ -591,16 +803,68 @@ def precision_report(spec: SweepSpec, runs: pd.DataFrame, stats: pd.DataFrame) -
                 unmet.append(f"{name} ({r['ci_note'] or 'no interval'})" if math.isnan(rel) else f"{name} (±{rel:.3g})")
         n = int(done.get(i, 0))
         cap = min((t.max_replications for t in spec.targets), default=n)
-        rows.append({"point": i, **{k: spec.written[i].get(k) for k in spec.keys}, "replications": n,
+        rows.append({"point": i, **{name: v[i] for name, v in key_columns(spec)}, "replications": n,
                      "met": not unmet, "hit_cap": bool(unmet) and n >= cap, "unmet": "; ".join(unmet)})
-    return pd.DataFrame(rows, columns=["point", *spec.keys, "replications", "met", "hit_cap", "unmet"])
+    return pd.DataFrame(rows, columns=["point", *(name for name, _ in key_columns(spec)), "replications", "met",
+                                       "hit_cap", "unmet"])
+
+
+def _number_and_unit(v: Any) -> Optional[tuple[float, str]]:
+    """``"100 Mb/s"`` → ``(100.0, "Mb/s")``; None for anything else."""
+    if not isinstance(v, str):
+        return None
+    num, _, unit = v.strip().partition(" ")
+    unit = unit.strip()
+    try:
+        x = float(num)
+    except ValueError:
+        return None
+    return (x, unit) if unit and math.isfinite(x) else None
+
+
+def numeric_columns(spec: SweepSpec) -> dict[str, tuple[str, list[Optional[float]]]]:
+    """{swept key: (column name, value per point)} for the keys whose values are all
+    numbers with units of one quantity: ``"mux.capacity [cells]"`` and the numbers, in
+    the unit of the first value (``"1 Mb/s"``, ``"500 kb/s"`` → ``src.rate [Mb/s]``: 1.0,
+    0.5). Keys swept as plain numbers are numbers already; keys with words
+    (``"unlimited"``) or units of different quantities have no such column."""
+    from atmsim.units import convert
+
+    out: dict[str, tuple[str, list[Optional[float]]]] = {}
+    for k in spec.keys:
+        parsed = [_number_and_unit(w.get(k)) for w in spec.written]
+        if not parsed or any(p is None for p in parsed):
+            continue
+        unit = parsed[0][1]  # type: ignore[index]
+        values = [convert(x, u, unit) for x, u in parsed]  # type: ignore[misc]
+        if any(v is None for v in values):
+            continue
+        out[k] = (f"{k} [{unit}]", values)
+    return out
+
+
+def key_columns(spec: SweepSpec) -> list[tuple[str, list[Any]]]:
+    """The columns of the swept keys in result frames, in order, each with its value per
+    point: per key its value as written, then (see :func:`numeric_columns`) its number
+    in the column ``"KEY [UNIT]"``."""
+    numeric = numeric_columns(spec)
+    cols: list[tuple[str, list[Any]]] = []
+    for k in spec.keys:
+        cols.append((k, [w.get(k) for w in spec.written]))
+        if k in numeric:
+            cols.append(numeric[k])
+    return cols
 
 
 def _insert_keys(spec: SweepSpec, df: pd.DataFrame, at: int) -> pd.DataFrame:
-    """``df`` with one column per swept key (the point's value as written), from
-    column ``at`` on, looked up by its ``point`` column."""
-    for pos, k in enumerate(spec.keys):
-        df.insert(at + pos, k, [spec.written[int(i)].get(k) for i in df["point"]])
+    """``df`` with the swept keys' columns (:func:`key_columns`), from column ``at``
+    on, looked up by its ``point`` column."""
+    import pandas as pd
+
+    points = [int(i) for i in df["point"]]
+    for pos, (name, values) in enumerate(key_columns(spec)):
+        col = [values[i] for i in points]
+        df.insert(at + pos, name, col if name in spec.keys else pd.Series(col, dtype="float64", index=df.index))
     return df
 
 
@@ -619,13 +883,13 @@ def _frames(spec: SweepSpec, runs_db: pd.DataFrame, values: pd.DataFrame):
         "fingerprint": runs_db["fingerprint"],
         "error": runs_db["error"],
     }, columns=RUN_FRAME_COLUMNS)
-    for k in spec.keys:
-        runs[k] = [spec.written[i].get(k) for i in runs["point"]]
+    for name, per_point in key_columns(spec):
+        runs[name] = [per_point[i] for i in runs["point"]]
     vals = values.drop(columns=["point"]).rename(columns={"point_index": "point"})
     stats = summarize(vals[["point", "replication", "component", "probe", "statistic", "value", "unit"]],
                       by=["point"])
     stats = _insert_keys(spec, stats, at=1)
-    stats = stats[["point", *spec.keys, *STAT_COLUMNS]]
+    stats = stats[["point", *(name for name, _ in key_columns(spec)), *STAT_COLUMNS]]
     failures = []
     for row in runs.itertuples(index=False):
         if row.status != "done":
@@ -634,5 +898,5 @@ def _frames(spec: SweepSpec, runs_db: pd.DataFrame, values: pd.DataFrame):
     return runs, stats, failures
 
 
-__all__ = ["run_sweep", "load_sweep", "SweepSpec", "SweepResult", "Target", "point_seed", "canonical_point",
+__all__ = ["run_sweep", "load_sweep", "plan_sweep", "Sweep", "SweepSpec", "SweepResult", "Target", "point_seed", "canonical_point",
            "run_key", "fnv1a64", "AtmsimError"]

@@ -592,6 +592,7 @@ fn _atmsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SWEEP_TARGET_KEYS", pyo3::types::PyTuple::new_bound(py, atmsim_scenario::sweep::TARGET_KEYS))?;
     m.add("SWEEP_RANGE_KEYS", pyo3::types::PyTuple::new_bound(py, atmsim_scenario::sweep::RANGE_KEYS))?;
     m.add("SWEEP_MAX_RANGE_POINTS", atmsim_scenario::sweep::MAX_RANGE_POINTS)?;
+    m.add("SWEEP_MAX_REPLICATIONS", atmsim_scenario::sweep::MAX_REPLICATIONS)?;
     m.add("SWEEP_DEFAULT_QUICK_REPLICATIONS", atmsim_scenario::sweep::DEFAULT_QUICK_REPLICATIONS)?;
     m.add_function(wrap_pyfunction!(bench_hold, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cell_queue, m)?)?;

@@ -431,7 +431,7 @@ impl Scenario {
                 ("warmup", _) => warmup = time(e)?,
                 ("seed", Raw::Int(i)) if *i >= 0 => seed = *i as u64,
                 ("seed", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected an integer >= 0", e.raw))),
-                ("replications", Raw::Int(i)) if *i >= 1 && *i <= 1_000_000 => replications = *i as u32,
+                ("replications", Raw::Int(i)) if *i >= 1 && *i as u64 <= crate::sweep::MAX_REPLICATIONS => replications = *i as u32,
                 ("replications", _) => return Err(param_err(f, e.line, &key, format!("{} is not valid; expected an integer 1..1000000", e.raw))),
                 ("check_wire", Raw::Bool(b)) => check_wire = *b,
                 ("fingerprint_content", Raw::Bool(b)) => fingerprint_content = *b,

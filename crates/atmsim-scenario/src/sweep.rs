@@ -58,6 +58,11 @@ pub const SEED_MASK: u64 = 0x7FFF_FFFF_FFFF_FFFF;
 pub const DEFAULT_QUICK_REPLICATIONS: u64 = 2;
 /// At most this many values in one range.
 pub const MAX_RANGE_POINTS: u64 = 10_000;
+/// At most this many replications per point (`replications`, `quick_replications`,
+/// `max_replications`, a target's `batch`): the bound of `[scenario] replications`
+/// too. Far beyond any useful sweep, and small enough that a typo (`1000000000000`)
+/// is one line at load instead of a sweep that plans for hours.
+pub const MAX_REPLICATIONS: u64 = 1_000_000;
 /// The keys of `[sweep]`.
 pub const SWEEP_KEYS: [&str; 9] =
     ["replications", "quick_replications", "target", "precision", "statistics", "max_replications", "grid", "zip", "quick"];
@@ -181,7 +186,7 @@ impl SweepSpec {
         if !overrides.is_empty() {
             base = base.with_overrides(&sorted(overrides.iter().cloned()))?;
         }
-        let spec = Reader { file, lines: &lines, base: &base }.spec(doc.as_table())?;
+        let spec = Reader { file, lines: &lines, base: &base, overrides }.spec(doc.as_table())?;
         Ok((base, spec))
     }
 
@@ -437,6 +442,8 @@ struct Reader<'a> {
     file: &'a str,
     lines: &'a LineIndex,
     base: &'a Scenario,
+    /// The extra overrides (`--set`) already applied to `base`: none may name a swept key.
+    overrides: &'a [(String, String)],
 }
 
 impl Reader<'_> {
@@ -460,7 +467,11 @@ impl Reader<'_> {
 
     /// The base scenario with these overrides, or the native error as `KEY: message`.
     fn check(&self, overrides: impl IntoIterator<Item = (String, String)>) -> Result<(), String> {
-        self.base.with_overrides(&sorted(overrides)).map(|_| ()).map_err(|e| native_message(&e))
+        self.checked(overrides).map(|_| ())
+    }
+
+    fn checked(&self, overrides: impl IntoIterator<Item = (String, String)>) -> Result<Scenario, String> {
+        self.base.with_overrides(&sorted(overrides)).map_err(|e| native_message(&e))
     }
 
     fn spec(&self, root: &toml_edit::Table) -> Result<SweepSpec, ScenarioError> {
@@ -480,8 +491,8 @@ impl Reader<'_> {
         let count = |key: &str, default: u64| -> Result<u64, ScenarioError> {
             let Some(item) = sweep.get(key) else { return Ok(default) };
             match item.as_integer() {
-                Some(n) if n >= 1 => Ok(n as u64),
-                _ => Err(self.err(self.key_line(sweep, key), "sweep", Some(key), format!("{}: must be a whole number >= 1", shown(item)))),
+                Some(n) if n >= 1 && n as u64 <= MAX_REPLICATIONS => Ok(n as u64),
+                _ => Err(self.err(self.key_line(sweep, key), "sweep", Some(key), format!("{}: must be a whole number from 1 to {MAX_REPLICATIONS}", shown(item)))),
             }
         };
         let replications = count("replications", u64::from(self.base.replications))?;
@@ -517,8 +528,14 @@ impl Reader<'_> {
             if !key.contains('.') {
                 return Err(self.err(line, "sweep.grid", Some(key), KEY_FORM));
             }
+            let mut seen: Vec<(String, &String)> = Vec::with_capacity(texts.len());
             for t in &texts {
-                self.check([(key.to_string(), t.clone())]).map_err(|m| self.err(line, "sweep.grid", Some(key), format!("value {}: {m}", quoted(t))))?;
+                let sc = self.checked([(key.to_string(), t.clone())]).map_err(|m| self.err(line, "sweep.grid", Some(key), format!("value {}: {m}", quoted(t))))?;
+                let sig = effective_value(&sc, key);
+                if let Some((_, first)) = seen.iter().find(|(s, _)| *s == sig) {
+                    return Err(self.err(line, "sweep.grid", Some(key), format!("values {} and {} are equal after unit conversion; each value of an axis must be distinct", quoted(first), quoted(t))));
+                }
+                seen.push((sig, t));
             }
             axes.push(Axis { keys: vec![key.to_string()], texts: texts.into_iter().map(|t| vec![t]).collect(), written: written.into_iter().map(|w| vec![w]).collect() });
         }
@@ -540,16 +557,41 @@ impl Reader<'_> {
             // mean that are valid only together must not be rejected one by one).
             let keys: Vec<String> = cols.iter().map(|c| c.0.clone()).collect();
             let rows: Vec<Vec<String>> = (0..n0).map(|i| cols.iter().map(|c| c.1[i].clone()).collect()).collect();
+            let first = keys.first().map_or("", String::as_str);
+            let mut seen: Vec<String> = Vec::with_capacity(rows.len());
             for (i, row) in rows.iter().enumerate() {
                 let pairs: Vec<(String, String)> = keys.iter().cloned().zip(row.iter().cloned()).collect();
-                self.check(pairs.clone()).map_err(|m| {
+                let sc = self.checked(pairs.clone()).map_err(|m| {
                     let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{}: {}", quoted(k), quoted(v))).collect();
-                    let first = keys.first().map_or("", String::as_str);
                     self.err(self.key_line(z, first), "sweep.zip", Some(first), format!("row {} {{{}}}: {m}", i + 1, shown.join(", ")))
                 })?;
+                let sig: String = keys.iter().map(|k| effective_value(&sc, k)).collect::<Vec<_>>().join("\u{1f}");
+                if let Some(j) = seen.iter().position(|s| *s == sig) {
+                    return Err(self.err(self.key_line(z, first), "sweep.zip", Some(first),
+                        format!("rows {} and {} are equal after unit conversion; each row of a zip must be distinct", j + 1, i + 1)));
+                }
+                seen.push(sig);
             }
             let written = (0..n0).map(|i| cols.iter().map(|c| c.2[i].clone()).collect()).collect();
             axes.push(Axis { keys, texts: rows, written });
+        }
+
+        // Each point sets its swept keys, so a --set of one would be silently overridden
+        // at every point (while changing every run key, so that all would recompute).
+        for key in axes.iter().flat_map(|a| a.keys.iter()) {
+            if self.overrides.iter().any(|(k, _)| k == key) {
+                let (table, t) = match grid.filter(|g| g.contains_key(key)) {
+                    Some(g) => ("sweep.grid", g),
+                    None => ("sweep.zip", zip.unwrap_or(sweep)),
+                };
+                let at = match self.key_line(t, key) {
+                    Some(l) => format!("{}:{l}", self.file),
+                    None => self.file.to_string(),
+                };
+                return Err(invalid("--set", None, key, format!(
+                    "the sweep varies this key ({at}: {table}.{}), so the value --set gives it would be ignored at every point; \
+                     drop it from --set, or change the sweep's values of it", q(key))));
+            }
         }
 
         let mut quick_overrides = Vec::new();
@@ -753,11 +795,11 @@ impl Reader<'_> {
             return Err(serr(format!("empty list; {example}")));
         }
         let max_replications = match sweep.get("max_replications") {
-            None => (replications * DEFAULT_PRECISION_CAP_FACTOR).max(2),
+            None => (replications * DEFAULT_PRECISION_CAP_FACTOR).clamp(2, MAX_REPLICATIONS.max(replications)),
             Some(m) => match m.as_integer() {
-                Some(n) if n >= 0 && n as u64 >= replications.max(2) => n as u64,
+                Some(n) if n >= 0 && n as u64 >= replications.max(2) && n as u64 <= MAX_REPLICATIONS => n as u64,
                 _ => return Err(self.err(self.key_line(sweep, "max_replications"), "sweep", Some("max_replications"),
-                    format!("{} must be a whole number >= replications ({replications}) and >= 2", shown(m)))),
+                    format!("{} must be a whole number >= replications ({replications}) and >= 2, at most {MAX_REPLICATIONS}", shown(m)))),
             },
         };
         let mut out: Vec<Target> = Vec::with_capacity(list.len());
@@ -821,20 +863,42 @@ impl Reader<'_> {
             return Err(err(line, format!("lacks 'max_replications'; valid keys: {}", TARGET_KEYS.join(", "))));
         };
         let max_replications = match mx_item.as_integer() {
-            Some(n) if n >= 0 && n as u64 >= replications.max(2) => n as u64,
+            Some(n) if n >= 0 && n as u64 >= replications.max(2) && n as u64 <= MAX_REPLICATIONS => n as u64,
             _ => {
-                return Err(err(at("max_replications"), format!("max_replications = {} must be a whole number >= replications ({replications}) and >= 2", shown(mx_item))));
+                return Err(err(at("max_replications"), format!("max_replications = {} must be a whole number >= replications ({replications}) and >= 2, at most {MAX_REPLICATIONS}", shown(mx_item))));
             }
         };
         let batch = match t.get("batch") {
             None => replications,
             Some(b) => match b.as_integer() {
-                Some(n) if n >= 1 => n as u64,
-                _ => return Err(err(at("batch"), format!("batch = {} must be a whole number >= 1", shown(b)))),
+                Some(n) if n >= 1 && n as u64 <= MAX_REPLICATIONS => n as u64,
+                _ => return Err(err(at("batch"), format!("batch = {} must be a whole number from 1 to {MAX_REPLICATIONS}", shown(b)))),
             },
         };
         Ok(Target { component, probe, statistic, rel_half_width, max_replications, batch, line })
     }
+}
+
+/// What `key` (`COMPONENT.PARAM`, `scenario.KEY`, ...) is in `sc` after parsing, in
+/// base units (a size in bytes, a rate in b/s, a time in ps), so that two texts of one
+/// value (`"8 cells"`, `"424 B"`; `"1 ms"`, `"1000 us"`) compare equal. For a key that is
+/// not a component's parameter, the scenario's settings as a whole.
+fn effective_value(sc: &Scenario, key: &str) -> String {
+    use atmsim_kernel::units::Size;
+    use atmsim_models::params::Value as PV;
+    let (head, param) = key.split_once('.').unwrap_or((key, ""));
+    if let Some(c) = sc.components.iter().find(|c| c.name == head) {
+        return match c.params.get(param) {
+            Some(PV::Size(Size::Cells(n))) => format!("size {:?} B", n * atmsim_models::params::CELL_OCTETS as f64),
+            Some(PV::Size(Size::Bytes(b))) => format!("size {b:?} B"),
+            Some(v) => format!("{v:?}"),
+            None => String::new(),
+        };
+    }
+    let series: Vec<&str> = sc.series.iter().map(|r| r.label.as_str()).collect();
+    format!("{:?}", ((&sc.name, &sc.description, sc.duration, sc.warmup, sc.seed, sc.replications),
+                     (sc.check_wire, sc.fingerprint_content, sc.fast_path, sc.deliver_ahead),
+                     (&sc.keep, series, sc.interval, &sc.trace)))
 }
 
 /// A `with_overrides` error as `KEY: message` (without its `--set` or file prefix:
@@ -1068,7 +1132,7 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         let m = error_at("[sweep]\nreplication = 3\n", "replication = 3", "sweep.replication");
         assert!(m.contains("unknown key (did you mean 'replications'?); valid: replications, quick_replications"), "{m}");
         let m = error_at("[sweep]\nreplications = 0\n", "replications = 0", "sweep.replications");
-        assert!(m.ends_with("0: must be a whole number >= 1"), "{m}");
+        assert!(m.ends_with("0: must be a whole number from 1 to 1000000"), "{m}");
         error_at("[sweep]\n\nquick_replications = true\n", "quick_replications", "sweep.quick_replications");
         error_at("[sweep]\ngrid = 3\n", "grid = 3", "sweep.grid");
         let m = error_at("[sweep.grid]\n", "[sweep.grid]", "sweep.grid");
@@ -1154,6 +1218,43 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         assert!(m.contains("this key is not swept (swept: \"mux.capacity\"); give one value to override it"), "{m}");
     }
 
+    /// A huge count is one line at load, not a sweep that plans for hours (issue 44).
+    #[test]
+    fn replication_counts_are_capped() {
+        for key in ["replications", "quick_replications"] {
+            let m = error_at(&format!("[sweep]\n{key} = 1000000000000\n"), key, &format!("sweep.{key}"));
+            assert!(m.ends_with("1000000000000: must be a whole number from 1 to 1000000"), "{m}");
+        }
+        assert_eq!(load("[sweep]\nreplications = 1000000\n").unwrap().replications, MAX_REPLICATIONS);
+        let t = "component = \"mux\", probe = \"q_loss_ratio\", statistic = \"value\", rel_half_width = 0.1";
+        let m = error_at(&format!("[sweep]\ntarget = {{ {t}, max_replications = 1000001 }}\n"), "target", "sweep.target");
+        assert!(m.contains("max_replications = 1000001 must be a whole number >= replications (1) and >= 2, at most 1000000"), "{m}");
+        let m = error_at(&format!("[sweep]\ntarget = {{ {t}, max_replications = 5, batch = 10000000 }}\n"), "target", "sweep.target");
+        assert!(m.contains("batch = 10000000 must be a whole number from 1 to 1000000"), "{m}");
+        let p = "precision = 0.1\nstatistics = [\"mux.q_loss_ratio.value\"]\n";
+        let m = error_at(&format!("[sweep]\n{p}max_replications = 99999999999\n"), "max_replications", "sweep.max_replications");
+        assert!(m.contains("at most 1000000"), "{m}");
+        // The default cap (10 x replications) stays within the bound.
+        assert_eq!(load(&format!("[sweep]\nreplications = 500000\n{p}")).unwrap().precision[0].max_replications, MAX_REPLICATIONS);
+    }
+
+    /// Two texts of one value make two points that run the same thing (issue 44).
+    #[test]
+    fn values_equal_after_unit_conversion_are_refused() {
+        let key = "sweep.grid.\"mux.capacity\"";
+        let m = error_at("[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\", \"424 B\"]\n", "\"mux.capacity\"", key);
+        assert!(m.ends_with("values '8 cells' and '424 B' are equal after unit conversion; each value of an axis must be distinct"), "{m}");
+        let m = error_at("[sweep.grid]\n\"src.rate\" = [\"1 Mb/s\", \"1000 kb/s\"]\n", "\"src.rate\"", "sweep.grid.\"src.rate\"");
+        assert!(m.contains("values '1 Mb/s' and '1000 kb/s' are equal after unit conversion"), "{m}");
+        let m = error_at("[sweep.grid]\n\"scenario.duration\" = [\"1 ms\", \"1000 us\"]\n", "\"scenario.duration\"", "sweep.grid.\"scenario.duration\"");
+        assert!(m.contains("values '1 ms' and '1000 us' are equal"), "{m}");
+        let m = error_at("[sweep.zip]\n\"mux.capacity\" = [\"8 cells\", \"424 B\"]\n\"src.rate\" = [\"1 Mb/s\", \"1000 kb/s\"]\n", "\"mux.capacity\"", "sweep.zip.\"mux.capacity\"");
+        assert!(m.ends_with("rows 1 and 2 are equal after unit conversion; each row of a zip must be distinct"), "{m}");
+        // Different values in different units are fine; so are zip rows equal in one key only.
+        assert_eq!(load("[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"425 B\"]\n").unwrap().points.len(), 2);
+        assert_eq!(load("[sweep.zip]\n\"mux.capacity\" = [\"8 cells\", \"424 B\"]\n\"src.rate\" = [\"1 Mb/s\", \"2 Mb/s\"]\n").unwrap().points.len(), 2);
+    }
+
     #[test]
     fn range_errors() {
         let key = "sweep.grid.\"mux.capacity\"";
@@ -1196,7 +1297,7 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         let m = error_at(&format!("[sweep]\nreplications = 6\ntarget = {{ {t}, rel_half_width = 0.1, max_replications = 5 }}\n"), "target", "sweep.target");
         assert!(m.contains("max_replications = 5 must be a whole number >= replications (6) and >= 2"), "{m}");
         let m = error_at(&format!("[sweep]\ntarget = {{ {t}, rel_half_width = 0.1, max_replications = 5, batch = 0 }}\n"), "target", "sweep.target");
-        assert!(m.contains("batch = 0 must be a whole number >= 1"), "{m}");
+        assert!(m.contains("batch = 0 must be a whole number from 1 to 1000000"), "{m}");
         // A [sweep.target] table: the line of the offending key.
         let m = error_at("[sweep.target]\ncomponent = \"mux\"\nprobe = \"q_loss_ratio\"\nstatistic = \"value\"\nrel_half_width = -1\nmax_replications = 5\n", "rel_half_width = -1", "sweep.target");
         assert!(m.contains("rel_half_width = -1 must be a number > 0"), "{m}");
@@ -1234,6 +1335,21 @@ target = { component = "mux", probe = "q_loss_ratio", statistic = "value", rel_h
         let t = "target = { component = \"mux\", probe = \"q_loss_ratio\", statistic = \"value\", rel_half_width = 0.1, max_replications = 5 }";
         let m = error_at(&format!("[sweep]\n{t}\nprecision = 0.05\nstatistics = [\"mux.q_loss_ratio.value\"]\n"), "precision", "sweep.precision");
         assert!(m.contains("not both"), "{m}");
+    }
+
+    /// `--set` of a swept key is refused, naming the key and where the sweep varies it
+    /// (issue 44); `--set` of any other key applies to every point.
+    #[test]
+    fn overrides_of_swept_keys_are_refused() {
+        let text = format!("{BASE}\n[sweep.grid]\n\"mux.capacity\" = [\"8 cells\", \"16 cells\"]\n[sweep.zip]\n\"src.rate\" = [\"1 Mb/s\", \"2 Mb/s\"]\n");
+        let line = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+        let set = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        let e = SweepSpec::load(&text, "s.toml", &set("mux.capacity", "32 cells")).unwrap_err().to_string();
+        assert_eq!(e, format!("--set: mux.capacity: the sweep varies this key (s.toml:{}: sweep.grid.\"mux.capacity\"), so the value --set gives it would be ignored at every point; drop it from --set, or change the sweep's values of it", line("\"mux.capacity\"")));
+        let e = SweepSpec::load(&text, "s.toml", &set("src.rate", "3 Mb/s")).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("--set: src.rate: the sweep varies this key (s.toml:{}: sweep.zip.\"src.rate\")", line("\"src.rate\""))), "{e}");
+        let (sc, spec) = SweepSpec::load(&text, "s.toml", &set("src.vc", "3")).unwrap();
+        assert_eq!((spec.points.len(), sc.components.iter().any(|c| c.name == "src")), (4, true));
     }
 
     #[test]
