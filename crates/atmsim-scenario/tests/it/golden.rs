@@ -68,10 +68,28 @@ fn load(rel: &str) -> Scenario {
     sc
 }
 
-fn run_one(rel: &str) -> (u64, u64, String, u64) {
-    let sc = load(rel);
-    let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    (sc.seed, 0, format!("{:016x}", r.fingerprint), r.events)
+/// One shipped scenario's run as the golden test and the fast-path test both take it
+/// (its seed, replication 0, fingerprint covering contents, the default fast path):
+/// its golden line and every statistic.
+struct Plain {
+    golden: (u64, u64, String, u64),
+    statistics: Vec<String>,
+}
+
+/// Every shipped scenario run once for both tests that need its plain run (each full
+/// pass of the shipped scenarios is a large part of `cargo test`'s time): the first
+/// test to ask runs them, the other waits for the same results.
+fn plain_runs() -> &'static BTreeMap<String, Plain> {
+    static RUNS: std::sync::OnceLock<BTreeMap<String, Plain>> = std::sync::OnceLock::new();
+    RUNS.get_or_init(|| {
+        run_all(&shipped(), |rel| {
+            let sc = load(rel);
+            let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel}: {e}"));
+            Plain { golden: (sc.seed, 0, format!("{:016x}", r.fingerprint), r.events), statistics: statistics(&r) }
+        })
+        .into_iter()
+        .collect()
+    })
 }
 
 /// Runs `files` on two threads (the machines this runs on have two cores).
@@ -115,7 +133,7 @@ fn check_wire_passes_on_every_shipped_scenario_and_changes_no_trace() {
 fn every_shipped_scenario_keeps_its_golden_fingerprint() {
     let files = shipped();
     assert!(files.len() >= 30, "found only {} scenarios under scenarios/", files.len());
-    let got: Golden = run_all(&files, run_one).into_iter().collect();
+    let got: Golden = plain_runs().iter().map(|(f, p)| (f.clone(), p.golden.clone())).collect();
     let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN);
     if std::env::var("ATMSIM_BLESS").is_ok_and(|v| v == "1") {
         let mut text = format!("{HEADER}\n");
@@ -172,9 +190,10 @@ const TIE_ORDER_MOVES: [&str; 1] = ["scenarios/dastangoo96/six_sessions.toml"];
 /// legitimately changed.
 #[test]
 fn fast_path_changes_no_statistic_on_any_shipped_scenario() {
+    let plain = plain_runs();
     let got = run_all(&shipped(), |rel| {
         let mut sc = load(rel);
-        let fast = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} fast: {e}"));
+        let fast = &plain[rel];
         let sinks = if TIE_ORDER_MOVES.contains(&rel) {
             sc.deliver_ahead = false;
             let r = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} sinks: {e}"));
@@ -185,7 +204,7 @@ fn fast_path_changes_no_statistic_on_any_shipped_scenario() {
         sc.fast_path = false;
         sc.deliver_ahead = false;
         let exact = sc.run(sc.seed, 0, &mut |_, _| true).unwrap_or_else(|e| panic!("{rel} exact: {e}"));
-        (statistics(&fast), statistics(&exact), fast.events, exact.events, sinks)
+        (fast.statistics.clone(), statistics(&exact), fast.golden.3, exact.events, sinks)
     });
     let mut faster = Vec::new();
     let mut bad = Vec::new();
