@@ -71,12 +71,12 @@ browser:
 	fi
 
 # Both cores: pytest-xdist keeps each test file on one worker (its module fixtures are
-# built once); the workers share the session's `reproduce all --quick` store
-# (tests/conftest.py, quick_store). `atmsim validate --quick` runs inside pytest
+# built once); the workers share the session's `reproduce all --quick` store, which
+# the controller starts in the background at once (tests/conftest.py, quick_store). `atmsim validate --quick` runs inside pytest
 # (tests/test_validate_bench.py, which also checks every case's verdict).
 test: check-tools build-test browser
 	cargo test --workspace --exclude atmsim-py --profile test-build
-	$(VPY) -m pytest -q -W error -n 2 --dist loadfile tests/
+	ATMSIM_TEST_PRESTART=1 $(VPY) -m pytest -q -W error -n 2 --dist loadfile tests/
 
 # Rewrites the golden fingerprints of every shipped scenario (tests/it/golden.rs).
 # Commit the result on its own, with a message that says why the traces changed.

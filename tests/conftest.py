@@ -59,6 +59,52 @@ def reproduce_quick(out: Path, name: str, store: Path | None = None) -> Path:
     return out
 
 
+#: Set by `make test`: the xdist controller starts `reproduce all --quick` in the
+#: background when the session begins (pytest_configure below), so that both workers
+#: run the other tests while it runs instead of one of them waiting for it.
+PRESTART_ENV = "ATMSIM_TEST_PRESTART"
+
+
+def _shared_root(tmp_path_factory) -> Path:
+    """The directory every process of the session shares (the controller's basetemp,
+    the parent of each xdist worker's)."""
+    base = tmp_path_factory.getbasetemp()
+    return base if os.environ.get("PYTEST_XDIST_WORKER") is None else base.parent
+
+
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin has set up the session's basetemp
+def pytest_configure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get(PRESTART_ENV):
+        return
+    import threading
+
+    root = config._tmp_path_factory.getbasetemp()
+    out = root / "reproduce-all-shared"
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    log = open(root / "reproduce-all.log", "w", encoding="utf-8")
+    from atmsim._pool_guard import arm
+
+    proc = subprocess.Popen(atmsim_cmd() + ["reproduce", "all", "--quick", "--quiet", "--out", str(out)], stdout=log,
+                            stderr=subprocess.STDOUT, cwd=ROOT, env=env, preexec_fn=lambda: arm(None))
+
+    def wait() -> None:
+        rc = proc.wait()
+        log.close()
+        (root / "reproduce-all.rc").write_text(str(rc), encoding="ascii")
+
+    threading.Thread(target=wait, daemon=True).start()
+    config._atmsim_prestart = proc
+
+
+def pytest_unconfigure(config):
+    proc = getattr(config, "_atmsim_prestart", None)
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        proc.wait(30)
+
+
 @pytest.fixture(scope="session")
 def quick_store(tmp_path_factory) -> Path:
     """`atmsim reproduce all --quick`, once per session (every paper's quick runs, about
@@ -66,20 +112,26 @@ def quick_store(tmp_path_factory) -> Path:
     module fixtures resume instead of running the same sweeps again.
 
     With pytest-xdist (`make test` runs `-n 2 --dist loadfile`) the workers share it:
-    the first to ask runs it under a lock in the session's common temporary directory,
-    the other waits for it (the reproduction's own pool keeps both cores busy)."""
+    started in the background by the controller when `ATMSIM_TEST_PRESTART` is set
+    (`make test` sets it), else by the first worker to ask, under a lock in the
+    session's common temporary directory, while the other waits for it."""
     import fcntl
+    import time
 
-    if os.environ.get("PYTEST_XDIST_WORKER") is None:
-        root = tmp_path_factory.getbasetemp()
-    else:
-        root = tmp_path_factory.getbasetemp().parent
+    root = _shared_root(tmp_path_factory)
     out = root / "reproduce-all-shared"
     with open(root / "reproduce-all.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (out / "done").exists():
-            proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=1200)
-            assert proc.returncode == 0, proc.stderr
+            if (root / "reproduce-all.log").exists():  # started by the controller
+                rc_file, deadline = root / "reproduce-all.rc", time.monotonic() + 1200
+                while not rc_file.exists():
+                    assert time.monotonic() < deadline, "reproduce all --quick did not finish in 20 minutes"
+                    time.sleep(0.5)
+                assert rc_file.read_text(encoding="ascii") == "0", (root / "reproduce-all.log").read_text(encoding="utf-8")
+            else:
+                proc = run_cli("reproduce", "all", "--quick", "--quiet", "--out", str(out), timeout=1200)
+                assert proc.returncode == 0, proc.stderr
             assert_intervals_in_domain(out)
             (out / "done").touch()
     return out / "results.sqlite"
@@ -155,10 +207,3 @@ kind = "sink"
 """
 
 
-
-def pytest_collection_modifyitems(config, items):
-    """The files whose tests resume from `quick_store` run last (in file order, every
-    file kept whole): with two xdist workers, both work through the other files while
-    the first of them runs `reproduce all --quick`, instead of one waiting for it."""
-    late = {item.nodeid.split("::", 1)[0] for item in items if "quick_store" in getattr(item, "fixturenames", ())}
-    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] in late)  # stable
