@@ -59,9 +59,9 @@ def test_a_streamed_trace_has_the_rows_of_the_trace_held_in_memory(tmp_path):
 def test_a_long_trace_streams_in_bounded_memory(tmp_path):
     # The whole 1 s run: 958,000 rows; held in memory it took 874 MB.
     out = tmp_path / "full.csv"
-    code = ("import json, atmsim; from atmsim.bench import peak_rss_bytes; sc = atmsim.load(%r); before = peak_rss_bytes(); "
+    code = ("import json, atmsim; from atmsim.memory import peak_bytes; sc = atmsim.load(%r); before = peak_bytes(); "
             "r = sc.run(cell_trace=%r, progress=False); "
-            "print(json.dumps({'rows': r.raw['trace_rows'], 'grew': peak_rss_bytes() - before}))" % (POISSON, str(out)))
+            "print(json.dumps({'rows': r.raw['trace_rows'], 'grew': peak_bytes() - before}))" % (POISSON, str(out)))
     got = _in_child(code)
     assert got["rows"] > 900_000
     assert got["grew"] < 64 * 2**20, got

@@ -32,6 +32,7 @@ import time
 from typing import Any
 
 from atmsim import _atmsim
+from atmsim.memory import peak_bytes, resident_bytes
 from atmsim.analytic import OC3C_SLOT_S
 
 HOLD_PENDING = 10_000
@@ -527,15 +528,6 @@ def _vcs_scenario(vcs: int, cells_per_vc: int, mux_rate: str, seconds: float) ->
     return "\n".join(lines) + "\n"
 
 
-def _rss_bytes() -> int:
-    """Current resident set of this process (Linux /proc; 0 elsewhere)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def _memory_child(kind: str, n: int) -> dict[str, Any]:
     """Runs one memory measurement in this (fresh) process; see the comment above."""
     import resource
@@ -551,11 +543,11 @@ def _memory_child(kind: str, n: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     sc = _atmsim.loads(text, f"<bench memory {kind} {n}>")
     load_s = time.perf_counter() - t0
-    loaded = _rss_bytes()
+    loaded = resident_bytes()
     peak = [loaded]
 
     def sample(_now: float, _events: int) -> bool:
-        peak[0] = max(peak[0], _rss_bytes())
+        peak[0] = max(peak[0], resident_bytes())
         return True
 
     t0 = time.perf_counter()
@@ -658,22 +650,6 @@ def pairs_scenario(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def peak_rss_bytes() -> int:
-    """This process's peak resident memory since it started its program: Linux's
-    VmHWM (``ru_maxrss`` is kept across exec, so a child started from a large
-    process reports the parent's peak), else ``ru_maxrss``."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def _pairs_child(n: int) -> dict[str, Any]:
     """Loads and runs ``pairs_scenario(n)`` in this (fresh) process."""
     text = pairs_scenario(n)
@@ -685,7 +661,7 @@ def _pairs_child(n: int) -> dict[str, Any]:
     run_s = time.perf_counter() - t0
     return {"name": "scale_pairs", "impl": "atmsim", "pairs": n, "components": 2 * n, "load_s": load_s, "run_s": run_s,
             "wall_s": load_s + run_s, "cells": int(r["ledger"]["delivered"]),
-            "peak_rss_bytes": peak_rss_bytes()}
+            "peak_rss_bytes": peak_bytes()}
 
 
 def pairs_rows(quick: bool = False) -> list[dict[str, Any]]:

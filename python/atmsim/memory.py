@@ -27,16 +27,34 @@ def resident_bytes() -> int:
         return 0
 
 
-def available_bytes() -> Optional[int]:
-    """The machine's MemAvailable (None where /proc/meminfo is missing)."""
+def peak_bytes() -> int:
+    """This process's peak resident memory since it started its program: Linux's
+    VmHWM (``ru_maxrss`` is kept across exec, so a child started from a large
+    process reports the parent's peak), else ``ru_maxrss``."""
+    kib = _proc_kib("/proc/self/status", "VmHWM:")
+    if kib is not None:
+        return kib * 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _proc_kib(path: str, key: str) -> Optional[int]:
+    """The kB value of line ``key`` in a /proc file (None where there is none)."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
+        with open(path, encoding="ascii") as fh:
             for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                if line.startswith(key):
+                    return int(line.split()[1])
     except (OSError, ValueError):
         pass
     return None
+
+
+def available_bytes() -> Optional[int]:
+    """The machine's MemAvailable (None where /proc/meminfo is missing)."""
+    kib = _proc_kib("/proc/meminfo", "MemAvailable:")
+    return None if kib is None else kib * 1024
 
 
 def limit_bytes() -> Optional[int]:
