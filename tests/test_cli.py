@@ -280,3 +280,37 @@ def test_version_option(cli):
 
     p = cli("--version")
     assert p.returncode == 0 and p.stdout == f"atmsim {atmsim.__version__}\n", (p.stdout, p.stderr)
+
+
+def test_a_load_above_the_line_rate_is_one_warning_line_before_the_run(cli, write_scenario):
+    """Issue 44 item 9: `MB/s` typed for `Mb/s` offers eight times the rate."""
+    p = cli("run", str(write_scenario(BASE.replace('rate = "100 Mb/s"', 'rate = "100 MB/s"'))), "--quiet", "--json")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("atmsim: warning: ") and f":{line_of(BASE, '[components.mux]')}: components.mux: offered 800 Mb/s" in lines[0], lines[0]
+    assert "line rate of 149.76 Mb/s" in lines[0] and "MB/s is megabytes" in lines[0], lines[0]
+    # The same rate in Mb/s: no warning.
+    p = cli("run", str(write_scenario(BASE)), "--quiet", "--json")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+
+
+def test_python_load_issues_the_overload_as_an_atmsim_warning(write_scenario):
+    import warnings
+
+    import atmsim
+    from atmsim.exceptions import AtmsimWarning
+
+    path = write_scenario(BASE.replace('rate = "100 Mb/s"', 'rate = "100 MB/s"'))
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        sc = atmsim.load(path)
+    assert [w.category for w in got] == [AtmsimWarning], got
+    assert sc.warnings == [str(got[0].message)] and "offered 800 Mb/s" in sc.warnings[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert atmsim.load(write_scenario(BASE, "plain.toml")).warnings == []
+        # An override that brings it below the line rate loads without a warning.
+        with pytest.warns(AtmsimWarning):
+            over = atmsim.load(path)
+        assert over.with_overrides({"src.rate": "100 Mb/s"}).warnings == []

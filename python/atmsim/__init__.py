@@ -14,7 +14,7 @@ benchmarks and sweeps (``atmsim.run_sweep``, see :mod:`atmsim.sweep`).
 """
 from atmsim._atmsim import version as _native_version
 from atmsim.api import Result, Scenario, describe, load, loads, run
-from atmsim.exceptions import AtmsimError, ParamError, ScenarioError, SimulationError
+from atmsim.exceptions import AtmsimError, AtmsimWarning, ParamError, ScenarioError, SimulationError
 
 __version__: str = _native_version()
 
@@ -30,6 +30,7 @@ __all__ = [
     "ScenarioError",
     "ParamError",
     "SimulationError",
+    "AtmsimWarning",
     "run_sweep",
     "Sweep",
     "read_trace",

@@ -67,6 +67,13 @@ class Scenario:
     def replications(self) -> int:
         return self._native.replications
 
+    @property
+    def warnings(self) -> list[str]:
+        """What loading found suspicious but legal, one line each (issued as
+        :class:`AtmsimWarning` at load): a buffer or link whose open-loop sources offer
+        more than its line rate."""
+        return self._native.warnings
+
     def components(self) -> list[dict[str, Any]]:
         """``[{'name', 'kind', 'params': {name: value as written or default}}]``."""
         return self._native.components()
@@ -114,9 +121,18 @@ def apply_overrides(sc: Scenario, overrides: Optional[Mapping[str, Any]], name: 
     if not isinstance(overrides, Mapping):
         raise ArgumentError(f"{name}: expected a dict {{'COMPONENT.PARAM': value}}, got {type(overrides).__name__}")
     try:
-        return Scenario(sc.native.with_overrides({str(k): _to_text(v) for k, v in overrides.items()}))
+        native = sc.native.with_overrides({str(k): _to_text(v) for k, v in overrides.items()})
     except ScenarioError as exc:
         raise renamed(exc, "--set", name) from None
+    return _loaded(native)
+
+
+def _loaded(native: "_atmsim.Scenario") -> Scenario:
+    """The scenario just loaded, its load-time warnings (an open-loop load above a line
+    rate, say) issued as :class:`AtmsimWarning`."""
+    for w in native.warnings:
+        warnings.warn(w, AtmsimWarning, stacklevel=3)
+    return Scenario(native)
 
 
 def renamed(exc: ScenarioError, cli: str, name: str) -> ScenarioError:
@@ -426,7 +442,7 @@ def load(path: Union[str, os.PathLike]) -> Scenario:
     if not isinstance(path, str):
         raise ArgumentError(f"load(path): expected a text path, got {type(path).__name__}")
     _check_readable(path)
-    return Scenario(_atmsim.load(path))
+    return _loaded(_atmsim.load(path))
 
 
 def loads(text: str, path: str = "<string>") -> Scenario:
@@ -436,7 +452,7 @@ def loads(text: str, path: str = "<string>") -> Scenario:
         raise ArgumentError(f"loads(text): expected the scenario's TOML text as str, got {type(text).__name__}{hint}")
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentError(f"loads(path): expected a str naming the text in messages, got {type(path).__name__}")
-    return Scenario(_atmsim.loads(text, os.fspath(path)))
+    return _loaded(_atmsim.loads(text, os.fspath(path)))
 
 
 def _as_scenario(scenario_or_path: Union[Scenario, str, os.PathLike, "_atmsim.Scenario"],

@@ -11,8 +11,6 @@ parses arguments, prints, and maps errors to exit codes:
 * Ctrl-C → ``atmsim: interrupted``, exit 130.
 Never a traceback for any of these.
 """
-from __future__ import annotations
-
 import contextlib
 import json
 import math
@@ -754,8 +752,20 @@ def version_cmd() -> None:
     print(atmsim.__version__)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """atmsim's own warnings (a load above a line rate, say) as one line each."""
+    if issubclass(category, AtmsimWarning):
+        print(f"atmsim: warning: {message}", file=sys.stderr)
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point."""
+    warnings.showwarning = _show_warning
     try:
         app(args=argv, prog_name="atmsim")
     except ScenarioError as exc:  # includes ParamError

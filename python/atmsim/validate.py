@@ -42,6 +42,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from typing import Callable, Optional
 
 from atmsim import analytic
 from atmsim.api import Result, Scenario, load, loads
+from atmsim.exceptions import AtmsimWarning
 from atmsim.progress import stderr_is_tty
 
 #: see module doc
@@ -533,8 +535,12 @@ def run_experiments(exps: list[Experiment], progress: bool = True, workers: Opti
     vdir = scenario_dir()
     jobs: list[tuple[Experiment, Scenario, int]] = []
     for exp in exps:
-        base = loads(exp.text, exp.scenario) if exp.text is not None else load(vdir / exp.scenario)
-        sc = base.with_overrides(exp.overrides)
+        with warnings.catch_warnings():
+            # Some cases offer more than the line rate on purpose (M/D/1/K with partial
+            # buffer sharing at a total load of 1.2): the load-time warning is expected.
+            warnings.simplefilter("ignore", AtmsimWarning)
+            base = loads(exp.text, exp.scenario) if exp.text is not None else load(vdir / exp.scenario)
+            sc = base.with_overrides(exp.overrides)
         jobs += [(exp, sc, r) for r in range(exp.replications)]
     stop = threading.Event()
 

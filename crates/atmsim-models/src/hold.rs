@@ -109,4 +109,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::hold::SERIES }],
     is_source: false,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };

@@ -170,6 +170,12 @@ impl PyScenario {
     fn replications(&self) -> u32 {
         self.inner.replications
     }
+    /// What loading found suspicious but legal, one line each (a buffer offered more
+    /// than its line rate).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings.clone()
+    }
     /// Whether each run keeps a cell trace (`[trace] cells = true`).
     #[getter]
     fn traced(&self) -> bool {

@@ -126,6 +126,9 @@ pub struct Scenario {
     pub interval: SimDuration,
     /// `[trace]`: a cell-by-cell trace of each run (None: none).
     pub trace: Option<crate::trace::TraceSpec>,
+    /// What loading found suspicious but legal, one line each (a buffer offered more
+    /// than its line rate: [`overloads`]).
+    pub warnings: Vec<String>,
 }
 
 /// Where each line of the text starts, to turn byte offsets into line numbers in
@@ -599,7 +602,14 @@ impl Scenario {
         })?;
         let (keep, series, interval) = probes_section(&raw, &components, duration)?;
         let trace = crate::trace::trace_section(&raw, &components, duration)?;
-        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval, trace })
+        let warnings = overloads(&components, &wires)
+            .into_iter()
+            .map(|o| {
+                let at = Location { file: f.into(), line: raw.components[o.at].line, key: format!("components.{}", components[o.at].name) };
+                format!("{at}: {}", o.message(&components))
+            })
+            .collect();
+        Ok(Scenario { raw, name, description, duration, warmup, seed, replications, check_wire, fingerprint_content, fast_path, deliver_ahead, components, wires, keep, series, interval, trace, warnings })
     }
 
     /// Applies `KEY=VALUE` overrides (`COMPONENT.PARAM` or `scenario.KEY`) and
@@ -767,6 +777,111 @@ fn closed_loop(components: &[ComponentDecl], wires: &[Wire]) -> Option<Vec<usize
     }
 }
 
+/// A transmitter offered more than its line rate by the open-loop sources that feed it.
+#[derive(Debug, PartialEq)]
+struct Overload {
+    /// The transmitter.
+    at: usize,
+    /// Its line rate, b/s of cells.
+    line: f64,
+    /// The largest sum of the mean rates of its sources active at one time, b/s of cells.
+    offered: f64,
+    /// Those sources.
+    sources: Vec<usize>,
+}
+
+impl Overload {
+    fn message(&self, components: &[ComponentDecl]) -> String {
+        let mut names: Vec<&str> = self.sources.iter().take(3).map(|&i| components[i].name.as_str()).collect();
+        if self.sources.len() > 3 {
+            names.push("...");
+        }
+        format!(
+            "offered {} Mb/s of cells ({} of {}: the mean rates of {}) against a line rate of {} Mb/s: at least {:.0}% of the cells are lost, or wait ever longer in an unlimited buffer; if that is not meant, check the units (MB/s is megabytes, 8 Mb/s each)",
+            fmt_mbps(self.offered),
+            if self.sources.len() == 1 { "one source" } else { "sources active together" },
+            self.sources.len(),
+            names.join(", "),
+            fmt_mbps(self.line),
+            100.0 * (1.0 - self.line / self.offered),
+        )
+    }
+}
+
+fn fmt_mbps(bps: f64) -> String {
+    let v = bps / 1e6;
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Each transmitter ([`atmsim_models::kind::Rates::line`]) whose open-loop sources
+/// ([`atmsim_models::kind::Rates::offered`]) offer more than its line rate at some
+/// time: the mean rates of the sources active together (their `start`/`stop`) are
+/// summed. A source feeds the first transmitter its cells reach directly or through
+/// components that only forward cells on one wire (a meter, a policer, a loss model);
+/// a switch, which routes cells by VC, ends the search, as does anything closed-loop.
+fn overloads(components: &[ComponentDecl], wires: &[Wire]) -> Vec<Overload> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); components.len()];
+    for w in wires {
+        out[w.from].push(w.to);
+    }
+    // For each transmitter: (start, stop, rate) of each source that feeds it.
+    let mut fed: BTreeMap<usize, Vec<(u64, u64, f64, usize)>> = Default::default();
+    for (i, c) in components.iter().enumerate() {
+        let Some(rate) = c.kind.rates.offered.and_then(|f| f(&c.params)) else { continue };
+        let Ok(window) = atmsim_models::traffic::SourceParams::bind(&c.params) else { continue };
+        let mut at = i;
+        let mut hops = 0;
+        let target = loop {
+            let [next] = out[at][..] else { break None };
+            let k = components[next].kind;
+            if k.rates.line.is_some() {
+                break Some(next);
+            }
+            if !k.forwards_only || components[next].ports.outputs.len() != 1 || hops > components.len() {
+                break None;
+            }
+            at = next;
+            hops += 1;
+        };
+        if let Some(t) = target {
+            let stop = window.stop.map_or(u64::MAX, |d| d.ps());
+            if stop > window.start.ps() {
+                fed.entry(t).or_default().push((window.start.ps(), stop, rate, i));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (t, srcs) in fed {
+        let Some(line) = components[t].kind.rates.line.and_then(|f| f(&components[t].params)) else { continue };
+        // The most offered at once: sweep the starts and stops in time order (a stop
+        // before a start at the same instant).
+        let mut edges: Vec<(u64, bool, usize)> = srcs.iter().enumerate().flat_map(|(k, s)| [(s.0, true, k), (s.1, false, k)]).collect();
+        edges.sort_by_key(|&(t, starts, _)| (t, starts));
+        let (mut now, mut best) = (0.0f64, (0.0f64, Vec::new()));
+        let mut active: Vec<usize> = Vec::new();
+        for (_, starts, k) in edges {
+            if starts {
+                now += srcs[k].2;
+                active.push(k);
+                if now > best.0 {
+                    best = (now, active.clone());
+                }
+            } else {
+                now -= srcs[k].2;
+                active.retain(|&a| a != k);
+            }
+        }
+        // A rate exactly at the line rate (a cbr source at the cell rate) is not an overload.
+        if best.0 > line * (1.0 + 1e-9) {
+            let mut sources: Vec<usize> = best.1.iter().map(|&k| srcs[k].3).collect();
+            sources.sort_unstable();
+            found.push(Overload { at: t, line, offered: best.0, sources });
+        }
+    }
+    found
+}
+
 /// An output may only feed an input that carries the same messages (cells or frames).
 fn check_carries(text: &str, from: &str, op: &atmsim_models::PortDecl, to: &str, ip: &atmsim_models::PortDecl) -> Result<(), String> {
     if op.carries == ip.carries {
@@ -794,6 +909,40 @@ mod tests {
         assert!(e.contains("ring.out sends frames but mux.in takes cells"), "{e}");
         assert!(check_carries("a.out -> b.in", "a", &cells, "b", &cells).is_ok());
         assert!(check_carries("a.out -> b.in", "a", &frames, "b", &frames.clone()).is_ok());
+    }
+
+    /// Issue 44 item 9: `MB/s` typed for `Mb/s` offers eight times the rate.
+    #[test]
+    fn an_open_loop_load_above_the_line_rate_warns_once_per_transmitter() {
+        let sc = |srcs: &str, via: &str| {
+            let text = format!(
+                "connections = [{via}]\n[scenario]\nduration = \"1 ms\"\n{srcs}[components.mux]\nkind = \"fifo\"\nphy = \"OC-3c\"\n[components.meter]\nkind = \"loss\"\np = 0\n[components.sink]\nkind = \"sink\"\n"
+            );
+            Scenario::from_text(&text, "over.toml").unwrap_or_else(|e| panic!("{e}")).warnings
+        };
+        let src = |n: &str, kind: &str, rate: &str, extra: &str| format!("[components.{n}]\nkind = \"{kind}\"\n{rate}\n{extra}");
+        let direct = "\"a -> mux\", \"b -> mux\", \"mux -> meter\", \"meter -> sink\"";
+        // 100 MB/s is 800 Mb/s: one line naming the fifo, both rates and the sources.
+        let w = sc(&(src("a", "cbr", "rate = \"100 MB/s\"", "") + &src("b", "poisson", "rate = \"10 Mb/s\"", "")), direct);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("over.toml:"), "{}", w[0]);
+        assert!(w[0].contains("components.mux: offered 810 Mb/s of cells (sources active together of 2: the mean rates of a, b) against a line rate of 149.76 Mb/s"), "{}", w[0]);
+        assert!(w[0].contains("MB/s is megabytes"), "{}", w[0]);
+        // Below the line rate, or exactly at it: nothing.
+        assert!(sc(&(src("a", "cbr", "rate = \"100 Mb/s\"", "") + &src("b", "poisson", "rate = \"49.76 Mb/s\"", "")), direct).is_empty());
+        // An on-off source counts its mean, not its peak.
+        assert!(sc(&(src("a", "onoff", "peak = \"149.76 Mb/s\"\nmean = \"50 Mb/s\"\nburst_factor = \"100 cells\"", "") + &src("b", "cbr", "rate = \"90 Mb/s\"", "")), direct).is_empty());
+        // Sources that are never active together do not add up.
+        let apart = src("a", "cbr", "rate = \"100 Mb/s\"", "stop = \"0.5 ms\"\n") + &src("b", "cbr", "rate = \"100 Mb/s\"", "start = \"0.5 ms\"\n");
+        assert!(sc(&apart, direct).is_empty());
+        let overlap = src("a", "cbr", "rate = \"100 Mb/s\"", "stop = \"0.6 ms\"\n") + &src("b", "cbr", "rate = \"100 Mb/s\"", "start = \"0.5 ms\"\n");
+        assert_eq!(sc(&overlap, direct).len(), 1);
+        // Through a component that only forwards cells on one wire (the loss model), the
+        // fifo behind it is the one offered.
+        let behind = "\"a -> meter\", \"meter -> mux\", \"b -> sink\", \"mux -> sink\"";
+        let w = sc(&(src("a", "cbr", "rate = \"200 Mb/s\"", "") + &src("b", "cbr", "rate = \"1 Mb/s\"", "")), behind);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("components.mux: offered 200 Mb/s of cells (one source of 1: the mean rates of a)"), "{}", w[0]);
     }
 
     #[test]

@@ -584,6 +584,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::control::gcra::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

@@ -315,6 +315,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::control::pacer::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::pacer::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

@@ -590,4 +590,5 @@ pub const KIND: KindInfo = KindInfo {
     series: &[],
     is_source: true,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };

@@ -852,6 +852,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::host::SERIES }, crate::series::KindSeries { at: "nic", series: &crate::link::transmitter::SERIES }, crate::series::KindSeries { at: "tcp/vc<N>", series: &crate::host::conn::SERIES }],
     is_source: true,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

@@ -1161,6 +1161,11 @@ impl crate::kind::Kind for Transmitter {
     }
 }
 
+/// The cell rate a fifo or link serves its inputs at (the load-time check of offered load).
+fn served_rate(p: &Params) -> Option<f64> {
+    line_rate(p, None).ok().map(Rate::bps)
+}
+
 /// The `fifo` kind's declarations (registered in `lib.rs`).
 pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     kind: "fifo",
@@ -1174,6 +1179,7 @@ pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates { offered: None, line: Some(served_rate) },
 };
 
 /// The `link` kind's declarations (registered in `lib.rs`).
@@ -1189,6 +1195,7 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates { offered: None, line: Some(served_rate) },
 };
 
 #[cfg(test)]

@@ -1044,6 +1044,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "p<N>", series: &crate::link::transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

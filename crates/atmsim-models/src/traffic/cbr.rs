@@ -124,6 +124,11 @@ impl crate::kind::Kind for Cbr {
     crate::traffic::source_kind!();
 }
 
+/// The cell rate of a `cbr` source (the load-time check of offered load).
+fn offered(p: &Params) -> Option<f64> {
+    CbrParams::bind(p).ok()?.cell_rate().ok().map(Rate::bps)
+}
+
 /// The `cbr` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "cbr",
@@ -131,4 +136,5 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "ITU-T I.371 CBR; N·D/D/1 random phases (Roberts & Virtamo 1991)",
     &[&crate::traffic::cbr::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
+    offered,
 );

@@ -218,6 +218,11 @@ impl crate::kind::Kind for OnOff {
     crate::traffic::source_kind!();
 }
 
+/// The mean cell rate of an `onoff` source (the load-time check of offered load).
+fn offered(p: &Params) -> Option<f64> {
+    OnOffParams::bind(p).ok().map(|q| q.mean.bps())
+}
+
 /// The `onoff` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "onoff",
@@ -225,4 +230,5 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "buddhikot92 section 5, Figure 8",
     &[&crate::traffic::onoff::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES, &crate::traffic::onoff::PROBES],
+    offered,
 );

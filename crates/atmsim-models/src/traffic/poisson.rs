@@ -84,6 +84,11 @@ impl crate::kind::Kind for Poisson {
     crate::traffic::source_kind!();
 }
 
+/// The mean cell rate of a `poisson` source (the load-time check of offered load).
+fn offered(p: &Params) -> Option<f64> {
+    PoissonParams::bind(p).ok().map(|q| q.rate.bps())
+}
+
 /// The `poisson` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "poisson",
@@ -91,4 +96,5 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "classic M/·/· arrivals",
     &[&crate::traffic::poisson::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
+    offered,
 );

@@ -409,6 +409,12 @@ impl crate::kind::Kind for SelfSimilar {
     crate::traffic::source_kind!();
 }
 
+/// The mean cell rate of a `selfsimilar` source before clipping (the load-time check of
+/// offered load).
+fn offered(p: &Params) -> Option<f64> {
+    SelfSimilarParams::bind(p).ok().map(|q| q.mean.bps())
+}
+
 /// The `selfsimilar` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "selfsimilar",
@@ -416,6 +422,7 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "Norros 1995 (fBm model); Leland et al. 1993; dastangoo96 (H = 0.75); Davies & Harte 1987",
     &[&crate::traffic::selfsimilar::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES],
+    offered,
 );
 
 #[cfg(test)]

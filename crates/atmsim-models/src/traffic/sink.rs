@@ -301,4 +301,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::traffic::sink::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::traffic::sink::SERIES }],
     is_source: false,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };

@@ -459,6 +459,12 @@ impl crate::kind::Kind for TraceSource {
     crate::traffic::source_kind!();
 }
 
+/// A trace's rate is in its file, not its parameters: it takes no part in the load-time
+/// check of offered load.
+fn offered(_: &Params) -> Option<f64> {
+    None
+}
+
 /// The `trace` kind's declarations (registered in `lib.rs`).
 pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "trace",
@@ -466,6 +472,7 @@ pub const KIND: crate::kind::KindInfo = crate::traffic::source_info(
     "SPEC section 3; Bellcore Ethernet traces (Leland & Wilson 1989), MPEG-1 Star Wars (Garrett & Willinger 1994); libpcap and pcapng files (tcpdump, Wireshark)",
     &[&crate::traffic::trace::PARAMS, &crate::traffic::COMMON_PARAMS, &crate::traffic::CLP_PARAMS],
     &[&crate::traffic::SOURCE_PROBES, &crate::traffic::trace::PROBES],
+    offered,
 );
 
 #[cfg(test)]

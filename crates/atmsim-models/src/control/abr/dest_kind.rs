@@ -189,6 +189,7 @@ pub const KIND: KindInfo = KindInfo {
     series: &[KindSeries { at: "", series: &sink::SERIES }, KindSeries { at: "vc<N>", series: &sink::SERIES }],
     is_source: false,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

@@ -164,4 +164,5 @@ pub const KIND: KindInfo = KindInfo {
     series: &[KindSeries { at: "", series: &transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates::NONE,
 };

@@ -592,6 +592,7 @@ pub const KIND: KindInfo = KindInfo {
     series: &[KindSeries { at: "", series: &SERIES }],
     is_source: true,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };
 
 /// An edge device's inputs: backward RM cells, and the traffic source's cells.
@@ -611,6 +612,7 @@ pub const EDGE_KIND: KindInfo = KindInfo {
     series: &[KindSeries { at: "", series: &EDGE_SERIES }],
     is_source: true,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

@@ -234,4 +234,5 @@ pub const KIND: KindInfo = KindInfo {
     series: &[],
     is_source: false,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };

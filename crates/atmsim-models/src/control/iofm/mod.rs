@@ -361,6 +361,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::control::iofm::SERIES }, crate::series::KindSeries { at: "vc<N>", series: &crate::control::iofm::SERIES }],
     is_source: false,
     forwards_only: true,
+    rates: crate::kind::Rates::NONE,
 };
 
 #[cfg(test)]

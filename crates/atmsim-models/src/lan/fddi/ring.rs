@@ -800,4 +800,5 @@ pub const KIND: KindInfo = KindInfo {
     series: &[],
     is_source: true,
     forwards_only: false,
+    rates: crate::kind::Rates::NONE,
 };
