@@ -83,3 +83,16 @@ def test_run_quiet_imports_no_pandas_or_scipy(write_scenario):
     mods = _modules_after("run", str(write_scenario(BASE)), "-q")
     assert "atmsim" in mods
     assert not mods & set(NOT_FOR_PLANNING), sorted(mods & set(NOT_FOR_PLANNING))
+
+
+def test_the_command_line_builds_only_the_command_invoked():
+    """typer builds every registered command's parameters on each call: `atmsim run`
+    builds `run` alone; the root's help and a misspelt name get every command."""
+    from atmsim import cli
+
+    names = lambda a: [c.name for c in a.registered_commands]  # noqa: E731
+    assert names(cli._app_for(["run", "x.toml", "-q"])) == ["run"]
+    assert names(cli._app_for(["sweep", "x.toml"])) == ["sweep"]
+    for args in (["--help"], ["rn", "x.toml"], []):
+        assert cli._app_for(args) is cli.app and len(names(cli.app)) >= 10
+    assert names(cli.app)[0] == "run"  # the copy left the app itself whole
