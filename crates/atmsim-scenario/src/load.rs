@@ -817,9 +817,10 @@ fn fmt_mbps(bps: f64) -> String {
 /// Each transmitter ([`atmsim_models::kind::Rates::line`]) whose open-loop sources
 /// ([`atmsim_models::kind::Rates::offered`]) offer more than its line rate at some
 /// time: the mean rates of the sources active together (their `start`/`stop`) are
-/// summed. A source feeds the first transmitter its cells reach directly or through
-/// components that only forward cells on one wire (a meter, a policer, a loss model);
-/// a switch, which routes cells by VC, ends the search, as does anything closed-loop.
+/// summed. A source feeds the transmitter its cells reach directly or through kinds
+/// that pass each cell on as it comes ([`atmsim_models::kind::Rates::passes`]: a loss
+/// model, a meter); anything else ends the search: a switch, which routes by VC, a
+/// shaper or a policer, which change the rate, anything closed-loop.
 fn overloads(components: &[ComponentDecl], wires: &[Wire]) -> Vec<Overload> {
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); components.len()];
     for w in wires {
@@ -838,7 +839,7 @@ fn overloads(components: &[ComponentDecl], wires: &[Wire]) -> Vec<Overload> {
             if k.rates.line.is_some() {
                 break Some(next);
             }
-            if !k.forwards_only || components[next].ports.outputs.len() != 1 || hops > components.len() {
+            if !k.rates.passes || hops > components.len() {
                 break None;
             }
             at = next;
@@ -943,6 +944,11 @@ mod tests {
         let w = sc(&(src("a", "cbr", "rate = \"200 Mb/s\"", "") + &src("b", "cbr", "rate = \"1 Mb/s\"", "")), behind);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains("components.mux: offered 200 Mb/s of cells (one source of 1: the mean rates of a)"), "{}", w[0]);
+        // A shaper in between changes the rate: the fifo behind it is not judged by the
+        // source's rate.
+        let paced = "\"a -> shaper\", \"shaper -> mux\", \"mux -> meter\", \"meter -> sink\", \"b -> sink\"";
+        let shaper = "[components.shaper]\nkind = \"pacer\"\nrate = \"100 Mb/s\"\n";
+        assert!(sc(&(src("a", "cbr", "rate = \"200 Mb/s\"", "") + &src("b", "cbr", "rate = \"1 Mb/s\"", "") + shaper), paced).is_empty());
     }
 
     #[test]

@@ -555,7 +555,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &SERIES }, crate::series::KindSeries { at: "vc<N>", series: &SERIES }],
     is_source: false,
     forwards_only: true,
-    rates: crate::kind::Rates::NONE,
+    rates: crate::kind::Rates::PASSES,
 };
 
 #[cfg(test)]

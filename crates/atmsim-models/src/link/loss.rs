@@ -104,5 +104,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[],
     is_source: false,
     forwards_only: true,
-    rates: crate::kind::Rates::NONE,
+    rates: crate::kind::Rates::PASSES,
 };

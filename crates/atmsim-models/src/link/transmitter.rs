@@ -1179,7 +1179,7 @@ pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
-    rates: crate::kind::Rates { offered: None, line: Some(served_rate) },
+    rates: crate::kind::Rates { offered: None, line: Some(served_rate), passes: false },
 };
 
 /// The `link` kind's declarations (registered in `lib.rs`).
@@ -1195,7 +1195,7 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     series: &[crate::series::KindSeries { at: "", series: &crate::link::transmitter::SERIES }],
     is_source: false,
     forwards_only: true,
-    rates: crate::kind::Rates { offered: None, line: Some(served_rate) },
+    rates: crate::kind::Rates { offered: None, line: Some(served_rate), passes: false },
 };
 
 #[cfg(test)]
