@@ -7,6 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
 from atmsim import _atmsim, analytic, plot, stats
 from atmsim.stats import COUNT, NONNEGATIVE, PROPORTION, SIGNED, interval
 
@@ -115,6 +118,12 @@ def test_negative_values_in_a_nonnegative_domain_fall_back_to_t():
     assert iv.method == "t" and iv.low < 0
 
 
+def test_positive_values_spread_over_many_orders_of_magnitude_give_an_unbounded_log_t_interval():
+    # the log-scale upper bound is past the largest float: inf, not an OverflowError
+    iv = interval([1.0, 1.0, 8.6e-79], COUNT)
+    assert iv.method == "log-t" and iv.high == math.inf and 0.0 <= iv.low < iv.mean
+
+
 def test_summarize_reports_domain_method_and_note():
     import pandas as pd
 
@@ -166,6 +175,38 @@ def test_summarize_groups_like_a_plain_groupby_over_shuffled_runs():
         assert h[:6] == w[:6] or (h[:5] == w[:5] and pd.isna(h[5]) and pd.isna(w[5]))
         assert h[6] == w[6] and h[11:] == w[11:]
         np.testing.assert_array_equal(np.array(h[7:11], dtype=float), np.array(w[7:11], dtype=float))
+
+
+_PROBES = (("q_loss_ratio", "value", "1"), ("q_rx_cells", "count", "cells"), ("q_wait", "mean", "s"),
+           ("odd", "value", "x"), ("tcp_segments", "count", "1"))
+_VALUE = hst.one_of(hst.floats(-2.0, 3.0), hst.floats(0.0, 1.0), hst.floats(1e-12, 1e12),
+                    hst.sampled_from([0.0, 1.0, 7.0, math.nan, math.inf, -math.inf]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.lists(hst.tuples(hst.integers(0, 4), hst.lists(_VALUE, max_size=140)), min_size=1, max_size=12))
+def test_summarize_equals_interval_of_each_group_bit_for_bit(groups):
+    """summarize() takes the moments of all groups of one size at once (rows of a
+    matrix); every number equals interval() of that group's own values bit for bit:
+    sizes either side of NumPy's pairwise-summation blocks, NaNs left out, infinities,
+    equal values, negatives in a non-negative domain, proportions above 1."""
+    import pandas as pd
+
+    rows, want = [], []
+    for g, (p, vals) in enumerate(groups):
+        probe, statistic, unit = _PROBES[p]
+        rows += [(g, r, "c", probe, statistic, v, unit) for r, v in enumerate(vals)]
+        if vals:
+            iv = interval(vals, stats.domain_of(probe, statistic, unit))
+            want.append((iv.n, iv.mean, iv.std, iv.low, iv.high, iv.method, iv.note))
+    v = pd.DataFrame(rows, columns=["point", "replication", "component", "probe", "statistic", "value", "unit"])
+    got = stats.summarize(v)
+    have = list(got[["n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"]].itertuples(index=False, name=None))
+    assert len(have) == len(want)
+    for h, w in zip(have, want):
+        assert h[0] == w[0] and h[5:] == w[5:]
+        np.testing.assert_array_equal(np.array(h[1:5], dtype=float).view(np.int64),
+                                      np.array(w[1:5], dtype=float).view(np.int64))
 
 
 def test_every_probe_of_every_kind_has_a_declared_domain():
@@ -239,8 +280,6 @@ def test_comparison_intervals_need_three_values_and_some_spread():
 
 
 # --- paired differences (common random numbers) --------------------------------------------
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as hst  # noqa: E402
 
 _finite_value = hst.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)
 

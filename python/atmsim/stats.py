@@ -41,6 +41,7 @@ resumed sweep gives bit-identical statistics to an uninterrupted one.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
@@ -118,6 +119,7 @@ def domain_of(probe: str, statistic: str, unit: str) -> str:
 
 # --- intervals ---------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(n: int, confidence: float = CONFIDENCE) -> float:
     """Two-sided Student-t quantile for ``n`` observations (``n - 1`` degrees of freedom)."""
     if n < 2:
@@ -163,11 +165,50 @@ def wilson_eff(p: float, var_mean: float, n: int, confidence: float = CONFIDENCE
 
 def log_t(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Cox's interval for the mean of positive values (t on the log scale)."""
-    n = values.size
     y = np.log(values)
-    m, s2 = float(y.mean()), float(y.var(ddof=1))
+    return _log_t(values.size, float(y.mean()), float(y.var(ddof=1)), confidence)
+
+
+def _log_t(n: int, m: float, s2: float, confidence: float) -> tuple[float, float]:
+    """:func:`log_t` from the mean ``m`` and variance ``s2`` of the ``n`` log values."""
     half = t_quantile(n, confidence) * math.sqrt(s2 / n + s2 * s2 / (2.0 * (n - 1)))
-    return math.exp(m + s2 / 2.0 - half), math.exp(m + s2 / 2.0 + half)
+    return _exp(m + s2 / 2.0 - half), _exp(m + s2 / 2.0 + half)
+
+
+def _exp(x: float) -> float:
+    """e**x, inf past the largest float (values spread over hundreds of orders of
+    magnitude give a log-scale bound that large)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+#: What an interval needs of the non-NaN values (:func:`_moments`): their number, mean,
+#: standard deviation (NaN below 2), least and greatest, whether all are finite, and
+#: the mean and variance of their logs (NaN unless there are 2 or more, all finite and
+#: > 0).  A plain tuple: summaries make hundreds of thousands.
+_Moments = tuple[int, float, float, float, float, bool, float, float]
+
+_NAN_MOMENTS: _Moments = (0, math.nan, math.nan, math.nan, math.nan, True, math.nan, math.nan)
+
+#: The interval method of each domain where there are too few values for one.
+_METHOD_OF = {PROPORTION: "wilson-eff", SIGNED: "t", COUNT: "log-t", NONNEGATIVE: "log-t"}
+
+
+def _moments(arr: np.ndarray) -> _Moments:
+    n = int(arr.size)
+    if n == 0:
+        return _NAN_MOMENTS
+    with np.errstate(invalid="ignore", over="ignore"):  # infinities: NaN moments and no interval, not a warning
+        mean = float(arr.mean())
+        std = float(arr.std(ddof=1)) if n >= 2 else math.nan
+    least, greatest, finite = float(arr.min()), float(arr.max()), bool(np.all(np.isfinite(arr)))
+    lm = lv = math.nan
+    if n >= 2 and finite and least > 0.0:
+        y = np.log(arr)
+        lm, lv = float(y.mean()), float(y.var(ddof=1))
+    return n, mean, std, least, greatest, finite, lm, lv
 
 
 def interval(values: Sequence[float], domain: str = SIGNED, confidence: float = CONFIDENCE) -> Interval:
@@ -175,34 +216,66 @@ def interval(values: Sequence[float], domain: str = SIGNED, confidence: float = 
     if domain not in DOMAINS:
         raise ValueError(f"unknown domain {domain!r}; valid: {', '.join(DOMAINS)}")
     arr = np.asarray([v for v in values if v is not None], dtype="float64")
-    arr = arr[~np.isnan(arr)]
-    n = int(arr.size)
+    return _interval(*_moments(arr[~np.isnan(arr)]), domain, confidence)
+
+
+def _interval(n: int, mean: float, std: float, least: float, greatest: float, finite: bool, log_mean: float,
+              log_var: float, domain: str, confidence: float) -> Interval:
     nan = math.nan
-    method = {PROPORTION: "wilson-eff", SIGNED: "t"}.get(domain, "log-t")
+    method = _METHOD_OF[domain]
     if n == 0:
         return Interval(0, nan, nan, nan, nan, method, "no values")
-    mean = float(arr.mean())
-    std = float(arr.std(ddof=1)) if n >= 2 else nan
     if n < MIN_N:
         return Interval(n, mean, std, nan, nan, method, f"n = {n}: too few for an interval")
-    if not np.all(np.isfinite(arr)):
+    if not finite:
         return Interval(n, mean, std, nan, nan, method, "infinite values: no interval")
     if std == 0.0:
         return Interval(n, mean, std, nan, nan, method, f"all {n} values equal: no spread, no interval")
-    if domain == PROPORTION and (arr.min() < 0.0 or arr.max() > 1.0):
+    if domain == PROPORTION and (least < 0.0 or greatest > 1.0):
         domain, method = SIGNED, "t"  # not a proportion after all: say so through the method
-    if domain in (COUNT, NONNEGATIVE) and arr.min() < 0.0:
+    if domain in (COUNT, NONNEGATIVE) and least < 0.0:
         domain, method = SIGNED, "t"
     if domain == PROPORTION:
         lo, hi = wilson_eff(mean, std * std / n, n, confidence)
-    elif domain in (COUNT, NONNEGATIVE) and arr.min() > 0.0:
-        lo, hi = log_t(arr, confidence)
+    elif domain in (COUNT, NONNEGATIVE) and least > 0.0:
+        lo, hi = _log_t(n, log_mean, log_var, confidence)
     else:
         half = t_quantile(n, confidence) * std / math.sqrt(n)
         lo, hi = mean - half, mean + half
         if domain != SIGNED:
             method, lo = "t0", max(0.0, lo)
     return Interval(n, mean, std, lo, hi, method, "")
+
+
+def _group_moments(values: np.ndarray, codes: np.ndarray, groups: int) -> Iterable[_Moments]:
+    """:func:`_moments` of each group of ``values`` (``codes``: the group of each value,
+    non-decreasing), value for value as :func:`_moments` of the group's own array: the
+    groups of one size are stacked as the rows of a matrix, whose row reductions add in
+    the order a one-dimensional reduction does."""
+    keep = ~np.isnan(values)
+    values, codes = values[keep], codes[keep]
+    counts = np.bincount(codes, minlength=groups)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    cols = {name: np.full(groups, np.nan) for name in ("mean", "std", "least", "greatest", "log_mean", "log_var")}
+    finite = np.ones(groups, dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):  # as in _moments
+        for k in np.unique(counts):
+            if k == 0:
+                continue
+            sel = np.flatnonzero(counts == k)
+            rows = values[starts[sel, None] + np.arange(k)]
+            cols["mean"][sel] = rows.mean(axis=1)
+            cols["least"][sel], cols["greatest"][sel] = rows.min(axis=1), rows.max(axis=1)
+            finite[sel] = np.isfinite(rows).all(axis=1)
+            if k >= 2:
+                cols["std"][sel] = rows.std(axis=1, ddof=1)
+                pos = finite[sel] & (cols["least"][sel] > 0.0)
+                if pos.any():
+                    y = np.log(rows[pos])
+                    cols["log_mean"][sel[pos]] = y.mean(axis=1)
+                    cols["log_var"][sel[pos]] = y.var(axis=1, ddof=1)
+    return zip(counts.tolist(), *(cols[c].tolist() for c in ("mean", "std", "least", "greatest")), finite.tolist(),
+               cols["log_mean"].tolist(), cols["log_var"].tolist())
 
 
 def summarize_values(values: Sequence[float], domain: str = SIGNED) -> tuple[int, float, float, float, float]:
@@ -241,19 +314,25 @@ def summarize(values: "pd.DataFrame", by: Iterable[str] = ("point",)) -> "pd.Dat
     # Stable: groups keep the probes' native order; values inside a group are in
     # replication order (deterministic sums, whatever order the runs finished in).
     ordered = values.sort_values(by + ["replication"], kind="stable")
-    # Each group's values as a slice of one array (group numbers in order of first
-    # appearance, rows inside a group in their order): slicing the frame per group
-    # costs a copy of every column, minutes on a store of a few hundred thousand groups.
+    # Every group's moments from one array (group numbers in order of first appearance,
+    # rows inside a group in their order), the groups of one size at once: slicing the
+    # frame per group costs a copy of every column, and a NumPy call per group about
+    # 60 us, half a minute on a store of a few hundred thousand groups.
     codes = ordered.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
     order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    chunks = np.split(ordered["value"].to_numpy(dtype="float64", na_value=np.nan)[order], bounds)
-    firsts = ordered[keys].iloc[order[np.r_[0, bounds]]]
+    firsts = ordered[keys].iloc[order[np.r_[0, np.flatnonzero(np.diff(codes[order])) + 1]]]
+    moments = _group_moments(ordered["value"].to_numpy(dtype="float64", na_value=np.nan)[order], codes[order],
+                             len(firsts))
+    domains: dict[tuple, str] = {}
     rows = []
-    for key, vals in zip(firsts.itertuples(index=False, name=None), chunks):
+    # columns as object arrays (pyarrow converts a string column at once; itertuples
+    # asks it for one element at a time)
+    for key, m in zip(zip(*(firsts[c].to_numpy(dtype=object) for c in keys)), moments):
         *_, probe, statistic, unit = key
-        dom = domain_of(str(probe), str(statistic), str(unit))
-        iv = interval(vals, dom)
+        dom = domains.get((probe, statistic, unit))
+        if dom is None:
+            dom = domains[(probe, statistic, unit)] = domain_of(str(probe), str(statistic), str(unit))
+        iv = _interval(*m, dom, CONFIDENCE)
         rows.append((*key, dom, iv.n, iv.mean, iv.std, iv.low, iv.high, iv.method, iv.note))
     out = pd.DataFrame(rows, columns=keys + ["domain", "n", "mean", "std", "ci_low", "ci_high", "interval", "ci_note"])
     out = out.astype({"n": "int64", "mean": "float64", "std": "float64",
