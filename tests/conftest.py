@@ -74,7 +74,13 @@ def _shared_root(tmp_path_factory) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after the tmp_path plugin has set up the session's basetemp
 def pytest_configure(config):
-    if os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get(PRESTART_ENV):
+    if not os.environ.get(PRESTART_ENV):
+        return
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The background reproduction is the session's longest chain (the tests that
+        # resume from it run after it): it gets the cores first, the workers' tests what
+        # it leaves (they and everything they start run at a lower priority).
+        os.nice(5)
         return
     import threading
 
@@ -96,6 +102,15 @@ def pytest_configure(config):
 
     threading.Thread(target=wait, daemon=True).start()
     config._atmsim_prestart = proc
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files with a test that needs `quick_store` go last (stable: each file's tests
+    stay together and in order). pytest-xdist hands out files in collection order, so both
+    workers run everything else while the background `reproduce all --quick` runs,
+    instead of one of them waiting for it from the start."""
+    late = {item.path for item in items if "quick_store" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.path in late)
 
 
 def pytest_unconfigure(config):
