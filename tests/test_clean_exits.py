@@ -194,3 +194,16 @@ def test_sigkill_of_the_sweep_leaves_no_process_and_the_store_resumes(write_scen
                            capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"runs         80: 80 done, 0 failed ({80 - kept} run now, {kept} already in the store)" in again.stdout
+
+
+def test_calls_in_the_local_pool_come_back_in_order_and_a_workers_error_is_raised_here():
+    # what `reproduce all` draws its papers' figures with (atmsim.reproduce.analyse_all)
+    import math
+
+    from atmsim.executors import LocalExecutor
+
+    assert LocalExecutor(2).call_all(math.pow, [(2.0, k) for k in range(5)]) == [1.0, 2.0, 4.0, 8.0, 16.0]
+    ex = LocalExecutor(2)
+    with pytest.raises(ValueError, match="math domain error"):
+        ex.call_all(math.sqrt, [(4.0,), (-1.0,), (9.0,)])
+    assert ex._pool is None  # stopped, workers killed

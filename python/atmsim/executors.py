@@ -40,7 +40,7 @@ import traceback
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 #: A task pending in this many broken pools is reported as failed.
 MAX_BREAKS = 3
@@ -224,6 +224,22 @@ class LocalExecutor:
         self.restarts += 1
         self._shutdown(kill=True)
         self._pool = self._new_pool()
+
+    def call_all(self, fn: Callable[..., Any], argsets: Sequence[tuple]) -> list[Any]:
+        """``[fn(*args) for args in argsets]``, computed in the pool (``fn`` importable
+        by name), results in order. The first exception (a Ctrl-C included) stops and
+        kills the workers and is raised here."""
+        if self._pool is None:
+            self._pool = self._new_pool()
+        try:
+            with _main_module_hidden():
+                futures = [self._pool.submit(fn, *args) for args in argsets]
+            results = [f.result() for f in futures]
+        except BaseException:
+            self.close(kill=True)
+            raise
+        self.close()
+        return results
 
     def _shutdown(self, kill: bool) -> None:
         pool, self._pool = self._pool, None

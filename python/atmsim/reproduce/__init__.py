@@ -139,6 +139,35 @@ def run_experiments(repro: Reproduction, db: Path, *, quick: bool, executor: str
     return out
 
 
+def _analyse_stored(name: str, db: str, out_dir: str, quick: bool) -> tuple[list[Figure], list[ComparisonRow]]:
+    """In a pool worker: the built-in reproduction ``name``'s figures and rows from the
+    runs stored in ``db`` (all done: nothing runs; the results a resumed reproduction
+    analyses, which equal the whole run's)."""
+    repro = get(name)
+    return repro.analyse(run_experiments(repro, Path(db), quick=quick, workers=1), Path(out_dir))
+
+
+def analyse_all(papers: Sequence[PaperOutcome], db: Path, out: Path, *, quick: bool,
+                workers: Optional[int] = None) -> list[tuple[list[Figure], list[ComparisonRow]]]:
+    """Every paper's ``analyse`` (figures and comparison rows), in order. With more than
+    one paper and more than one core, the built-in papers are analysed side by side in
+    a local pool of ``workers`` processes (default: one per core), each reading its
+    paper's runs back from the store: drawing the figures is most of an analysis, on one
+    core. Reproductions registered at run time (:func:`register`) are analysed here,
+    where they are known."""
+    from atmsim.executors import LocalExecutor, default_workers
+
+    n = min(len(papers), workers or default_workers())
+    pooled = [i for i, p in enumerate(papers) if p.repro.name in _BUILTIN and p.repro.name not in _registry]
+    if n < 2 or len(pooled) < 2:
+        return [p.repro.analyse(p.results, out) for p in papers]
+    # the papers with the most to read (and, mostly, to draw) first, so that no long one starts last
+    pooled.sort(key=lambda i: -sum(len(r.stats) + (0 if r.series is None else len(r.series)) for r in papers[i].results))
+    done = dict(zip(pooled, LocalExecutor(n).call_all(
+        _analyse_stored, [(papers[i].repro.name, str(db), str(out), quick) for i in pooled])))
+    return [done[i] if i in done else p.repro.analyse(p.results, out) for i, p in enumerate(papers)]
+
+
 def reproduce(name: str, out_dir: Path | str, *, quick: bool = False, executor: str = "local",
               workers: Optional[int] = None, scheduler: Optional[str] = None,
               progress: bool = False) -> ReproduceOutcome:
@@ -158,8 +187,8 @@ def reproduce(name: str, out_dir: Path | str, *, quick: bool = False, executor: 
                                   scheduler=scheduler, progress=progress)
         papers.append(PaperOutcome(repro, results))
     try:
-        for p in papers:
-            p.figures, p.rows = p.repro.analyse(p.results, out)
+        for p, (figures, rows) in zip(papers, analyse_all(papers, db, out, quick=quick, workers=workers)):
+            p.figures, p.rows = figures, rows
         comparison = report.write_comparison_csv(out / "comparison.csv",
                                                  [(p.repro.name, p.rows) for p in papers])
         ctx = report.ReportContext.collect(quick=quick)
