@@ -447,9 +447,17 @@ def test_series_rejects_ragged_input():
         plot.Series("x", [1, 2], [1], [1], [1])
 
 
-def test_buddhikot92_analyse_on_synthetic_stats(tmp_path):
-    repro = Buddhikot92()
-    figures, rows = repro.analyse(synthetic_results(), tmp_path)
+@pytest.fixture(scope="module")
+def synthetic_analysis(tmp_path_factory) -> tuple[Path, list, list]:
+    """Buddhikot92's analysis of the synthetic results (17 figures, about 20 s), drawn
+    once for the tests that read it: (directory, figures, rows)."""
+    out = tmp_path_factory.mktemp("buddhikot92-synthetic")
+    figures, rows = Buddhikot92().analyse(synthetic_results(), out)
+    return out, figures, rows
+
+
+def test_buddhikot92_analyse_on_synthetic_stats(synthetic_analysis):
+    tmp_path, figures, rows = synthetic_analysis
     assert [f.key for f in figures] == ["fig13", "fig14", "fig15", "fig16", "fig17", "fig18", "fig19-b4", "fig20-b4",
                                         "fig19-b43", "fig20-b43", "fig21", "fig22", "fig23", "fig21-mechanism", "reverse",
                                         "dimension", "dimension-load"]
@@ -655,10 +663,9 @@ def test_html_escapes_scenario_and_row_text(tmp_path):
     assert "1 failed" in page
 
 
-def test_index_page_links_every_paper(tmp_path):
-    repro = Buddhikot92()
-    figures, rows = repro.analyse(synthetic_results(), tmp_path)
-    p = PaperOutcome(repro, synthetic_results(), figures, rows)
+def test_index_page_links_every_paper(synthetic_analysis):
+    tmp_path, figures, rows = synthetic_analysis
+    p = PaperOutcome(Buddhikot92(), synthetic_results(), figures, rows)
     ctx = report.ReportContext(version="9.9.9", commit="abc", quick=False)
     idx = report.write_index(tmp_path, [p], ctx)
     text = idx.read_text()
