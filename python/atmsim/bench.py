@@ -489,7 +489,7 @@ def main(quick: bool = False, json_out: bool = False) -> None:
 #   difference in cells or VCs (it includes each VC's source component, its random
 #   stream, and its books in the ledger and at the sink);
 # * scale: 10,000 VCs whose 10^6 cells all wait in the multiplexer at the end: the
-#   process's peak resident set (ru_maxrss: interpreter, scenario, simulation and the
+#   process's peak resident set (VmHWM, atmsim.memory.peak_bytes: interpreter, scenario, simulation and the
 #   result table included) against the 1 GB target.
 MEM_CELLS = (100_000, 1_000_000)
 MEM_VCS = (1_000, 10_000)
@@ -530,8 +530,6 @@ def _vcs_scenario(vcs: int, cells_per_vc: int, mux_rate: str, seconds: float) ->
 
 def _memory_child(kind: str, n: int) -> dict[str, Any]:
     """Runs one memory measurement in this (fresh) process; see the comment above."""
-    import resource
-
     if kind == "cells":
         text = _cells_scenario(n)
     elif kind == "vcs":
@@ -555,7 +553,7 @@ def _memory_child(kind: str, n: int) -> dict[str, Any]:
     run_s = time.perf_counter() - t0
     return {"kind": kind, "n": n, "load_s": load_s, "run_s": run_s, "events": r["events"],
             "queued_cells": r["ledger"]["in_flight"], "sim_bytes": peak[0] - loaded,
-            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+            "peak_rss_bytes": peak_bytes()}
 
 
 def _memory_in_child(kind: str, n: int) -> dict[str, Any]:
