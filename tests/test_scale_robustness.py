@@ -105,3 +105,39 @@ def test_a_run_past_its_memory_stops_with_one_line(tmp_path):
     assert warning.startswith("atmsim: warning: ") and "components.mux: offered 1000 Mb/s" in warning, warning
     assert len(lines) == 1 and lines[0].startswith("atmsim: error: out of memory: the run had grown to "), lines
     assert "past the 0.15 GiB this machine had for it" in lines[0]
+
+
+def test_a_sweep_run_past_its_memory_is_recorded_failed_with_that_line(tmp_path):
+    # The same growth in each of a local sweep's two workers: each run stops at the limit
+    # and is recorded as failed with the one line; the sweep finishes (exit 1: failures).
+    import os
+
+    from conftest import atmsim_cmd
+
+    f = tmp_path / "grow.toml"
+    f.write_text('connections = ["src -> mux", "mux -> sink"]\n[scenario]\nduration = "10 s"\n'
+                 '[components.src]\nkind = "cbr"\nrate = "1 Gb/s"\n'
+                 '[components.mux]\nkind = "fifo"\nrate = "1 Mb/s"\ncapacity = "unlimited"\n'
+                 '[components.sink]\nkind = "sink"\n[sweep]\nreplications = 2\n', encoding="utf-8")
+    env = {**os.environ, "ATMSIM_MEMORY_LIMIT": str(150 * 2**20)}
+    db = tmp_path / "r.sqlite"
+    p = subprocess.run(atmsim_cmd() + ["sweep", str(f), "--db", str(db), "--workers", "2"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert p.returncode == 1, p.stderr
+    assert "2: 0 done, 2 failed" in p.stdout
+    from atmsim import export
+
+    runs = export.frame(str(db), "runs")
+    assert list(runs["status"]) == ["failed", "failed"]
+    assert all(e.startswith("out of memory: the run had grown to ") and "past the 0.15 GiB" in e for e in runs["error"])
+
+
+def test_the_workers_of_a_local_sweep_share_the_machines_memory(monkeypatch):
+    from atmsim import memory
+
+    monkeypatch.delenv("ATMSIM_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 10 * memory.GIB)
+    monkeypatch.setattr(memory, "resident_bytes", lambda: memory.GIB)
+    assert memory.limit_bytes() == memory.GIB + 9 * memory.GIB
+    assert memory.limit_bytes(2) == memory.GIB + int(4.5 * memory.GIB)
+    assert memory.MemoryGuard(share=4).limit == memory.GIB + int(0.9 * 10 * memory.GIB / 4)

@@ -80,7 +80,9 @@ def execute_run(task: dict[str, Any]) -> dict[str, Any]:
         if sc.traced:
             # A sweep's store keeps no cell trace: its runs do not record one.
             sc = sc.with_overrides({"trace.cells": "false"})
-        raw = sc.run(seed=task["seed"], run=task["run"])
+        from atmsim.memory import MemoryGuard
+
+        raw = sc.run(seed=task["seed"], run=task["run"], progress=MemoryGuard(share=_memory_share))
         return {"status": "done", "fingerprint": raw["fingerprint"], "events": int(raw["events"]),
                 "wall_s": float(raw["wall_s"]), "probes": [tuple(p) for p in raw["probes"]],
                 "series": [(x["component"], x["probe"], x["unit"], x["kind"], float(x["interval_s"]),
@@ -122,7 +124,14 @@ def _main_module_hidden() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
-def _worker_init() -> None:
+#: How many processes of this machine share its memory with this one (a local pool's
+#: workers: set by their initializer).
+_memory_share = 1
+
+
+def _worker_init(workers: int = 1) -> None:
+    global _memory_share
+    _memory_share = workers
     # Ctrl-C and SIGTERM (also when sent to the whole process group, as `timeout`
     # does) are the parent's to handle: it stops the workers and the fork server.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -159,7 +168,8 @@ class LocalExecutor:
         self._pool: Optional[ProcessPoolExecutor] = None
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_init)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_init,
+                                   initargs=(self.workers,))
 
     def run(self, tasks: Iterable[tuple[Any, dict[str, Any]]]) -> Iterator[tuple[Any, dict[str, Any]]]:
         """Yield ``(tag, result)`` for every ``(tag, task)`` as runs finish (any order).

@@ -3,7 +3,9 @@ killer (issue 44 item 1).
 
 Linux only (elsewhere nothing is checked): the limit is the process's resident memory
 when the run starts plus 90% of what the machine had available then (MemAvailable), or
-``ATMSIM_MEMORY_LIMIT`` bytes when that is set (a test, or a share of a machine). The
+``ATMSIM_MEMORY_LIMIT`` bytes when that is set (a test, or a share of a machine); a
+local sweep's workers divide the 90% between them (each run of a sweep is checked:
+past its limit it is recorded as failed with that line, and the sweep goes on). The
 run's progress callback, called every 65,536 events, compares the resident memory with
 it; past it the run stops with :class:`~atmsim.exceptions.SimulationError` saying how
 much it used and how much there was.
@@ -57,8 +59,9 @@ def available_bytes() -> Optional[int]:
     return None if kib is None else kib * 1024
 
 
-def limit_bytes() -> Optional[int]:
-    """How large the process may grow during a run (None: no check)."""
+def limit_bytes(share: int = 1) -> Optional[int]:
+    """How large the process may grow during a run (None: no check); ``share``
+    processes (a local sweep's workers) divide what the machine has between them."""
     env = os.environ.get("ATMSIM_MEMORY_LIMIT")
     if env:
         try:
@@ -68,16 +71,16 @@ def limit_bytes() -> Optional[int]:
     avail = available_bytes()
     if avail is None:
         return None
-    return resident_bytes() + int(0.9 * avail)
+    return resident_bytes() + int(0.9 * avail / max(share, 1))
 
 
 class MemoryGuard:
     """A progress callback that stops the run past :func:`limit_bytes`, then calls
     ``inner`` (the caller's progress, if any)."""
 
-    def __init__(self, inner: Optional[Callable[[float, float], Any]] = None) -> None:
+    def __init__(self, inner: Optional[Callable[[float, float], Any]] = None, share: int = 1) -> None:
         self.inner = inner
-        self.limit = limit_bytes()
+        self.limit = limit_bytes(share)
 
     def __call__(self, now_s: float, duration_s: float) -> Any:
         if self.limit is not None:
