@@ -315,7 +315,7 @@ TARGETS = {("hold", "atmsim/hand_heap"): 0.7, ("hold", "atmsim/simpy"): 50.0,
            ("domingo95_exp2_ref", "atmsim/before"): 2.0, ("lazarou96_mismatch_paced_ref", "atmsim/before"): 2.0}
 
 #: Issue 14's "today" for the end-to-end scenarios: kernel events per wall second on the
-#: development machine before issue 14 (docs/performance.md, issue 13's before/after
+#: development machine before issue 14 (docs/log/performance.md, issue 13's before/after
 #: table, best "before" runs), when every departure was an event. The target is twice
 #: these. A design that removes events per cell does the same work in fewer events, so
 #: the ratio counts the work in the event-per-departure path's events: the same run with

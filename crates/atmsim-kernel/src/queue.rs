@@ -111,7 +111,7 @@ impl Default for EventQueue {
 /// The heap's size at which the queue starts its calendar of far events: about
 /// where the heap (24 bytes an event) outgrows a 1 MB L2 cache. Below it the heap is
 /// faster (hold, 10,000 pending: 8.4 M events/s heap only, 5.9 with the calendar);
-/// above it the calendar is (100,000 pending: 2.5 against 5.2; docs/performance.md).
+/// above it the calendar is (100,000 pending: 2.5 against 5.2; docs/log/performance.md).
 pub const FAR_FROM: usize = 32_768;
 /// Events per calendar bucket the bucket width aims at (the heap then holds about
 /// this many events plus the near ones).

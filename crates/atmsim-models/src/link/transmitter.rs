@@ -801,7 +801,7 @@ pub enum CellBuffer {
 /// One VC's queue at a per-VC port, and its counters beside it: a cell's arrival and
 /// its departure each touch one record. The head cell sits inline, so a VC with one
 /// cell waiting (the common case when there are thousands of VCs) touches no other
-/// memory (docs/performance.md, issue 14 "scale").
+/// memory (docs/log/performance.md, issue 14 "scale").
 #[derive(Clone, Debug, Default)]
 pub struct VcQueue {
     head: Option<(Cell, SimTime)>,

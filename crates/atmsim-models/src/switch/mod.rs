@@ -510,7 +510,7 @@ pub struct Switch {
 /// label) in a hash table, and the route's first branch and counter sit in the same
 /// 32-byte entry: with thousands of VCs this is one or two cache misses per cell
 /// where the sorted per-port table's binary search, the route list and the counter
-/// array were six to eight (docs/performance.md, issue 14 "scale").
+/// array were six to eight (docs/log/performance.md, issue 14 "scale").
 #[derive(Clone, Copy, Debug)]
 struct Hop {
     /// `in_port << 32 | in_label`.
