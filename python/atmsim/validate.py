@@ -366,7 +366,7 @@ def build_plan(quick: bool) -> list[Experiment]:
 # without it a VC sending several backward RM cells per 1 ms interval is divided by
 # the same overload factor once per cell (CCR/z, CCR/z^2, ...) and the rates run a
 # limit cycle whose time average misses the share (topology 5: 7.1%, NOT met; with it
-# all 20 within 5%: docs/models/abr.md, "ERICA on the random topologies").
+# all 20 within 5%: docs/log/abr.md, "ERICA on the random topologies").
 #
 # The bound. ERICA's steady states are not one point: while the load factor z is at
 # most 1 + delta, ER = max(fair share, VCShare, MaxAllocPrevious), so a session at its
