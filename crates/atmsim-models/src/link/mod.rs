@@ -1,8 +1,11 @@
-//! Links: the transmitter (a cell buffer served at a line rate, with the physical-layer
-//! presets) used by `fifo`, `link`, switch ports and host interfaces, and random cell
-//! loss; SONET framing of the cell slots (`sonet`).
+//! Links: the transmitter (a cell buffer, [`buffer`], served at a line rate) used by
+//! `fifo`, `link`, switch ports and host interfaces; the physical layers' rates
+//! ([`phy`]); an end system's own line ([`line`]); random cell loss; SONET framing of
+//! the cell slots ([`sonet`]).
 
+pub mod buffer;
 pub mod line;
 pub mod loss;
+pub mod phy;
 pub mod transmitter;
 pub mod sonet;
