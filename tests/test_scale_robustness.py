@@ -84,21 +84,30 @@ def test_a_table_too_long_to_read_is_one_line(tmp_path):
     assert len(json.loads(full.stdout)["probes"]) == 20_900
 
 
-def test_a_run_past_its_memory_stops_with_one_line(tmp_path):
-    # Cells pile up in an unlimited buffer (1 Gb/s in, 1 Mb/s out): about 110 MB a
-    # simulated second. With a 150 MB limit (ATMSIM_MEMORY_LIMIT stands for the
-    # machine's free memory) the run stops there with one line, not the OOM killer.
+#: Cells pile up in an unlimited buffer (1 Gb/s in, 1 Mb/s out): about 110 MB a
+#: simulated second.
+GROW = ('connections = ["src -> mux", "mux -> sink"]\n[scenario]\nduration = "10 s"\n'
+        '[components.src]\nkind = "cbr"\nrate = "1 Gb/s"\n'
+        '[components.mux]\nkind = "fifo"\nrate = "1 Mb/s"\ncapacity = "unlimited"\n'
+        '[components.sink]\nkind = "sink"\n')
+
+
+def _atmsim_in_150_mb(*args: str) -> subprocess.CompletedProcess:
+    """`atmsim ARGS` with a 150 MB limit (ATMSIM_MEMORY_LIMIT stands for the machine's
+    free memory)."""
     import os
 
     from conftest import atmsim_cmd
 
-    f = tmp_path / "grow.toml"
-    f.write_text('connections = ["src -> mux", "mux -> sink"]\n[scenario]\nduration = "10 s"\n'
-                 '[components.src]\nkind = "cbr"\nrate = "1 Gb/s"\n'
-                 '[components.mux]\nkind = "fifo"\nrate = "1 Mb/s"\ncapacity = "unlimited"\n'
-                 '[components.sink]\nkind = "sink"\n', encoding="utf-8")
     env = {**os.environ, "ATMSIM_MEMORY_LIMIT": str(150 * 2**20)}
-    p = subprocess.run(atmsim_cmd() + ["run", str(f), "-q"], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(atmsim_cmd() + list(args), capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_a_run_past_its_memory_stops_with_one_line(tmp_path):
+    # The run stops at the limit with one line, not the OOM killer.
+    f = tmp_path / "grow.toml"
+    f.write_text(GROW, encoding="utf-8")
+    p = _atmsim_in_150_mb("run", str(f), "-q")
     assert p.returncode == 1, p.stderr
     # The overload is meant: loading warns of it (issue 44 item 9), then the run stops.
     warning, *lines = p.stderr.strip().splitlines()
@@ -110,19 +119,10 @@ def test_a_run_past_its_memory_stops_with_one_line(tmp_path):
 def test_a_sweep_run_past_its_memory_is_recorded_failed_with_that_line(tmp_path):
     # The same growth in each of a local sweep's two workers: each run stops at the limit
     # and is recorded as failed with the one line; the sweep finishes (exit 1: failures).
-    import os
-
-    from conftest import atmsim_cmd
-
     f = tmp_path / "grow.toml"
-    f.write_text('connections = ["src -> mux", "mux -> sink"]\n[scenario]\nduration = "10 s"\n'
-                 '[components.src]\nkind = "cbr"\nrate = "1 Gb/s"\n'
-                 '[components.mux]\nkind = "fifo"\nrate = "1 Mb/s"\ncapacity = "unlimited"\n'
-                 '[components.sink]\nkind = "sink"\n[sweep]\nreplications = 2\n', encoding="utf-8")
-    env = {**os.environ, "ATMSIM_MEMORY_LIMIT": str(150 * 2**20)}
+    f.write_text(GROW + "[sweep]\nreplications = 2\n", encoding="utf-8")
     db = tmp_path / "r.sqlite"
-    p = subprocess.run(atmsim_cmd() + ["sweep", str(f), "--db", str(db), "--workers", "2"], capture_output=True,
-                       text=True, timeout=120, env=env)
+    p = _atmsim_in_150_mb("sweep", str(f), "--db", str(db), "--workers", "2")
     assert p.returncode == 1, p.stderr
     assert "2: 0 done, 2 failed" in p.stdout
     from atmsim import export
