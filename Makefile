@@ -12,7 +12,7 @@ ATMSIM := $(VENV)/bin/atmsim
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) \
                 Cargo.toml $(wildcard Cargo.lock) pyproject.toml
 
-.PHONY: all venv build build-test test-binaries browser test bless run bench validate validate-quick check-tools clean FORCE
+.PHONY: all venv build build-test browser test bless run bench validate validate-quick check-tools clean FORCE
 
 FORCE:
 
@@ -74,14 +74,7 @@ browser:
 # built once); the workers share the session's `reproduce all --quick` store, which
 # the controller starts in the background at once (tests/conftest.py, quick_store). `atmsim validate --quick` runs inside pytest
 # (tests/test_validate_bench.py, which also checks every case's verdict).
-# cargo's test binaries need no venv: they build while pip installs it (pip waits on the
-# network and unpacks on one core), about a minute less from a fresh clone. The native
-# module's build then finds the crates they share built.
-test-binaries: | check-tools
-	cargo test --workspace --exclude atmsim-py --profile test-build --no-run
-
-test: check-tools
-	@$(MAKE) --no-print-directory -j2 build-test test-binaries browser
+test: check-tools build-test browser
 	cargo test --workspace --exclude atmsim-py --profile test-build
 	ATMSIM_TEST_PRESTART=1 $(VPY) -m pytest -q -W error -n 2 --dist loadfile tests/
 
