@@ -10,10 +10,8 @@
 //! [`Msg`]. Byte-exact encodings live in the wire layer and are used by tests and the
 //! checking mode, not here.
 
-use atmsim_kernel::ByFlow;
 use atmsim_kernel::{Ledger, SimTime};
 
-use crate::kind::Cx;
 use crate::payload::PayloadId;
 
 /// PTI bit 0 of a user cell: end of an AAL5 PDU.
@@ -184,60 +182,6 @@ pub fn digest(msg: &Msg, store: &crate::payload::Payloads) -> u64 {
         h ^ store.get(payload).map_or(0, crate::payload::digest).rotate_left(7)
     } else {
         h
-    }
-}
-
-/// Drops `cell` where it is: releases its payload. Every model that drops a cell calls
-/// this (and books the drop under its cause in its ledger), so a dropped cell never
-/// leaves a payload behind.
-#[inline(always)]
-pub fn discard(cell: &Cell, ctx: &mut Cx<'_>) {
-    if cell.payload.is_some() {
-        ctx.store().release(cell.payload);
-    }
-}
-
-/// Drops `cell` where it is ([`discard`]), telling the run's cell trace, if one is kept,
-/// that this component dropped it under ledger cause `cause`. A model that books its
-/// drops by cause itself (not with [`Drops`]) calls this.
-#[inline(always)]
-pub fn dropped_here(cause: &'static str, cell: &Cell, ctx: &mut Cx<'_>) {
-    let (now, id) = (ctx.now, ctx.id());
-    let store = ctx.store();
-    if store.trace.on {
-        crate::cell_trace::dropped(now, id, cause, cell, store);
-    }
-    discard(cell, ctx);
-}
-
-/// The cells one component dropped under one cause, per flow: the one way a model
-/// drops a cell ([`Drops::drop`] counts it for the ledger and releases its payload).
-#[derive(Clone, Debug)]
-pub struct Drops {
-    cause: &'static str,
-    by_flow: ByFlow<u64>,
-}
-
-impl Drops {
-    /// A drop book for `cause` (a ledger cause such as `buffer_full` or `no_route`).
-    pub const fn new(cause: &'static str) -> Drops {
-        Drops { cause, by_flow: ByFlow::new() }
-    }
-    /// Drops `cell`: books it under this cause for its flow and releases its payload.
-    #[cold]
-    pub fn drop(&mut self, cell: &Cell, ctx: &mut Cx<'_>) {
-        *self.by_flow.entry(cell.flow) += 1;
-        dropped_here(self.cause, cell, ctx);
-    }
-    /// Cells dropped, all flows.
-    pub fn total(&self) -> u64 {
-        self.by_flow.values().sum()
-    }
-    /// Adds these drops to the ledger under their cause.
-    pub fn ledger(&self, l: &mut Ledger) {
-        for (f, &n) in self.by_flow.iter() {
-            l.add_dropped(self.cause, f, n);
-        }
     }
 }
 

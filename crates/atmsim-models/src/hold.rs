@@ -110,4 +110,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

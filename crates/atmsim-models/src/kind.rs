@@ -5,15 +5,14 @@
 //! ([`crate::models!`]); see docs/architecture.md, "Adding a kind".
 
 use atmsim_kernel::probe::{ProbeSpec, Report};
-use atmsim_kernel::{rng, Ctx, Ledger, PortId, SimTime};
+use atmsim_kernel::{rng, Ledger, PortId, SimTime};
 
-use crate::cell::{Carries, Cell, Frame, Msg};
-use crate::payload::Payloads;
+use crate::cell::{Carries, Cell, Frame};
 use crate::params::{ParamIssue, ParamSpec, Params};
 use crate::series::KindSeries;
 
-/// The context every model's handlers get.
-pub type Cx<'a> = Ctx<'a, Msg, Payloads>;
+/// The context every model's handlers get (defined with the run's store).
+pub use crate::observe::Cx;
 
 /// A model kind's behaviour. The kernel's `Component` is implemented once, for the
 /// generated [`crate::Model`] enum, by delegating to this trait.
@@ -172,6 +171,25 @@ pub struct KindInfo {
     pub forwards_only: bool,
     /// What the load-time check of offered load against line rate reads (issue 44 item 9).
     pub rates: Rates,
+    /// What the run's observers ask of an instance.
+    pub observed: Observed,
+}
+
+/// What the run's observers ([`crate::observers`]) ask of a kind's instances, so that
+/// the scenario builder names no kind.
+#[derive(Clone, Copy)]
+pub struct Observed {
+    /// The packet capture an instance with these parameters asks for in replication
+    /// `run`: its file and snap length ([`crate::observers::capture`]); None for none.
+    pub capture: Option<fn(&Params, u64) -> Result<Option<(String, usize)>, ParamIssue>>,
+    /// How many stations an instance holds inside it, which a trace filter names
+    /// `NAME/sI` (the FDDI ring's).
+    pub stations: Option<fn(&Params) -> i64>,
+}
+
+impl Observed {
+    /// Nothing to ask.
+    pub const NONE: Observed = Observed { capture: None, stations: None };
 }
 
 /// A rate a kind's parameters give, in bits per second of whole 53-octet cells (424

@@ -18,16 +18,17 @@
 //! is the closed enum the kernel dispatches on (static dispatch, one `match` per event).
 
 pub mod aal;
-pub mod capture;
 pub mod cell;
-pub mod cell_trace;
 pub mod control;
+pub mod drops;
 pub mod hold;
 pub mod kind;
 pub mod lan;
 pub mod gateway;
 pub mod host;
 pub mod link;
+pub mod observe;
+pub mod observers;
 pub mod params;
 pub mod payload;
 pub mod series;
@@ -47,6 +48,7 @@ use atmsim_kernel::probe::Report;
 use atmsim_kernel::{Component, Ledger, PortId, SimTime};
 
 pub use cell::{Carries, Cell, Frame, Msg};
+pub use observe::Store;
 pub use payload::{Payload, PayloadId, Payloads};
 pub use kind::{BuildInfo, Cx, Kind, KindInfo, KindSpec, PortDecl, PortSpec, Ports};
 
@@ -87,7 +89,7 @@ macro_rules! models {
 
         impl Component for Model {
             type Msg = Msg;
-            type Store = Payloads;
+            type Store = Store;
 
             fn start(&mut self, ctx: &mut Cx<'_>) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::start(BorrowMut::<$ty>::borrow_mut(m), ctx), )+ }
@@ -104,11 +106,11 @@ macro_rules! models {
                 }
             }
             #[inline(always)]
-            fn digest(msg: &Msg, store: &Payloads) -> u64 {
-                cell::digest(msg, store)
+            fn digest(msg: &Msg, store: &Store) -> u64 {
+                cell::digest(msg, &store.payloads)
             }
-            fn observe(time: SimTime, comp: atmsim_kernel::CompId, port: PortId, msg: &Msg, store: &mut Payloads) {
-                cell_trace::arrived(time, comp, port, msg, store)
+            fn observe(time: SimTime, comp: atmsim_kernel::CompId, port: PortId, msg: &Msg, store: &mut Store) {
+                store.arrived(time, comp, port, msg)
             }
             fn reset_stats(&mut self, now: SimTime) {
                 match self { $( Model::$variant(m) => <$ty as Kind>::reset_stats(BorrowMut::<$ty>::borrow_mut(m), now), )+ }

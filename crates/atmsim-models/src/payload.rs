@@ -17,16 +17,12 @@
 //!   flight (components count them in their ledger, [`crate::cell::book_in_flight`]),
 //!   otherwise the run fails its conservation check, as for a lost cell.
 
-use atmsim_kernel::{Ledger, RunStore};
 use atmsim_wire::credit::CreditCellRepr;
 use atmsim_wire::icmp::IcmpEchoRepr;
 use atmsim_wire::ipv4::Ipv4Repr;
 use atmsim_wire::rm::RmRepr;
 use atmsim_wire::tcp::TcpRepr;
 use atmsim_wire::udp::UdpRepr;
-
-use crate::capture::Capture;
-use crate::wirecheck::WireCheck;
 
 /// A handle into the run's [`Payloads`]; 0 is "no payload".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -72,20 +68,14 @@ pub enum L4 {
 }
 
 /// The per-run payload store: a slab with a free list (no allocation per message once
-/// warm), owned by the simulation and reached through `Ctx::store`.
+/// warm), owned by the simulation and reached through `Ctx::store` (the run's
+/// [`crate::observe::Store`]). It holds payloads only: what observers keep (the wire
+/// check's bytes, a trace's rows) they keep themselves.
 #[derive(Debug, Default)]
 pub struct Payloads {
     slots: Vec<Option<Payload>>,
     free: Vec<u32>,
     live: u64,
-    /// The checking mode's bytes per slot (empty unless `check.on`).
-    wire: Vec<Vec<u8>>,
-    /// The byte-exact checking mode ([`crate::wirecheck`]).
-    pub check: WireCheck,
-    /// Packet capture at hosts ([`crate::capture`]).
-    pub capture: Capture,
-    /// The run's cell trace ([`crate::cell_trace`]; off unless asked for).
-    pub trace: crate::cell_trace::CellTrace,
 }
 
 impl Payloads {
@@ -117,30 +107,10 @@ impl Payloads {
         self.slots.get_mut(i)?.as_mut()
     }
 
-    /// Attaches the bytes the checking mode emitted for the payload behind `id`.
-    pub fn set_wire(&mut self, id: PayloadId, bytes: Vec<u8>) {
-        let Some(i) = (id.0 as usize).checked_sub(1) else { return };
-        if self.wire.len() <= i {
-            self.wire.resize(i + 1, Vec::new());
-        }
-        self.wire[i] = bytes;
-    }
-
-    /// Takes the checking mode's bytes for the payload behind `id` (empty if none).
-    pub fn take_wire(&mut self, id: PayloadId) -> Vec<u8> {
-        match (id.0 as usize).checked_sub(1).and_then(|i| self.wire.get_mut(i)) {
-            Some(w) => std::mem::take(w),
-            None => Vec::new(),
-        }
-    }
-
     /// Takes the payload behind `id` out of the store (the message was consumed).
     pub fn take(&mut self, id: PayloadId) -> Option<Payload> {
         let i = (id.0 as usize).checked_sub(1)?;
         let p = self.slots.get_mut(i)?.take()?;
-        if let Some(w) = self.wire.get_mut(i) {
-            w.clear();
-        }
         self.free.push(i as u32);
         self.live -= 1;
         Some(p)
@@ -159,6 +129,12 @@ impl Payloads {
             Some(p) => self.insert(p),
             None => PayloadId::NONE,
         }
+    }
+
+    /// The slot behind `id` (0 for the first), for an observer keeping something per
+    /// payload; None for [`PayloadId::NONE`].
+    pub fn slot(id: PayloadId) -> Option<usize> {
+        (id.0 as usize).checked_sub(1)
     }
 
     /// Payloads stored and not yet taken or released.
@@ -200,19 +176,10 @@ pub fn digest(p: &Payload) -> u64 {
     words.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29))
 }
 
-impl RunStore for Payloads {
-    fn close(&mut self) -> Result<(), String> {
-        self.capture.close()
-    }
-    fn ledger(&self, ledger: &mut Ledger) {
-        ledger.payloads_live += self.live;
-        ledger.wire_checked += self.check.checked;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use atmsim_kernel::Ledger;
     use atmsim_wire::rm::RmRate;
 
     fn rm(sn: u32) -> Payload {
@@ -239,7 +206,8 @@ mod tests {
         s.release(PayloadId::NONE);
         assert_eq!(s.live(), 2);
         let mut l = Ledger::default();
-        s.ledger(&mut l);
+        let store = crate::observe::Store { payloads: s, ..Default::default() };
+        atmsim_kernel::RunStore::ledger(&store, &mut l);
         l.payloads_held = 1;
         assert_eq!(l.violations().len(), 1, "one live payload no message holds is a leak");
         l.payloads_held = 2;

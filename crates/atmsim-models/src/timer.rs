@@ -130,7 +130,6 @@ mod tests {
     use atmsim_kernel::{Component, Ledger, PortId, Simulation};
 
     use crate::cell::Msg;
-    use crate::payload::Payloads;
 
     /// Arms, re-arms and cancels at start; records which events fire live or stale.
     #[derive(Default)]
@@ -145,7 +144,7 @@ mod tests {
 
     impl Component for Probe {
         type Msg = Msg;
-        type Store = Payloads;
+        type Store = crate::observe::Store;
         fn start(&mut self, ctx: &mut Cx<'_>) {
             // Timer: armed for 10, then for 5 (earlier: a second event), then 20 is
             // later than what stands (no event); the event at 10 is stale.

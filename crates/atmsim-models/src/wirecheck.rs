@@ -11,7 +11,10 @@
 //!
 //! RM cells are single cells, not AAL5 PDUs: [`check_rm_cell`] emits the whole
 //! 53-octet cell (header with PTI = 110 and its HEC, the 48-octet RM payload with its
-//! CRC-10) and parses both back (for the ABR components, which are not written yet).
+//! CRC-10) and parses both back; credit cells and credits in headers likewise.
+//!
+//! These are the round trips themselves; the observer that runs them on a run's PDUs
+//! and control cells is [`crate::observers::wire_check`].
 
 use atmsim_wire::aal5::Aal5Repr;
 use atmsim_wire::cell::{HeaderRepr, HecOutcome, HecReceiver, Interface};
@@ -25,17 +28,6 @@ use atmsim_wire::udp::{self, UdpRepr};
 
 use crate::cell::{vc_name, Cell, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
 use crate::payload::{Payload, L4};
-
-/// The checking mode's state in the run's store.
-#[derive(Debug, Default)]
-pub struct WireCheck {
-    /// The mode is on.
-    pub on: bool,
-    /// PDUs checked end to end so far.
-    pub checked: u64,
-    /// Test hook: flip this bit of the next PDU emitted (to see the check fail).
-    pub corrupt_next: Option<usize>,
-}
 
 /// The bytes of the AAL5 CPCS-PDU carrying the IP packet `p` (LLC/SNAP, IPv4, the
 /// transport header on a first fragment, zero data).
@@ -224,24 +216,6 @@ pub fn check_rm_bytes(cell: &Cell, bytes: &[u8; 53], rm: &RmRepr) -> Result<(), 
 pub fn check_rm_cell(cell: &Cell, rm: &RmRepr) -> Result<(), String> {
     let b = emit_rm_cell(cell, rm).map_err(|e| format!("--check-wire: {} RM cell (flow {}): {e}", vc_name(cell.vc), cell.flow))?;
     check_rm_bytes(cell, &b, rm)
-}
-
-/// An RM cell arriving at an ABR end system: under `--check-wire`, its round trip
-/// ([`check_rm_cell`]) counted as checked; false, the run failed, on a mismatch.
-pub fn rm_cell_arrives(cell: &Cell, rm: &RmRepr, ctx: &mut crate::kind::Cx<'_>) -> bool {
-    if !ctx.store().check.on {
-        return true;
-    }
-    match check_rm_cell(cell, rm) {
-        Ok(()) => {
-            ctx.store().check.checked += 1;
-            true
-        }
-        Err(e) => {
-            ctx.fail(e);
-            false
-        }
-    }
 }
 
 /// The 53 octets of the credit cell `cell` carrying `credit`: a standard user-data cell

@@ -3,7 +3,10 @@
 use std::time::Instant;
 
 use atmsim_kernel::{Ledger, ProbeRow, Route, SeriesProbe, SimError, SimTime, Simulation};
-use atmsim_models::cell_trace::TraceFilter;
+use atmsim_models::observe::Interest;
+use atmsim_models::observers::capture::Capture;
+use atmsim_models::observers::cell_trace::{CellTrace, TraceFilter, TraceRow};
+use atmsim_models::observers::wire_check::WireCheck;
 use atmsim_models::{BuildInfo, Model};
 
 use crate::load::Scenario;
@@ -140,8 +143,9 @@ impl TraceNames {
     }
 
     /// One row with its names.
-    pub fn row(&self, r: &atmsim_models::cell_trace::TraceRow) -> TraceRowOut {
-        use atmsim_models::cell_trace::{flag_names, TraceEvent, Traced, FRAME_NO_PORT};
+    pub fn row(&self, r: &TraceRow) -> TraceRowOut {
+        use atmsim_models::observe::{Event as TraceEvent, FRAME_NO_PORT};
+        use atmsim_models::observers::cell_trace::{flag_names, Traced};
         let (cname, inputs, outputs) = &self.comps[r.comp as usize];
         let name = |names: &[String], p: u16| if p == FRAME_NO_PORT { String::new() } else { names.get(p as usize).map_or_else(|| p.to_string(), |x| x.clone()) };
         let (event, port, cause) = match r.event {
@@ -198,23 +202,29 @@ impl Scenario {
             routes[w.from][w.out as usize] = Some(Route { comp: w.to as u32, port: w.inp });
         }
         let mut sim = Simulation::new(comps, paths, routes);
-        sim.store_mut().check.on = self.check_wire;
+        let observers = &mut sim.store_mut().observers;
+        if self.check_wire {
+            observers.subscribe(Box::new(WireCheck::default()));
+        }
+        let mut capture = Capture::default();
         for (i, c) in self.components.iter().enumerate() {
-            if c.kind.kind != "host" {
-                continue;
+            let Some(file) = c.kind.observed.capture else { continue };
+            let asked = file(&c.params, run).map_err(|e| SimError::Output(format!("{}: {}: {}", c.name, e.key, e.msg)))?;
+            if let Some((path, snaplen)) = asked {
+                capture.open(i, &path, snaplen).map_err(|e| SimError::Output(format!("{}: {e}", c.name)))?;
             }
-            let capture = atmsim_models::host::capture_file(&c.params, run).map_err(|e| SimError::Output(format!("{}: {}: {}", c.name, e.key, e.msg)))?;
-            if let Some((path, snaplen)) = capture {
-                sim.store_mut().capture.open(i, &path, snaplen).map_err(|e| SimError::Output(format!("{}: {e}", c.name)))?;
-            }
+        }
+        if !capture.files().is_empty() {
+            observers.subscribe(Box::new(capture));
         }
         if let Some(t) = &self.trace {
             // Transmissions are booked when known, ahead on the fast path: none from
             // the run's end on (the event path never reaches them).
             let end = SimTime::ZERO.plus(self.duration);
-            sim.store_mut().trace = atmsim_models::cell_trace::CellTrace::new(TraceFilter { to: t.filter.to.min(end), ..t.filter.clone() });
-            sim.observe(true);
+            observers.subscribe(Box::new(CellTrace::new(TraceFilter { to: t.filter.to.min(end), ..t.filter.clone() })));
         }
+        let arrivals = observers.wants(Interest::ARRIVE);
+        sim.observe(arrivals);
         sim.fingerprint_content(self.fingerprint_content);
         sim.fast_path(self.fast_path);
         sim.deliver_ahead(self.deliver_ahead);
@@ -240,15 +250,18 @@ impl Scenario {
             (Some(path), None) => return Err(SimError::Output(format!("{}: no cell trace to write: the scenario keeps none ([trace] cells = true)", path.display()))),
             (Some(path), Some(_)) => {
                 let f = crate::trace_file::TraceFile::create(path).map_err(SimError::Output)?;
-                sim.store_mut().trace.spill_to(crate::trace_file::CHUNK, f.spill(TraceNames::new(self)));
+                if let Some(t) = sim.store_mut().observers.get_mut::<CellTrace>() {
+                    t.spill_to(crate::trace_file::CHUNK, f.spill(TraceNames::new(self)));
+                }
                 Some(f)
             }
         };
         let end = SimTime::ZERO.plus(self.duration);
         let warm = SimTime::ZERO.plus(self.warmup);
         let mut out = sim.run(end, warm, progress)?;
+        let mut cell_trace = out.store.observers.take::<CellTrace>().unwrap_or_default();
         if let Some(f) = file {
-            out.store.trace.flush().map_err(SimError::Output)?;
+            cell_trace.flush().map_err(SimError::Output)?;
             f.finish().map_err(SimError::Output)?;
         }
         let wall_s = started.elapsed().as_secs_f64();
@@ -282,15 +295,15 @@ impl Scenario {
             flows.push(books);
         }
         let mut warnings = self.unmatched_keep(&probes);
-        let trace = self.trace_rows(&out.store.trace);
-        let trace_rows = out.store.trace.kept();
-        if out.store.trace.cut > 0 {
+        let trace = self.trace_rows(&cell_trace);
+        let trace_rows = cell_trace.kept();
+        if cell_trace.cut > 0 {
             let line = self.raw.trace.iter().find(|e| e.key == "limit").and_then(|e| e.line);
             let at = line.map_or_else(|| self.raw.file.clone(), |l| format!("{}:{l}", self.raw.file));
             warnings.push(format!(
                 "{at}: trace.limit: the cell trace stopped at {} rows ({} more were wanted); narrow it (flows, vcs, at, from, to) or raise limit",
                 trace_rows,
-                out.store.trace.cut
+                cell_trace.cut
             ));
         }
         probes.retain(|r| self.keeps(&r.component, r.probe));
@@ -307,9 +320,9 @@ impl Scenario {
     /// The trace's rows with names, in time order (the kernel tells of deliveries
     /// handed over late after other events: a stable sort by time restores the order
     /// of each instant's rows as recorded).
-    fn trace_rows(&self, t: &atmsim_models::cell_trace::CellTrace) -> Vec<TraceRowOut> {
+    fn trace_rows(&self, t: &CellTrace) -> Vec<TraceRowOut> {
         let names = TraceNames::new(self);
-        let mut rows: Vec<&atmsim_models::cell_trace::TraceRow> = t.rows.iter().collect();
+        let mut rows: Vec<&TraceRow> = t.rows.iter().collect();
         rows.sort_by_key(|r| r.time);
         rows.into_iter().map(|r| names.row(r)).collect()
     }

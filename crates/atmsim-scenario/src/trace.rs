@@ -15,7 +15,7 @@
 
 use atmsim_kernel::{SimDuration, SimTime};
 use atmsim_models::cell::parse_vc_label;
-use atmsim_models::cell_trace::{TraceFilter, DEFAULT_LIMIT};
+use atmsim_models::observers::cell_trace::{TraceFilter, DEFAULT_LIMIT};
 use atmsim_models::params::{parse_value, ParamSpec, ParamType, Raw, Value};
 use atmsim_models::suggest::did_you_mean;
 
@@ -134,12 +134,13 @@ pub fn trace_section(raw: &RawScenario, components: &[ComponentDecl], duration: 
     Ok(on.then_some(spec))
 }
 
-/// `RING/sI`, station I of the `fddi_ring` named RING, as (component index, station);
-/// None when `name` is not of that form; an error for a station the ring does not have.
+/// `RING/sI`, station I of the component named RING whose kind holds stations (the
+/// `fddi_ring`), as (component index, station); None when `name` is not of that form;
+/// an error for a station the component does not have.
 fn ring_station(components: &[ComponentDecl], name: &str) -> Result<Option<(usize, u16)>, String> {
     let Some((ring, station)) = name.rsplit_once("/s") else { return Ok(None) };
-    let Some(i) = components.iter().position(|c| c.name == ring && c.kind.kind == "fddi_ring") else { return Ok(None) };
-    let stations = components[i].params.int("stations").unwrap_or(0);
+    let Some((i, count)) = components.iter().enumerate().find_map(|(i, c)| (c.name == ring).then_some(c.kind.observed.stations?).map(|f| (i, f))) else { return Ok(None) };
+    let stations = count(&components[i].params);
     match station.parse::<u16>() {
         Ok(s) if i64::from(s) < stations => Ok(Some((i, s))),
         _ => Err(format!("'{name}': ring '{ring}' has stations s0 … s{}", stations - 1)),

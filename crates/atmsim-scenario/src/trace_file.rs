@@ -19,7 +19,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use atmsim_models::cell_trace::{Spill, TraceRow};
+use atmsim_models::observers::cell_trace::{Spill, TraceRow};
 
 use crate::run::{TraceNames, TraceRowOut};
 
@@ -243,25 +243,26 @@ mod tests {
     fn merge_passes_give_what_one_merge_gives() {
         // Seven chunks merged two at a time (three passes) against a stable sort.
         use atmsim_models::cell::{Cell, Msg};
-        use atmsim_models::cell_trace::{arrived, CellTrace, TraceFilter};
+        use atmsim_models::observers::cell_trace::{CellTrace, TraceFilter};
         let dir = std::env::temp_dir().join(format!("atmsim-passes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("t.csv");
         let names = TraceNames::for_test(&["a", "b"], 2);
         let mut f = TraceFile::create(&out).unwrap();
         f.fan_in = 2;
-        let mut store = atmsim_models::payload::Payloads::default();
-        store.trace = CellTrace::new(TraceFilter::default());
-        store.trace.spill_to(3, f.spill(names.clone()));
+        let mut trace = CellTrace::new(TraceFilter::default());
+        trace.spill_to(3, f.spill(names.clone()));
+        let mut store = atmsim_models::Store::default();
+        store.observers.subscribe(Box::new(trace));
         let mut booked = Vec::new();
         for k in 0..20u64 {
             // out of time order within and across chunks, with ties
             let t = atmsim_kernel::SimTime((k * 7) % 5);
             let cell = Cell::plain(t, (k % 2) as u32, 1, k as u32);
-            arrived(t, (k % 2) as u32, 0, &Msg::Cell(cell), &mut store);
+            store.arrived(t, (k % 2) as u32, 0, &Msg::Cell(cell));
             booked.push((t, k));
         }
-        store.trace.flush().unwrap();
+        store.observers.take::<CellTrace>().unwrap().flush().unwrap();
         f.finish().unwrap();
         booked.sort_by_key(|b| b.0);
         let text = std::fs::read_to_string(&out).unwrap();

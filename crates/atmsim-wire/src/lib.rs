@@ -27,7 +27,9 @@
 //! - [`udp`]: the UDP header (RFC 768: ports, length) with its checksum over the IPv4
 //!   pseudo-header, optional on the wire (a carried zero means none);
 //! - [`icmp`]: ICMP echo request and echo reply (RFC 792: type 8 and 0, identifier,
-//!   sequence number, data) with the ICMP checksum.
+//!   sequence number, data) with the ICMP checksum;
+//! - [`sunatm`]: the SunATM pseudo-header of libpcap captures of ATM (direction,
+//!   traffic type, VPI, VCI).
 
 /// The accessors every checked view over a byte buffer shares ([`ipv4::Packet`],
 /// [`tcp::Packet`], [`udp::Packet`], [`icmp::Packet`]: a struct with one field, `buffer:
@@ -65,6 +67,7 @@ pub mod icmp;
 pub mod ipv4;
 pub mod llc;
 pub mod rm;
+pub mod sunatm;
 #[cfg(test)]
 mod refsum;
 pub mod tcp;

@@ -58,7 +58,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::units::{parse_quantity, Dimension, Quantity};
 use atmsim_kernel::{Ledger, Rate, SeriesKind, SimDuration, SimTime};
 
-use crate::cell::Drops;
+use crate::drops::Drops;
 use crate::cell::{parse_vc_entry, vc_name, Cell, Msg, FLAG_CLP};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::series::SeriesDecl;
@@ -585,6 +585,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -556,6 +556,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::PASSES,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

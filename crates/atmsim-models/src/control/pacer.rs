@@ -316,6 +316,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use super::mpp::{InError, Mpp, Step};
 use super::spp::{CellFate, Request, Spp};
 use super::wucs_sar::{cells_for, SarCell, Segmenter, FLAG_FIRST, PAYLOAD_OCTETS};
 use crate::cell::{Cell, Frame, Msg, FLAG_EOP};
-use crate::cell_trace::{self, FramePlace};
+use crate::observe::{observe, Event, FramePlace, Observation};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortSpec};
 use crate::lan::fddi::mac::{FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -300,14 +300,14 @@ impl Gateway {
     /// segment in error, else 1), with a `d` row in the cell trace if one is kept.
     fn drop_frame(&mut self, cause: usize, f: &Frame, n: u64, ctx: &mut Cx<'_>) {
         self.drop(cause, f.flow, n);
-        cell_trace::frame_dropped(self.dropped[cause].0, f, FramePlace::default(), ctx);
+        observe(Observation::Frame { event: Event::Drop(self.dropped[cause].0), frame: f, place: FramePlace::default() }, ctx);
     }
 
     /// Drops an arriving ATM cell under `cause` (counted for the ledger, a `d` row in
     /// the cell trace if one is kept).
     fn drop_cell(&mut self, cause: usize, cell: &Cell, ctx: &mut Cx<'_>) {
         self.drop(cause, cell.flow, 1);
-        crate::cell::dropped_here(self.dropped[cause].0, cell, ctx);
+        crate::drops::dropped_here(self.dropped[cause].0, cell, ctx);
     }
 
     /// After every change to the MPP: the transmit buffer's level, full and empty time.
@@ -355,7 +355,7 @@ impl Gateway {
                 self.drop_cell(D_DISCARD, &cell, ctx);
             }
             // The SPP keeps the cell's place in its frame; its payload ends here.
-            _ => crate::cell::discard(&cell, ctx),
+            _ => crate::drops::discard(&cell, ctx),
         }
         self.segments += u64::from(out.lost_frames);
         self.segments_in_error += u64::from(out.lost_frames);
@@ -421,7 +421,7 @@ impl Gateway {
             self.drop_frame(D_RX_FULL, &f, 1, ctx);
         }
         if f.payload.is_some() {
-            ctx.store().release(f.payload);
+            ctx.store().payloads.release(f.payload);
         }
         if full {
             return;
@@ -591,4 +591,5 @@ pub const KIND: KindInfo = KindInfo {
     is_source: true,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

@@ -59,7 +59,7 @@ use crate::link::transmitter::{CellBuffer, LineRateParams, Transmitter, PHY_NAME
 use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::series::SeriesDecl;
-use crate::wirecheck;
+use crate::observe::{observe, Control, Observation};
 use app::{App, AppConfig, AppKind};
 use crate::traffic::sink::SinkParams;
 use atmsim_kernel::SeriesKind;
@@ -394,37 +394,6 @@ fn udp_gap(r: Rate, length: usize, mtu: usize, line: Rate) -> Result<SimDuration
     Ok(gap)
 }
 
-/// The checking mode: emits the PDU whose last cell `c` carries headers `h` through the
-/// wire layer and keeps the bytes with the payload.
-#[cold]
-fn emit_wire(c: &Cell, h: &Payload, ctx: &mut Cx<'_>) {
-    match wirecheck::emit_pdu(h) {
-        Ok(mut bytes) => {
-            let store = ctx.store();
-            if let Some(bit) = store.check.corrupt_next.take() {
-                if let Some(b) = bytes.get_mut(bit / 8) {
-                    *b ^= 1 << (bit % 8);
-                }
-            }
-            store.set_wire(c.payload, bytes);
-        }
-        Err(e) => ctx.fail(format!("--check-wire: {} PDU {}: {e}", crate::cell::vc_name(c.vc), c.seq)),
-    }
-}
-
-/// Records the PDU carrying `h` (sent: `tx`) on VC `vc` in the host's capture file,
-/// if it has one ([`crate::capture`]).
-fn capture(h: &Payload, tx: bool, vc: u32, ctx: &mut Cx<'_>) {
-    let (id, now) = (ctx.id(), ctx.now);
-    if !ctx.store().capture.on(id) {
-        return;
-    }
-    match wirecheck::emit_sdu(h) {
-        Ok(sdu) => ctx.store().capture.record(id, now, tx, vc, &sdu),
-        Err(e) => ctx.fail(format!("capture: {} PDU: {e}", crate::cell::vc_name(vc))),
-    }
-}
-
 impl Host {
     pub fn new(params: HostParams, flow: u32, rng: Stream, mut timer_rng: Stream) -> Result<Self, ParamIssue> {
         let Resolved { rate, mtu, length, udp_gap, tcp_cfg, mut conns, credit } = params.resolve()?;
@@ -555,11 +524,8 @@ impl Host {
         while let Some(p) = self.sar.pop(now) {
             for mut c in p.cells(flow) {
                 if let (true, Some(h)) = (c.is_eop(), p.last_payload) {
-                    c.payload = ctx.store().insert(h);
-                    if ctx.store().check.on {
-                        emit_wire(&c, &h, ctx);
-                    }
-                    capture(&h, true, c.vc, ctx);
+                    c.payload = ctx.store().payloads.insert(h);
+                    observe(Observation::PduSent { cell: &c, payload: &h }, ctx);
                 }
                 match p.pacer {
                     Some(k) => self.pacers[k as usize].enqueue(c, TAG_PACER + k as u32, ctx),
@@ -606,11 +572,8 @@ impl Host {
     /// A credit cell arrived: its entries feed the gate (`--check-wire` round-trips it).
     #[cold]
     fn credit_input(&mut self, cell: &Cell, credit: &atmsim_wire::credit::CreditCellRepr, ctx: &mut Cx<'_>) {
-        if ctx.store().check.on {
-            match wirecheck::check_credit_cell(cell, credit) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => return ctx.fail(e),
-            }
+        if !observe(Observation::Control { cell, control: Control::CreditCell(credit) }, ctx) {
+            return;
         }
         let Some(g) = self.gate.as_mut() else { return };
         g.on_credit(cell.flow, credit.entries());
@@ -708,13 +671,7 @@ impl crate::kind::Kind for Host {
         let now = ctx.now;
         // The host consumes every cell it gets: a payload is taken out of the store
         // whether or not its PDU completes.
-        let (headers, wire) = if cell.payload.is_some() {
-            let store = ctx.store();
-            let wire = if store.check.on { store.take_wire(cell.payload) } else { Vec::new() };
-            (store.take(cell.payload), wire)
-        } else {
-            (None, Vec::new())
-        };
+        let headers = if cell.payload.is_some() { ctx.store().payloads.take(cell.payload) } else { None };
         if let (Some(Payload::Credit(c)), true) = (&headers, self.gate.is_some()) {
             return self.credit_input(&cell, c, ctx);
         }
@@ -723,15 +680,8 @@ impl crate::kind::Kind for Host {
             self.non_ip += 1;
             return;
         };
-        capture(&Payload::Ip { ip, l4 }, false, cell.vc, ctx);
-        if ctx.store().check.on {
-            match wirecheck::check_arrival(&cell, &wire, &Payload::Ip { ip, l4 }) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => {
-                    ctx.fail(e);
-                    return;
-                }
-            }
+        if !observe(Observation::PduReceived { cell: &cell, payload: &Payload::Ip { ip, l4 } }, ctx) {
+            return;
         }
         match l4 {
             L4::Tcp(tcp) => self.tcp_input(&cell, &tcp, ctx),
@@ -853,6 +803,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: true,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed { capture: Some(capture_file), stations: None },
 };
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::cell::{book_in_flight, Cell, Msg};
 use crate::kind::Cx;
+use crate::observe::{observe_at, observing, Event, Interest, Observation};
 use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 
 /// The parameters of a component's own line (the kinds that have one declare them).
@@ -100,7 +101,7 @@ impl Line {
     /// cell's start of transmission if the run keeps a cell trace.
     pub fn start(&mut self, ctx: &mut Cx<'_>) {
         self.ahead = ctx.may_deliver_ahead(self.out_port);
-        self.traced = crate::cell_trace::traced(ctx);
+        self.traced = observing(Interest::DEPART, ctx);
     }
 
     /// When a cell sent at `now` reaches the far end: its transmission starts at once
@@ -128,7 +129,7 @@ impl Line {
     pub fn send(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
         if self.traced {
             // It starts now on an idle line, else when the cell ahead of it ends.
-            crate::cell_trace::departs(self.last_end.max(ctx.now), self.out_port, &cell, ctx);
+            observe_at(self.last_end.max(ctx.now), Observation::Cell { event: Event::Depart(self.out_port), cell: &cell }, ctx);
         }
         let at = self.delivery(ctx.now);
         if self.ahead {

@@ -13,7 +13,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, SimTime, Stream};
 use rand::Rng;
 
-use crate::cell::Drops;
+use crate::drops::Drops;
 use crate::cell::{Cell, Msg};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -105,4 +105,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::PASSES,
+    observed: crate::kind::Observed::NONE,
 };

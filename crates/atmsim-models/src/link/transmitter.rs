@@ -60,7 +60,9 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime};
 
 use crate::control::buffer_policy::{BufferPolicy, BufferPolicyParams};
 use crate::link::sonet::{FramedClock, SonetGrid};
-use crate::cell::{book_in_flight, Cell, Drops, Msg, FLAG_EFCI};
+use crate::cell::{book_in_flight, Cell, Msg, FLAG_EFCI};
+use crate::drops::Drops;
+use crate::observe::{observe_at, observing, Event, Interest, Observation};
 use crate::params::{CellLimit, ParamIssue, ParamSpec, ParamType, Params, PropagationParams};
 use crate::series::{SeriesDecl, MB_PER_CELL};
 use atmsim_kernel::SeriesKind;
@@ -368,28 +370,28 @@ impl Transmitter {
         }
     }
 
-    /// Called when the run starts: books each cell's start of transmission in the
-    /// run's cell trace if it keeps one ([`crate::cell_trace::departs`]; the owner of a
-    /// transmitter that does not [`Transmitter::choose_path`] calls this).
+    /// Called when the run starts: fires each cell's start of transmission if the run
+    /// observes departures ([`crate::observe`]; the owner of a transmitter that does
+    /// not [`Transmitter::choose_path`] calls this).
     pub fn trace_from(&mut self, ctx: &mut Cx<'_>) {
-        self.traced = crate::cell_trace::traced(ctx);
+        self.traced = observing(Interest::DEPART, ctx);
     }
 
-    /// Books in the cell trace that the cell `pop` returns next starts its
-    /// transmission at `start` (event-per-departure path: it is chosen when it starts).
+    /// Fires that the cell `pop` returns next starts its transmission at `start`
+    /// (event-per-departure path: it is chosen when it starts).
     #[cold]
     fn trace_next(&self, start: SimTime, ctx: &mut Cx<'_>) {
         if let Some(&(cell, _)) = self.buffer.next() {
-            crate::cell_trace::departs(start, self.out_port, &cell, ctx);
+            observe_at(start, Observation::Cell { event: Event::Depart(self.out_port), cell: &cell }, ctx);
         }
     }
 
-    /// Books in the cell trace when the cell joining the computed departures starts
-    /// its transmission: when the last cell queued ends, or now on an idle line.
+    /// Fires when the cell joining the computed departures starts its transmission:
+    /// when the last cell queued ends, or now on an idle line.
     #[cold]
     fn trace_computed(&self, cell: &Cell, ctx: &mut Cx<'_>) {
         let start = self.computed.as_ref().and_then(VecDeque::back).map_or(ctx.now, |b| b.end);
-        crate::cell_trace::departs(start, self.out_port, cell, ctx);
+        observe_at(start, Observation::Cell { event: Event::Depart(self.out_port), cell }, ctx);
     }
 
     /// Cells in the buffer at `now` (departures ending now left first), bringing the
@@ -558,7 +560,7 @@ impl Transmitter {
         };
         // (The policy keeps these per flow for the ledger, by cause.)
         self.count_loss(cell);
-        crate::cell::dropped_here(why.cause(), cell, ctx);
+        crate::drops::dropped_here(why.cause(), cell, ctx);
         true
     }
 
@@ -817,6 +819,7 @@ pub const FIFO_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates { offered: None, line: Some(served_rate), passes: false },
+    observed: crate::kind::Observed::NONE,
 };
 
 /// The `link` kind's declarations (registered in `lib.rs`).
@@ -833,6 +836,7 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates { offered: None, line: Some(served_rate), passes: false },
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -55,7 +55,9 @@ use std::collections::VecDeque;
 use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Ledger, Rate, SimDuration, SimTime};
 
-use crate::cell::{book_in_flight, Drops, vc_name, Cell};
+use crate::cell::{book_in_flight, vc_name, Cell};
+use crate::drops::Drops;
+use crate::observe::{observe, Control, Observation};
 use crate::control::abr::port::{forward_rm, PortAbr};
 use crate::payload::Payload;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -297,7 +299,7 @@ impl Switch {
                 *self.replicated_by_flow.entry(cell.flow) += 1;
                 // Each copy carries its own copy of the payload.
                 if cell.payload.is_some() {
-                    c.payload = ctx.store().duplicate(cell.payload);
+                    c.payload = ctx.store().payloads.duplicate(cell.payload);
                 }
             }
             self.to_branch::<ABR>(o, c, ctx);
@@ -394,7 +396,7 @@ impl Switch {
     /// packing timer.
     fn send_credit(&mut self, sends: Vec<(usize, Cell, atmsim_wire::credit::CreditCellRepr)>, ctx: &mut Cx<'_>) {
         for (i, mut cell, repr) in sends {
-            cell.payload = ctx.store().insert(Payload::Credit(repr));
+            cell.payload = ctx.store().payloads.insert(Payload::Credit(repr));
             self.out[i].accept(cell, ctx);
             self.settle(i, ctx);
         }
@@ -412,16 +414,10 @@ impl Switch {
     #[cold]
     fn take_credit(&mut self, i: usize, cell: &Cell, ctx: &mut Cx<'_>) -> bool {
         let Some(g) = self.credit.as_deref_mut().and_then(|cr| cr.gates[i].as_mut()) else { return false };
-        let Some(repr) = credit::credit_of(cell, ctx.store()) else { return false };
-        ctx.store().take(cell.payload);
-        if ctx.store().check.on {
-            match crate::wirecheck::check_credit_cell(cell, &repr) {
-                Ok(()) => ctx.store().check.checked += 1,
-                Err(e) => {
-                    ctx.fail(e);
-                    return true;
-                }
-            }
+        let Some(repr) = credit::credit_of(cell, &ctx.store().payloads) else { return false };
+        ctx.store().payloads.take(cell.payload);
+        if !observe(Observation::Control { cell, control: Control::CreditCell(&repr) }, ctx) {
+            return true;
         }
         g.gate.on_credit(cell.flow, repr.entries());
         if let Some(at) = g.gate.wake(ctx.now) {
@@ -494,7 +490,7 @@ impl Switch {
                 // A copy: the cell stays for its other branches, with its payload.
                 *self.replicated_by_flow.entry(t.cell.flow) += 1;
                 if t.cell.payload.is_some() {
-                    c.payload = ctx.store().duplicate(t.cell.payload);
+                    c.payload = ctx.store().payloads.duplicate(t.cell.payload);
                 }
             }
             if self.abr_on {
@@ -518,7 +514,7 @@ impl Switch {
             self.out[o].accept(c, ctx);
             return;
         };
-        let rm = forward_rm(ctx.store().get(c.payload));
+        let rm = forward_rm(ctx.store().payloads.get(c.payload));
         let (now, vc) = (ctx.now, c.vc);
         self.out[o].accept(c, ctx);
         abr.on_join(now, vc, rm.as_ref(), self.out[o].queue_len() as u64);
@@ -542,7 +538,7 @@ impl Switch {
     fn abr_backward_rm(&mut self, j: u16, cell: &Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         let Some(q) = self.out.get_mut(j as usize).map(|t| t.queue_len_at(now) as u64) else { return };
-        if let (Some(Payload::Rm(rm)), Some(abr)) = (ctx.store().get_mut(cell.payload), self.abr[j as usize].as_mut()) {
+        if let (Some(Payload::Rm(rm)), Some(abr)) = (ctx.store().payloads.get_mut(cell.payload), self.abr[j as usize].as_mut()) {
             if rm.backward {
                 abr.on_backward(now, cell.vc, rm, q);
             }
@@ -713,6 +709,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -107,7 +107,7 @@ pub(crate) use source_kind;
 /// parameters say it sends while active (the load-time check against the line rate).
 pub const fn source_info(kind: &'static str, help: &'static str, source: &'static str, params: &'static [&'static [ParamSpec]], probes: &'static [&'static [ProbeSpec]], offered: crate::kind::RateOf) -> crate::kind::KindInfo {
     let rates = crate::kind::Rates { offered: Some(offered), line: None, passes: false };
-    crate::kind::KindInfo { kind, help, source, params, inputs: &[], outputs: &crate::kind::OUT, ports: None, probes, series: &[crate::series::KindSeries { at: "", series: &SOURCE_SERIES }], is_source: true, forwards_only: false, rates }
+    crate::kind::KindInfo { kind, help, source, params, inputs: &[], outputs: &crate::kind::OUT, ports: None, probes, series: &[crate::series::KindSeries { at: "", series: &SOURCE_SERIES }], is_source: true, forwards_only: false, rates, observed: crate::kind::Observed::NONE }
 }
 
 /// What every source keeps.

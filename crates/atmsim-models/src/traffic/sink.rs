@@ -193,7 +193,7 @@ impl crate::kind::Kind for Sink {
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         // The sink consumes the cell: its payload, if any, is released.
-        crate::cell::discard(&cell, ctx);
+        crate::drops::discard(&cell, ctx);
         let f = cell.flow;
         let s = self.flows.entry(f);
         s.vc = cell.vc;
@@ -302,4 +302,5 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

@@ -35,7 +35,7 @@ use atmsim_kernel::probe::{ProbeKind, ProbeSpec, Report};
 use atmsim_kernel::{Rate, SimDuration, SimTime, PS_PER_S};
 
 use super::capture_filter::Filter;
-use super::trace_pcap::{self, Direction, Select};
+use super::trace_pcap::{self, Direction, Select, TraceData};
 use super::{Source, SourceCore, SourceParams};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 
@@ -57,13 +57,6 @@ pub const PARAMS: [ParamSpec; 11] = [
 ];
 
 pub const PROBES: [ProbeSpec; 1] = [ProbeSpec { name: "trace_pdus", unit: "1", kind: ProbeKind::Counter, help: "packets or frames started after warm-up (count)" }];
-
-/// A trace as read: times (ps from the first) and lengths (octets).
-#[derive(Debug, PartialEq)]
-pub struct TraceData {
-    pub times_ps: Vec<u64>,
-    pub lengths: Vec<u32>,
-}
 
 /// A trace read once per process: by path, format and direction, and by the file's
 /// length and modification time, so that a file written again (a capture re-made in

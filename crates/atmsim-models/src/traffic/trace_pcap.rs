@@ -40,8 +40,15 @@ use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
 use super::capture_filter::Filter;
-use super::trace::TraceData;
 use atmsim_kernel::PS_PER_S;
+
+/// A trace as read (from a capture here, or from text by `super::trace::parse`):
+/// times (ps from the first) and lengths (octets).
+#[derive(Debug, PartialEq)]
+pub struct TraceData {
+    pub times_ps: Vec<u64>,
+    pub lengths: Vec<u32>,
+}
 
 /// Which packets of a capture to keep (`trace` parameter `direction`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,7 +121,7 @@ fn datagram(link: u32, data: &[u8], orig: u32, sel: &Select) -> Result<Option<u3
             if link == 113 { 16 } else { 20 }
         }
         123 => {
-            sent = data.first().map(|b| b & crate::capture::SUNATM_TX != 0);
+            sent = data.first().map(|b| b & atmsim_wire::sunatm::SUNATM_TX != 0);
             4 + if data.get(4..7) == Some(&LLC_SNAP[..]) { 8 } else { 0 }
         }
         other => {

@@ -1214,7 +1214,7 @@ mod payloads {
         assert!(ok.ledger.wire_checked > 100, "PDUs checked: {}", ok.ledger.wire_checked);
         for bit in [3, 40 * 8 + 5, 9_000 * 8] {
             let mut sim = sc.build(sc.seed, 0).expect("build");
-            sim.store_mut().check.corrupt_next = Some(bit);
+            sim.store_mut().observers.get_mut::<atmsim_models::observers::wire_check::WireCheck>().expect("the check is subscribed").corrupt_next = Some(bit);
             let end = atmsim_kernel::SimTime::ZERO.plus(sc.duration);
             match sim.run(end, atmsim_kernel::SimTime::ZERO, &mut |_, _| true) {
                 Err(atmsim_kernel::SimError::ModelPanic { msg, .. }) => assert!(msg.starts_with("--check-wire: vc") && msg.contains("AAL5 CRC-32 mismatch"), "bit {bit}: {msg}"),

@@ -31,7 +31,7 @@ use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::series::KindSeries;
 use crate::traffic::sink::{self, Sink, SinkParams};
-use crate::wirecheck;
+use crate::observe::{observe, Control, Observation};
 
 pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     name: "becn",
@@ -119,14 +119,14 @@ impl Kind for AbrDestNode {
     }
     fn on_cell(&mut self, port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
-        let rm = match ctx.store().get(cell.payload) {
+        let rm = match ctx.store().payloads.get(cell.payload) {
             Some(&Payload::Rm(rm)) => Some(rm),
             _ => None,
         };
         let Some(rm) = rm else {
             // A data cell (its payload, if any, is released by the sink).
             if let Some(b) = self.end(cell.vc).on_data(now, cell.flags & FLAG_EFCI != 0) {
-                let id = ctx.store().insert(Payload::Rm(b));
+                let id = ctx.store().payloads.insert(Payload::Rm(b));
                 *self.becn_by_flow.entry(cell.flow) += 1;
                 Line::send_on(self.line.as_mut(), Cell { payload: id, ..Cell::plain(now, cell.flow, cell.vc, 0) }, ctx);
             }
@@ -137,11 +137,11 @@ impl Kind for AbrDestNode {
             ctx.fail(format!("abr_dest received a backward RM cell on {} (flow {}): only the forward path of a connection may end here", vc_name(cell.vc), cell.flow));
             return;
         }
-        if !wirecheck::rm_cell_arrives(&cell, &rm, ctx) {
+        if !observe(Observation::Control { cell: &cell, control: Control::Rm(&rm) }, ctx) {
             return;
         }
         let back = self.end(cell.vc).turn_around(&rm);
-        if let Some(p) = ctx.store().get_mut(cell.payload) {
+        if let Some(p) = ctx.store().payloads.get_mut(cell.payload) {
             *p = Payload::Rm(back);
         }
         Line::send_on(self.line.as_mut(), Cell { flags: cell.flags & FLAG_CLP, ..cell }, ctx);
@@ -190,6 +190,7 @@ pub const KIND: KindInfo = KindInfo {
     is_source: false,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -90,7 +90,7 @@ impl AbrMux {
             self.tx.accept(cell, ctx);
             return;
         }
-        let rm = forward_rm(ctx.store().get(cell.payload));
+        let rm = forward_rm(ctx.store().payloads.get(cell.payload));
         let (now, vc) = (ctx.now, cell.vc);
         self.tx.accept(cell, ctx);
         self.abr.on_join(now, vc, rm.as_ref(), self.tx.queue_len() as u64);
@@ -101,7 +101,7 @@ impl AbrMux {
         self.back += 1;
         let q = self.tx.queue_len() as u64;
         let now = ctx.now;
-        if let Some(Payload::Rm(rm)) = ctx.store().get_mut(cell.payload) {
+        if let Some(Payload::Rm(rm)) = ctx.store().payloads.get_mut(cell.payload) {
             if rm.backward {
                 self.abr.on_backward(now, cell.vc, rm, q);
             }
@@ -165,4 +165,5 @@ pub const KIND: KindInfo = KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

@@ -25,7 +25,7 @@
 //! - Backward RM cells arriving on `back` are consumed (their payload taken) and fed
 //!   to the state machine (rules 8, 9); the ledger books them as delivered here. With
 //!   the checking mode on (`--check-wire`), each is round-tripped through the
-//!   byte-exact RM cell format first ([`wirecheck::check_rm_cell`]).
+//!   byte-exact RM cell format first (`--check-wire`: [`crate::wirecheck::check_rm_cell`]).
 //! - An idle source (no data ready: `demand` between cells, an edge's empty queue)
 //!   still takes the in-rate chance at which rule 3 makes the next cell a forward RM
 //!   cell (after Mrm cells once Trm has passed, or after Nrm − 1 cells).
@@ -39,7 +39,8 @@ use atmsim_kernel::{Ledger, PortId, Rate, SeriesKind, SimTime};
 
 use super::params::{AbrParams, PARAMS as ABR_PARAMS};
 use super::source::{AbrSource, PerAcr, Send};
-use crate::cell::{book_held, Cell, Drops, FLAG_CLP};
+use crate::cell::{book_held, Cell, FLAG_CLP};
+use crate::drops::Drops;
 use crate::kind::{BuildInfo, Cx, KindInfo, PortSpec, OUT};
 use crate::link::line::{Line, LineParams, PARAMS as LINE_PARAMS};
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -47,7 +48,7 @@ use crate::payload::{Payload, PayloadId};
 use crate::series::{KindSeries, SeriesDecl, MB_PER_CELL};
 use crate::timer::{Timer, TimerKey};
 use crate::traffic::{Source, SourceCore, SourceParams, COMMON_PARAMS, SOURCE_PROBES, SOURCE_SERIES};
-use crate::wirecheck;
+use crate::observe::{observe, Control, Observation};
 
 pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     name: "demand",
@@ -355,7 +356,7 @@ impl AbrSourceNode {
     }
 
     fn send_rm(&mut self, ctx: &mut Cx<'_>, rm: atmsim_wire::rm::RmRepr, flags: u8) {
-        let id = ctx.store().insert(Payload::Rm(rm));
+        let id = ctx.store().payloads.insert(Payload::Rm(rm));
         self.emit(ctx, flags, id);
     }
 
@@ -431,7 +432,7 @@ impl AbrSourceNode {
     #[inline(never)]
     fn on_backward_rm(&mut self, cell: Cell, ctx: &mut Cx<'_>) {
         let now = ctx.now;
-        let rm = match ctx.store().take(cell.payload) {
+        let rm = match ctx.store().payloads.take(cell.payload) {
             Some(Payload::Rm(rm)) if rm.backward => rm,
             other => {
                 let what = if other.is_some() { "a cell whose payload is not a backward RM cell" } else { "a cell without RM payload" };
@@ -439,7 +440,7 @@ impl AbrSourceNode {
                 return;
             }
         };
-        if !wirecheck::rm_cell_arrives(&cell, &rm, ctx) {
+        if !observe(Observation::Control { cell: &cell, control: Control::Rm(&rm) }, ctx) {
             return;
         }
         *self.brm_by_flow.entry(cell.flow) += 1;
@@ -593,6 +594,7 @@ pub const KIND: KindInfo = KindInfo {
     is_source: true,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 /// An edge device's inputs: backward RM cells, and the traffic source's cells.
@@ -613,6 +615,7 @@ pub const EDGE_KIND: KindInfo = KindInfo {
     is_source: true,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

@@ -41,7 +41,8 @@ use atmsim_wire::credit::CreditCellRepr;
 
 use super::packer::{CreditPacker, PiggybackPacker, ENTRIES_IN_HEADER};
 use super::{CARRIER, CARRIERS};
-use crate::cell::{book_in_flight, parse_vc_label, Cell, Drops, Msg};
+use crate::cell::{book_in_flight, parse_vc_label, Cell, Msg};
+use crate::drops::Drops;
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
@@ -171,7 +172,7 @@ impl CreditBuffer {
         *self.made_by_flow.entry(self.open_flow) += 1;
         // In the header the credited VC is the cell's own (VPI 0: the entry's VCI).
         let vc = if self.in_header { c.entries().next().map_or(self.credit_vc, |e| u32::from(e.vci)) } else { self.credit_vc };
-        let id = ctx.store().insert(Payload::Credit(c));
+        let id = ctx.store().payloads.insert(Payload::Credit(c));
         let cell = Cell { payload: id, ..Cell::plain(ctx.now, self.open_flow, vc, self.seq) };
         self.seq = self.seq.wrapping_add(1);
         ctx.send(1, Msg::Cell(cell));
@@ -330,4 +331,5 @@ pub const KIND: KindInfo = KindInfo {
     is_source: false,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

@@ -28,12 +28,13 @@ use atmsim_kernel::{Ledger, PortId, SimTime};
 
 use super::gate::CreditGate;
 use super::{CARRIER, CARRIERS};
-use crate::cell::{parse_vc_label, vc_name, Cell, Drops, Msg};
+use crate::cell::{parse_vc_label, vc_name, Cell, Msg};
+use crate::drops::Drops;
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::link::transmitter::LineRateParams;
 use crate::params::{ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
-use crate::wirecheck;
+use crate::observe::{observe, Control, Observation};
 use atmsim_wire::credit::CreditEntry;
 
 pub const PARAMS: [ParamSpec; 5] = [
@@ -153,7 +154,7 @@ impl Kind for CreditSender {
                 return;
             }
         } else {
-            let credit = match ctx.store().get(cell.payload) {
+            let credit = match ctx.store().payloads.get(cell.payload) {
                 Some(Payload::Credit(c)) => *c,
                 _ => {
                     // Not a credit cell: the hop's reverse traffic, passed on (with
@@ -161,11 +162,8 @@ impl Kind for CreditSender {
                     if self.piggyback && cell.aux != 0 {
                         // The header's GFC credits the cell's own VC (VPI 0).
                         let credit = CreditEntry { vci: (cell.vc & 0xffff) as u16, credit: cell.aux.min(255) as u8 };
-                        if ctx.store().check.on {
-                            match wirecheck::check_piggyback_header(&cell, credit) {
-                                Ok(()) => ctx.store().check.checked += 1,
-                                Err(e) => return ctx.fail(e),
-                            }
+                        if !observe(Observation::Control { cell: &cell, control: Control::Piggyback(credit) }, ctx) {
+                            return;
                         }
                         cell.aux = 0;
                         self.piggybacked += 1;
@@ -178,16 +176,13 @@ impl Kind for CreditSender {
                     return;
                 }
             };
-            ctx.store().take(cell.payload);
+            ctx.store().payloads.take(cell.payload);
             if self.in_header && (credit.len() != 1 || cell.vc != credit.entries().next().map_or(0, |e| u32::from(e.vci))) {
                 return ctx.fail(format!("credit_sender (carrier = \"header\"): a credit on {} (flow {}) with {} entries is not one header entry for its own VC; the downstream credit_buffer must use carrier = \"header\" too", vc_name(cell.vc), cell.flow, credit.len()));
             }
-            if ctx.store().check.on {
-                let checked = if self.in_header { wirecheck::check_credit_header(&cell, &credit) } else { wirecheck::check_credit_cell(&cell, &credit) };
-                match checked {
-                    Ok(()) => ctx.store().check.checked += 1,
-                    Err(e) => return ctx.fail(e),
-                }
+            let control = if self.in_header { Control::CreditHeader(&credit) } else { Control::CreditCell(&credit) };
+            if !observe(Observation::Control { cell: &cell, control }, ctx) {
+                return;
             }
             self.gate.on_credit(cell.flow, credit.entries());
         }
@@ -235,4 +230,5 @@ pub const KIND: KindInfo = KindInfo {
     is_source: false,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };

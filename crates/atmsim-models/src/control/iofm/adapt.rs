@@ -18,8 +18,14 @@
 //! `i = round(i)` within 1..511 and `m = round((m/i)·i)` within i..1023; with no burst in
 //! the interval (no cell), i is kept.
 
-use super::controller::Window;
 use super::{I_MAX, M_MAX};
+
+/// (i, m) of a paced VC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub i: u32,
+    pub m: u64,
+}
 
 /// The adaptation's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]

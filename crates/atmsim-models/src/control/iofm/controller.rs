@@ -9,16 +9,9 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use atmsim_kernel::probe::Tally;
 use atmsim_kernel::{Rate, SimTime};
 
-use super::adapt::{adapt_window, Adapt, AdaptState};
+use super::adapt::{adapt_window, Adapt, AdaptState, Window};
 use crate::cell::Cell;
 use crate::control::measure::MeasurementChip;
-
-/// (i, m) of a paced VC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub i: u32,
-    pub m: u64,
-}
 
 /// One VC's queue, tokens and books.
 #[derive(Clone, Debug)]

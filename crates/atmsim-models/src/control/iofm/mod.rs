@@ -34,8 +34,8 @@
 mod adapt;
 mod controller;
 
-pub use adapt::{adapt_window, Adapt, AdaptState};
-pub use controller::{reference_run, Arrival, Controller, Window};
+pub use adapt::{adapt_window, Adapt, AdaptState, Window};
+pub use controller::{reference_run, Arrival, Controller};
 
 use crate::kind::{BuildInfo, Cx};
 use crate::timer::KeyedTimer;
@@ -251,7 +251,7 @@ impl crate::kind::Kind for Iofm {
         match self.ctl.arrive(cell, ctx.now) {
             Arrival::Queued(Some(slot)) => self.arm(slot, ctx),
             Arrival::Queued(None) => {}
-            Arrival::Dropped => crate::cell::dropped_here("buffer_full", &cell, ctx),
+            Arrival::Dropped => crate::drops::dropped_here("buffer_full", &cell, ctx),
         }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
@@ -362,6 +362,7 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     is_source: false,
     forwards_only: true,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed::NONE,
 };
 
 #[cfg(test)]

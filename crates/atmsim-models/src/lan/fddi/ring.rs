@@ -45,7 +45,7 @@ use atmsim_kernel::{Ledger, PortId, Rate, SimDuration, SimTime, Stream};
 
 use super::mac::{octets_time, Class, Mac, MacConfig, FRAME_OVERHEAD_OCTETS, MAX_INFO_OCTETS, PRIORITIES};
 use crate::cell::{Frame, Msg};
-use crate::cell_trace::{self, FramePlace};
+use crate::observe::{observe, Event, FramePlace, Observation, FRAME_NO_PORT};
 use crate::kind::{BuildInfo, Cx, Kind, KindInfo, PortDecl, PortSpec, Ports};
 use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::PayloadId;
@@ -467,9 +467,9 @@ impl Ring {
         if s.buffered + u64::from(p.frame.octets) > self.buffer {
             s.drops += 1;
             count(&mut self.dropped_full, p.frame.flow);
-            cell_trace::frame_dropped("buffer_full", &p.frame, p.place(i), ctx);
+            observe(Observation::Frame { event: Event::Drop("buffer_full"), frame: &p.frame, place: p.place(i) }, ctx);
             if p.frame.payload.is_some() {
-                ctx.store().release(p.frame.payload);
+                ctx.store().payloads.release(p.frame.payload);
             }
             return;
         }
@@ -538,7 +538,7 @@ impl Ring {
                     None => self.make_frame(i, ctx.now),
                 };
                 let time = octets_time(p.frame.octets);
-                cell_trace::frame_departs(&p.frame, p.place(i), ctx);
+                observe(Observation::Frame { event: Event::Depart(FRAME_NO_PORT), frame: &p.frame, place: p.place(i) }, ctx);
                 self.st[i].mac.sent(class, time);
                 self.sent_this_visit = true;
                 self.phase = Phase::Sending(p);
@@ -625,7 +625,7 @@ impl Ring {
             return;
         };
         let to = a.p.to as usize;
-        cell_trace::frame_arrives(&a.p.frame, a.p.place(to), ctx);
+        observe(Observation::Frame { event: Event::Arrive(FRAME_NO_PORT), frame: &a.p.frame, place: a.p.place(to) }, ctx);
         let s = &mut self.st[to];
         s.rx_frames += 1;
         s.delay.add(ctx.now.since(a.p.frame.born).0 as f64);
@@ -637,7 +637,7 @@ impl Ring {
         } else {
             count(&mut self.delivered, a.p.frame.flow);
             if a.p.frame.payload.is_some() {
-                ctx.store().release(a.p.frame.payload);
+                ctx.store().payloads.release(a.p.frame.payload);
             }
         }
     }
@@ -701,9 +701,9 @@ impl Kind for Ring {
                 ctx.fail(format!("frame for station {to} ({} octets) on gw_tx cannot be sent: valid: a station 0 … {} other than the gateway ({g}), {} to {} octets on the medium", frame.octets, self.st.len() - 1, FRAME_OVERHEAD_OCTETS + 1, MAX_INFO_OCTETS + FRAME_OVERHEAD_OCTETS));
             }
             count(&mut self.dropped_route, frame.flow);
-            cell_trace::frame_dropped("no_route", &frame, FramePlace::default(), ctx);
+            observe(Observation::Frame { event: Event::Drop("no_route"), frame: &frame, place: FramePlace::default() }, ctx);
             if frame.payload.is_some() {
-                ctx.store().release(frame.payload);
+                ctx.store().payloads.release(frame.payload);
             }
             return;
         }
@@ -788,6 +788,11 @@ pub fn ports(p: &Params) -> Ports {
 }
 
 /// The `fddi_ring` kind's declarations (registered in `lib.rs`).
+/// The stations of a ring with these parameters (a trace names them `RING/sI`).
+fn stations(p: &Params) -> i64 {
+    p.int("stations").unwrap_or(0)
+}
+
 pub const KIND: KindInfo = KindInfo {
     kind: "fddi_ring",
     help: "FDDI timed-token ring (stations, background traffic, optional gateway station)",
@@ -801,4 +806,5 @@ pub const KIND: KindInfo = KindInfo {
     is_source: true,
     forwards_only: false,
     rates: crate::kind::Rates::NONE,
+    observed: crate::kind::Observed { capture: None, stations: Some(stations) },
 };

@@ -5,41 +5,20 @@
 //! that a user can follow one VC through the switches' VC tables, see where its cells
 //! wait and where they are lost.
 //!
-//! The kernel tells the run's store of each delivery in its instrumented loop
-//! ([`atmsim_kernel::Component::observe`]); transmissions come from the two things that
-//! put cells on a line ([`crate::link::transmitter::Transmitter`], the buffer of a
-//! `fifo`, `link`, switch port, host adapter or `abr_mux`, and
-//! [`crate::link::line::Line`], a sender's own line), each when it knows the instant
-//! (on the fast path, when the cell arrives; the rows are sorted at the end); drops
-//! from the one way a model drops a cell ([`crate::cell::Drops::drop`] and the buffer
-//! policies'). Observing changes nothing in the run (same events, same fingerprint:
-//! tested). A filter keeps the rows wanted (flows, VC labels, components, a window of
-//! time) up to a limit.
-//!
-//! Frames are traced the same way ([`Traced::Frame`]): their deliveries to a
-//! component's input, and what a frame-based model books itself ([`frame_departs`],
-//! [`frame_arrives`], [`frame_dropped`]): the FDDI ring's stations starting a frame's
-//! transmission, receiving it, dropping it at a full transmit buffer; the ATM–FDDI
-//! gateway's frames dropped in the MPP and on its reverse path. A row inside a
-//! component that holds several stations (the ring) names the station.
+//! An observer ([`crate::observe`]): it subscribes to arrivals, departures and drops of
+//! cells and frames, which the models fire where they happen (the kernel's deliveries,
+//! in its instrumented loop; the transmitters' starts of transmission, ahead on the
+//! fast path, when the cell arrives: the rows are sorted at the end; every drop;
+//! the FDDI ring's stations and the ATM–FDDI gateway's frames). A row inside a component
+//! that holds several stations (the ring) names the station. Observing changes nothing
+//! in the run (same events, same fingerprint: tested). A filter keeps the rows wanted
+//! (flows, VC labels, components, a window of time) up to a limit.
 
-use atmsim_kernel::{CompId, PortId, SimTime};
+use atmsim_kernel::{CompId, SimTime};
 
-use crate::cell::{Cell, Frame, Msg, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
+use crate::cell::{Cell, Frame, FLAG_CLP, FLAG_EFCI, FLAG_EOP};
+use crate::observe::{Event, Interest, Observation, Observer};
 use crate::payload::{Payload, Payloads, L4};
-
-/// What happened to the cell of a row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TraceEvent {
-    /// Delivered to input `port` of the component.
-    Arrive(PortId),
-    /// Its transmission on the line of output `port` starts (its wait there is over;
-    /// its last bit leaves one cell time later, and the next hop receives it after the
-    /// line's propagation delay).
-    Depart(PortId),
-    /// Dropped by the component, booked in the ledger under this cause.
-    Drop(&'static str),
-}
 
 /// What a row is about: a cell, or a frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,7 +53,7 @@ pub struct TraceRow {
     /// The station inside the component where it happened (the FDDI ring's stations;
     /// None for a component that is one place).
     pub station: Option<u16>,
-    pub event: TraceEvent,
+    pub event: Event,
     pub what: Traced,
     /// What the cell carries beyond its header, in a few words (`tcp seq 1 ack 0 ...`,
     /// `rm forward ER ... CI 0`); empty for a plain cell and the cells of a PDU before
@@ -141,10 +120,9 @@ impl TraceFilter {
 /// is reported at the end of the run; the run itself goes on unchanged.
 pub type Spill = Box<dyn FnMut(&mut Vec<TraceRow>) -> Result<(), String> + Send>;
 
-/// The run's trace: off unless the scenario asks for one.
+/// The run's trace (subscribed when the scenario asks for one).
 #[derive(Default)]
 pub struct CellTrace {
-    pub on: bool,
     pub filter: TraceFilter,
     /// The rows kept, in booking order (streamed: those not yet handed to the spill).
     pub rows: Vec<TraceRow>,
@@ -162,7 +140,6 @@ pub struct CellTrace {
 impl std::fmt::Debug for CellTrace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CellTrace")
-            .field("on", &self.on)
             .field("filter", &self.filter)
             .field("rows", &self.rows.len())
             .field("cut", &self.cut)
@@ -175,7 +152,7 @@ impl std::fmt::Debug for CellTrace {
 impl CellTrace {
     /// A trace keeping what `filter` wants.
     pub fn new(filter: TraceFilter) -> CellTrace {
-        CellTrace { on: true, filter, ..CellTrace::default() }
+        CellTrace { filter, ..CellTrace::default() }
     }
 
     /// Streams the rows: whenever `chunk` rows are held they go to `spill`, so that a
@@ -212,7 +189,7 @@ impl CellTrace {
         }
     }
 
-    fn push(&mut self, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced, carries: impl FnOnce() -> String) {
+    fn push(&mut self, time: SimTime, comp: CompId, station: Option<u16>, event: Event, what: Traced, carries: impl FnOnce() -> String) {
         if !self.filter.wants(time, comp, station, &what) {
             return;
         }
@@ -228,103 +205,19 @@ impl CellTrace {
     }
 }
 
-/// Books a delivery of a cell or a frame in the store's trace.
-pub fn arrived(time: SimTime, comp: CompId, port: PortId, msg: &Msg, store: &mut Payloads) {
-    if !store.trace.on {
-        return;
+impl Observer for CellTrace {
+    fn interest(&self) -> Interest {
+        Interest::ARRIVE | Interest::DEPART | Interest::DROP
     }
-    let what = match msg {
-        Msg::Cell(cell) => Traced::Cell(*cell),
-        Msg::Frame(frame) => Traced::Frame { frame: *frame, origin: None },
-    };
-    book(store, time, comp, None, TraceEvent::Arrive(port), what);
-}
-
-/// Books `event` of a cell or frame at component `comp` (at `station` inside it) in
-/// the store's trace (the filter decides whether it is kept).
-fn book(store: &mut Payloads, time: SimTime, comp: CompId, station: Option<u16>, event: TraceEvent, what: Traced) {
-    let payload = match what {
-        Traced::Cell(c) => c.payload,
-        Traced::Frame { frame, .. } => frame.payload,
-    };
-    // The trace is taken out while the payload is read for the row.
-    let mut trace = std::mem::take(&mut store.trace);
-    trace.push(time, comp, station, event, what, || carried(store.get(payload)));
-    store.trace = trace;
-}
-
-/// Books a drop in the store's trace, if one is kept.
-#[cold]
-pub fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, store: &mut Payloads) {
-    if !store.trace.on {
-        return;
+    fn observe(&mut self, time: SimTime, comp: CompId, what: &Observation<'_>, payloads: &Payloads) -> Result<(), String> {
+        let (event, what, station, payload) = match *what {
+            Observation::Cell { event, cell } => (event, Traced::Cell(*cell), None, cell.payload),
+            Observation::Frame { event, frame, place } => (event, Traced::Frame { frame: *frame, origin: place.origin }, place.station, frame.payload),
+            _ => return Ok(()),
+        };
+        self.push(time, comp, station, event, what, || carried(payloads.get(payload)));
+        Ok(())
     }
-    book(store, time, comp, None, TraceEvent::Drop(cause), Traced::Cell(*cell));
-}
-
-/// Books the start of `cell`'s transmission at `time` on output `port` of the
-/// component running `ctx` (the caller knows the trace is on: [`traced`]).
-#[cold]
-#[inline(never)]
-pub fn departs(time: SimTime, port: PortId, cell: &Cell, ctx: &mut crate::kind::Cx<'_>) {
-    let id = ctx.id();
-    book(ctx.store(), time, id, None, TraceEvent::Depart(port), Traced::Cell(*cell));
-}
-
-/// Where inside a component a frame's row happens, and whose frame it is: `station`
-/// is where (None: the component is one place), `origin` the station that made it
-/// when the component's stations share one flow (None: the frame's flow names it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FramePlace {
-    pub station: Option<u16>,
-    pub origin: Option<u16>,
-}
-
-/// Books the start of `frame`'s transmission now, at `place` of the component running
-/// `ctx` (a station of a ring: no output port, so the row's port is
-/// [`FRAME_NO_PORT`], written without a name), if a trace is kept.
-#[inline(always)]
-pub fn frame_departs(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    frame_row(TraceEvent::Depart(FRAME_NO_PORT), frame, place, ctx);
-}
-
-/// Books the arrival of `frame`'s last bit now at `place` (a ring's destination
-/// station), if a trace is kept.
-#[inline(always)]
-pub fn frame_arrives(frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    frame_row(TraceEvent::Arrive(FRAME_NO_PORT), frame, place, ctx);
-}
-
-/// Books a frame dropped now at `place` under ledger cause `cause`, if a trace is kept.
-#[inline(always)]
-pub fn frame_dropped(cause: &'static str, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    frame_row(TraceEvent::Drop(cause), frame, place, ctx);
-}
-
-/// The port a row inside a component names when it happened at one of its stations,
-/// not at a port: written without a port name.
-pub const FRAME_NO_PORT: PortId = PortId::MAX;
-
-/// Books a frame's row if a trace is kept: the test inline, the booking out of line.
-#[inline(always)]
-fn frame_row(event: TraceEvent, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    if ctx.store().trace.on {
-        book_frame(event, frame, place, ctx);
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn book_frame(event: TraceEvent, frame: &Frame, place: FramePlace, ctx: &mut crate::kind::Cx<'_>) {
-    let (now, id) = (ctx.now, ctx.id());
-    book(ctx.store(), now, id, place.station, event, Traced::Frame { frame: *frame, origin: place.origin });
-}
-
-/// Whether the run keeps a cell trace: what a component putting cells on a line reads
-/// once, when the run starts, to know whether to book their transmissions
-/// ([`departs`]).
-pub fn traced(ctx: &mut crate::kind::Cx<'_>) -> bool {
-    ctx.store().trace.on
 }
 
 /// A payload in a few words, for a trace row.
@@ -375,6 +268,8 @@ pub fn flag_names(cell: &Cell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cell::Msg;
+    use crate::observe::Store;
 
     fn cell(flow: u32, vc: u32) -> Cell {
         Cell::plain(SimTime::ZERO, flow, vc, 0)
@@ -415,18 +310,33 @@ mod tests {
         assert!(no_frames.wants(SimTime(0), 3, None, &traced(9, 1)));
     }
 
+    /// A run's store with `trace` subscribed.
+    fn traced_store(trace: CellTrace) -> Store {
+        let mut s = Store::default();
+        s.observers.subscribe(Box::new(trace));
+        s
+    }
+
+    fn trace(s: &mut Store) -> &mut CellTrace {
+        s.observers.get_mut::<CellTrace>().expect("a trace is subscribed")
+    }
+
+    fn dropped(time: SimTime, comp: CompId, cause: &'static str, cell: &Cell, s: &mut Store) {
+        s.observe(time, comp, Observation::Cell { event: Event::Drop(cause), cell });
+    }
+
     #[test]
     fn rows_beyond_the_limit_are_counted_not_kept() {
-        let mut store = Payloads::default();
-        store.trace = CellTrace::new(TraceFilter { limit: 2, ..TraceFilter::default() });
+        let mut store = traced_store(CellTrace::new(TraceFilter { limit: 2, ..TraceFilter::default() }));
         for k in 0..5 {
-            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
+            store.arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)));
         }
         dropped(SimTime(6), 0, "buffer_full", &cell(0, 1), &mut store);
-        assert_eq!(store.trace.rows.len(), 2);
-        assert_eq!(store.trace.cut, 4);
-        assert_eq!(store.trace.rows[1].time, SimTime(1));
-        assert_eq!(store.trace.rows[1].event, TraceEvent::Arrive(1));
+        let t = trace(&mut store);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.cut, 4);
+        assert_eq!(t.rows[1].time, SimTime(1));
+        assert_eq!(t.rows[1].event, Event::Arrive(1));
     }
 
     #[test]
@@ -434,20 +344,21 @@ mod tests {
         use std::sync::{Arc, Mutex};
         let got: Arc<Mutex<Vec<(usize, SimTime)>>> = Arc::default();
         let sink = Arc::clone(&got);
-        let mut store = Payloads::default();
-        store.trace = CellTrace::new(TraceFilter { limit: 7, ..TraceFilter::default() });
+        let mut t = CellTrace::new(TraceFilter { limit: 7, ..TraceFilter::default() });
         let mut chunks = 0;
-        store.trace.spill_to(3, Box::new(move |rows: &mut Vec<TraceRow>| {
+        t.spill_to(3, Box::new(move |rows: &mut Vec<TraceRow>| {
             chunks += 1;
             sink.lock().map_err(|e| e.to_string())?.extend(rows.iter().map(|r| (chunks, r.time)));
             Ok(())
         }));
+        let mut store = traced_store(t);
         for k in 0..10 {
-            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
-            assert!(store.trace.rows.len() < 3, "never more than a chunk held");
+            store.arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)));
+            assert!(trace(&mut store).rows.len() < 3, "never more than a chunk held");
         }
-        assert_eq!((store.trace.kept(), store.trace.cut), (7, 3), "the limit counts the rows handed over");
-        store.trace.flush().unwrap();
+        let t = trace(&mut store);
+        assert_eq!((t.kept(), t.cut), (7, 3), "the limit counts the rows handed over");
+        t.flush().unwrap();
         let got = got.lock().unwrap().clone();
         let want: Vec<(usize, SimTime)> = (0..7).map(|k| (k as usize / 3 + 1, SimTime(k))).collect();
         assert_eq!(got, want);
@@ -455,43 +366,39 @@ mod tests {
 
     #[test]
     fn a_spill_error_stops_the_streaming_and_is_reported() {
-        let mut store = Payloads::default();
-        store.trace = CellTrace::new(TraceFilter::default());
-        store.trace.spill_to(2, Box::new(|_: &mut Vec<TraceRow>| Err("disk full".to_string())));
+        let mut t = CellTrace::new(TraceFilter::default());
+        t.spill_to(2, Box::new(|_: &mut Vec<TraceRow>| Err("disk full".to_string())));
+        let mut store = traced_store(t);
         for k in 0..5 {
-            arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)), &mut store);
+            store.arrived(SimTime(k), 0, 1, &Msg::Cell(cell(0, 1)));
         }
-        assert_eq!(store.trace.flush(), Err("disk full".to_string()));
+        assert_eq!(trace(&mut store).flush(), Err("disk full".to_string()));
     }
 
     #[test]
-    fn a_drop_is_booked_only_when_a_trace_is_kept() {
-        let mut store = Payloads::default();
-        dropped(SimTime(1), 3, "no_route", &cell(0, 7), &mut store);
-        assert!(store.trace.rows.is_empty() && store.trace.cut == 0);
-        store.trace = CellTrace::new(TraceFilter::default());
+    fn a_drop_is_a_row_with_its_cause_and_the_cells_flags() {
+        let mut store = traced_store(CellTrace::new(TraceFilter::default()));
         let mut c = cell(0, 7);
         c.flags = FLAG_EOP | FLAG_EFCI;
         dropped(SimTime(1), 3, "no_route", &c, &mut store);
-        assert_eq!(store.trace.rows[0].event, TraceEvent::Drop("no_route"));
-        assert_eq!(store.trace.rows[0].comp, 3);
-        let Traced::Cell(kept) = store.trace.rows[0].what else { panic!("a cell's row holds a cell") };
+        let t = trace(&mut store);
+        assert_eq!(t.rows[0].event, Event::Drop("no_route"));
+        assert_eq!(t.rows[0].comp, 3);
+        let Traced::Cell(kept) = t.rows[0].what else { panic!("a cell's row holds a cell") };
         assert_eq!(flag_names(&kept), "eop,efci");
     }
 
     #[test]
     fn a_frame_delivered_is_a_row_with_its_frame() {
-        let mut store = Payloads::default();
         let Traced::Frame { frame: f, .. } = frame(4) else { unreachable!() };
-        arrived(SimTime(3), 2, 0, &Msg::Frame(f), &mut store);
-        assert!(store.trace.rows.is_empty(), "no trace kept, no row");
-        store.trace = CellTrace::new(TraceFilter::default());
-        arrived(SimTime(3), 2, 0, &Msg::Frame(f), &mut store);
-        store.trace.filter.frames = false;
-        arrived(SimTime(4), 2, 0, &Msg::Frame(f), &mut store);
-        assert_eq!(store.trace.rows.len(), 1, "frames: false keeps no frame's row");
-        let r = &store.trace.rows[0];
-        assert_eq!((r.time, r.comp, r.station, r.event), (SimTime(3), 2, None, TraceEvent::Arrive(0)));
+        let mut store = traced_store(CellTrace::new(TraceFilter::default()));
+        store.arrived(SimTime(3), 2, 0, &Msg::Frame(f));
+        trace(&mut store).filter.frames = false;
+        store.arrived(SimTime(4), 2, 0, &Msg::Frame(f));
+        let t = trace(&mut store);
+        assert_eq!(t.rows.len(), 1, "frames: false keeps no frame's row");
+        let r = &t.rows[0];
+        assert_eq!((r.time, r.comp, r.station, r.event), (SimTime(3), 2, None, Event::Arrive(0)));
         assert_eq!(r.what, Traced::Frame { frame: f, origin: None });
     }
 }

@@ -1,5 +1,6 @@
-//! Packet capture at hosts (`host` parameter `pcap`): every AAL5 PDU a host hands to
-//! its adapter and every one it reassembles whole, written as a libpcap file that
+//! Packet capture at hosts (`host` parameter `pcap`), an observer
+//! ([`crate::observe`]) of PDUs: every AAL5 PDU a host hands to its adapter and every
+//! one it reassembles whole, written as a libpcap file that
 //! tcpdump and Wireshark read, so that a run's TCP connections can be studied with the
 //! tools used on real captures (sequence graphs, round-trip times, retransmissions).
 //!
@@ -25,16 +26,15 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::Duration;
 
-use atmsim_kernel::SimTime;
+use atmsim_kernel::{CompId, SimTime};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 
-/// SunATM pseudo-header: the PDU was sent (octet 0, bit 7).
-pub const SUNATM_TX: u8 = 0x80;
-/// SunATM traffic type: LLC encapsulation (octet 0, low 4 bits).
-pub const SUNATM_LLC: u8 = 0x02;
-/// Octets of the SunATM pseudo-header.
-pub const SUNATM_HEADER: usize = 4;
+use atmsim_wire::sunatm::{SUNATM_HEADER, SUNATM_LLC, SUNATM_TX};
+
+use crate::cell::vc_name;
+use crate::observe::{Interest, Observation, Observer};
+use crate::payload::Payloads;
 
 /// One capture file.
 struct Tap {
@@ -45,7 +45,7 @@ struct Tap {
     packets: u64,
 }
 
-/// The run's captures, by component index (in the run store: [`crate::payload::Payloads::capture`]).
+/// The run's captures, by component index.
 #[derive(Default)]
 pub struct Capture {
     taps: Vec<Option<Tap>>,
@@ -117,7 +117,7 @@ impl Capture {
     }
 
     /// Flushes and closes every capture file (the end of the run).
-    pub fn close(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), String> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -132,6 +132,28 @@ impl Capture {
     /// `(path, PDUs recorded)` of each capture, in component order.
     pub fn files(&self) -> Vec<(String, u64)> {
         self.taps.iter().flatten().map(|t| (t.path.clone(), t.packets)).collect()
+    }
+}
+
+impl Observer for Capture {
+    fn interest(&self) -> Interest {
+        Interest::PDU
+    }
+    fn observe(&mut self, time: SimTime, comp: CompId, what: &Observation<'_>, _: &Payloads) -> Result<(), String> {
+        let (cell, payload, tx) = match *what {
+            Observation::PduSent { cell, payload } => (cell, payload, true),
+            Observation::PduReceived { cell, payload } => (cell, payload, false),
+            _ => return Ok(()),
+        };
+        if !self.on(comp) {
+            return Ok(());
+        }
+        let sdu = crate::wirecheck::emit_sdu(payload).map_err(|e| format!("capture: {} PDU: {e}", vc_name(cell.vc)))?;
+        self.record(comp, time, tx, cell.vc, &sdu);
+        Ok(())
+    }
+    fn close(&mut self) -> Result<(), String> {
+        self.finish()
     }
 }
 
@@ -158,7 +180,7 @@ mod tests {
         c.record(2, SimTime(1_500_000_000_500), false, 0x0020, &sdu[..6]);
         c.record(1, SimTime(0), true, 1, &sdu); // not captured: nothing written
         assert_eq!(c.files(), vec![(path.to_str().unwrap().to_string(), 2)]);
-        c.close().unwrap();
+        c.finish().unwrap();
         let b = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         let mut want = vec![0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 123, 0, 0, 0];
@@ -179,7 +201,7 @@ mod tests {
         let mut c = Capture::default();
         c.open(0, path.to_str().unwrap(), 64).unwrap();
         c.record(0, SimTime(0), true, 256 << 16 | 5, &[0; 8]);
-        let e = c.close().unwrap_err();
+        let e = c.finish().unwrap_err();
         std::fs::remove_file(&path).unwrap();
         assert!(e.contains("VPI 256") && e.contains("SunATM"), "{e}");
         let e = Capture::default().open(0, "/no/such/dir/x.pcap", 64).unwrap_err();
