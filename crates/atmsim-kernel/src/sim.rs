@@ -60,6 +60,11 @@ pub trait RunStore: Default {
     fn ledger(&self, ledger: &mut Ledger) {
         let _ = ledger;
     }
+    /// Whether something in the store watches every delivery ([`Component::observe`]):
+    /// read when the run starts, as [`Simulation::observe`] is.
+    fn observes_deliveries(&self) -> bool {
+        false
+    }
 }
 
 impl RunStore for () {}
@@ -921,13 +926,14 @@ impl<C: Component> Simulation<C> {
     /// called every [`PROGRESS_EVERY`] events with (now, events); returning false stops
     /// the run with [`SimError::Interrupted`].
     pub fn run(
-        self,
+        mut self,
         end: SimTime,
         warmup: SimTime,
         progress: &mut dyn FnMut(SimTime, u64) -> bool,
     ) -> Result<RunOutcome<C::Store>, SimError> {
         // Two compiled loops, so that a run without content hashing or observation
         // pays no branch for them per delivery.
+        self.observe |= self.core.store.observes_deliveries();
         if self.content || self.observe {
             self.run_loop::<true>(end, warmup, progress)
         } else {

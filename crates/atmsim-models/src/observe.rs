@@ -262,6 +262,9 @@ impl atmsim_kernel::RunStore for Store {
         ledger.payloads_live += self.payloads.live();
         self.observers.ledger(ledger);
     }
+    fn observes_deliveries(&self) -> bool {
+        self.observers.wants(Interest::ARRIVE)
+    }
 }
 
 /// Fires `what` now at the component running `ctx`, at `time` (a transmission's start

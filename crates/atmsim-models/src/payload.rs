@@ -11,7 +11,7 @@
 //! - a payload is created by the component that creates the message carrying it
 //!   ([`Payloads::insert`]);
 //! - whoever consumes the message takes the payload out ([`Payloads::take`]); whoever
-//!   drops it releases it ([`crate::cell::discard`]); a replicated cell gets a copy
+//!   drops it releases it ([`crate::drops::discard`]); a replicated cell gets a copy
 //!   ([`Payloads::duplicate`]);
 //! - at the end of a run every live payload must be referred to by a message still in
 //!   flight (components count them in their ledger, [`crate::cell::book_in_flight`]),

@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use atmsim_kernel::{Ledger, ProbeRow, Route, SeriesProbe, SimError, SimTime, Simulation};
-use atmsim_models::observe::Interest;
 use atmsim_models::observers::capture::Capture;
 use atmsim_models::observers::cell_trace::{CellTrace, TraceFilter, TraceRow};
 use atmsim_models::observers::wire_check::WireCheck;
@@ -223,8 +222,6 @@ impl Scenario {
             let end = SimTime::ZERO.plus(self.duration);
             observers.subscribe(Box::new(CellTrace::new(TraceFilter { to: t.filter.to.min(end), ..t.filter.clone() })));
         }
-        let arrivals = observers.wants(Interest::ARRIVE);
-        sim.observe(arrivals);
         sim.fingerprint_content(self.fingerprint_content);
         sim.fast_path(self.fast_path);
         sim.deliver_ahead(self.deliver_ahead);

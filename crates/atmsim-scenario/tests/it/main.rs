@@ -731,6 +731,7 @@ mod priority;
 mod quantiles;
 mod frames;
 mod cell_trace;
+mod observer;
 
 mod hosts {
     use super::*;
