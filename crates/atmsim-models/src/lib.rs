@@ -30,6 +30,7 @@ pub mod link;
 pub mod observe;
 pub mod observers;
 pub mod params;
+pub mod part;
 pub mod payload;
 pub mod series;
 pub mod suggest;

@@ -265,6 +265,24 @@ impl VcReassembly {
     }
 }
 
+impl crate::part::Part for VcReassembly {
+    fn reset_stats(&mut self, _now: SimTime) {
+        VcReassembly::reset_stats(self)
+    }
+    fn report(&self, at: &crate::part::At<'_>, out: &mut Report) {
+        VcReassembly::report(self, at.path, out)
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        VcReassembly::ledger(self, l)
+    }
+}
+
+impl crate::part::Part for Segmenter {
+    fn ledger(&self, l: &mut Ledger) {
+        Segmenter::ledger(self, l)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -319,6 +319,12 @@ pub const KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     observed: crate::kind::Observed::NONE,
 };
 
+impl crate::part::Part for Pacer {
+    fn ledger(&self, l: &mut Ledger) {
+        Pacer::ledger(self, l)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

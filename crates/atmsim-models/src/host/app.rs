@@ -210,8 +210,11 @@ impl App {
         self.udp_tx
     }
 
+}
+
+impl crate::part::Part for App {
     /// Starts the statistics afresh.
-    pub fn reset_stats(&mut self) {
+    fn reset_stats(&mut self, _now: SimTime) {
         self.ping_tx = 0;
         self.ping_rx = 0;
         self.rtt.reset();
@@ -222,7 +225,8 @@ impl App {
 
     /// Rows `ping_*` (ping), `udp_tx` (UDP), `udp_rx` (always) and `udp_delay` (when a
     /// datagram arrived), over `secs` seconds.
-    pub fn report(&self, secs: f64, path: &str, out: &mut Report) {
+    fn report(&self, at: &crate::part::At<'_>, out: &mut Report) {
+        let (secs, path) = (at.secs, at.path);
         let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { f64::NAN };
         if self.cfg.kind == AppKind::Ping {
             out.push(path, "ping_tx", "count", self.ping_tx as f64, "1");
@@ -240,6 +244,12 @@ impl App {
         if self.udp_delay.tally().count() > 0 {
             self.udp_delay.report(out, path, "udp_delay", "s", 1e-12);
         }
+    }
+    fn series(&self) -> &'static [crate::series::SeriesDecl] {
+        &super::SERIES[1..2]
+    }
+    fn sample(&self, _q: usize) -> f64 {
+        self.udp_rx as f64
     }
 }
 
@@ -273,7 +283,7 @@ mod tests {
         let (tx, rx, rtt) = a.ping_stats();
         assert_eq!((tx, rx, rtt.count(), rtt.mean()), (3, 1, 1, 300.0));
         let mut out = Report::default();
-        a.report(1.0, "h", &mut out);
+        crate::part::Part::report(&a, &crate::part::At { now: SimTime(0), secs: 1.0, path: "h" }, &mut out);
         let loss = out.rows.iter().find(|r| r.probe == "ping_loss").map(|r| r.value);
         assert_eq!(loss, Some(1.0 - 1.0 / 3.0));
         assert!(out.rows.iter().all(|r| r.probe != "udp_tx"));
@@ -297,7 +307,7 @@ mod tests {
 
     fn rows(a: &App, probe: &str) -> Vec<(String, f64)> {
         let mut out = Report::default();
-        a.report(1.0, "h", &mut out);
+        crate::part::Part::report(a, &crate::part::At { now: SimTime(0), secs: 1.0, path: "h" }, &mut out);
         out.rows.iter().filter(|r| r.probe == probe).map(|r| (r.statistic.clone(), r.value)).collect()
     }
 
@@ -336,7 +346,7 @@ mod tests {
             }
             assert!((stat("max") / unit - 1_000.0).abs() < 1e-9, "{probe}");
         }
-        a.reset_stats();
+        crate::part::Part::reset_stats(&mut a, SimTime(0));
         assert!(rows(&a, "ping_rtt").iter().all(|(s, _)| !s.starts_with('p')), "reset empties the distributions");
     }
 

@@ -695,6 +695,21 @@ fn parse(entries: &[String], base: &Config) -> Result<Vec<Conn>, ParamIssue> {
     Ok(conns)
 }
 
+impl crate::part::Part for Conn {
+    fn reset_stats(&mut self, _now: atmsim_kernel::SimTime) {
+        Conn::reset_stats(self)
+    }
+    fn report(&self, at: &crate::part::At<'_>, out: &mut atmsim_kernel::Report) {
+        Conn::report(self, at.secs, at.path, out)
+    }
+    fn series(&self) -> &'static [crate::series::SeriesDecl] {
+        &SERIES
+    }
+    fn sample(&self, q: usize) -> f64 {
+        Conn::sample(self, q)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tcp::Config;

@@ -194,6 +194,18 @@ impl<J> Cpu<J> {
     }
 }
 
+impl<J> crate::part::Part for Cpu<J> {
+    fn reset_stats(&mut self, _now: SimTime) {
+        Cpu::reset_stats(self)
+    }
+    fn series(&self) -> &'static [crate::series::SeriesDecl] {
+        &super::SERIES[0..1]
+    }
+    fn sample(&self, _q: usize) -> f64 {
+        self.booked() as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -268,6 +268,15 @@ impl IpReassembly {
     }
 }
 
+impl crate::part::Part for IpReassembly {
+    fn reset_stats(&mut self, _now: atmsim_kernel::SimTime) {
+        IpReassembly::reset_stats(self)
+    }
+    fn report(&self, at: &crate::part::At<'_>, out: &mut Report) {
+        IpReassembly::report(self, at.path, out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,7 @@ use crate::params::{fibre_delay, ParamIssue, ParamSpec, ParamType, Params};
 use crate::payload::Payload;
 use crate::series::SeriesDecl;
 use crate::observe::{observe, Control, Observation};
+use crate::part::{At, Part};
 use app::{App, AppConfig, AppKind};
 use crate::traffic::sink::SinkParams;
 use atmsim_kernel::SeriesKind;
@@ -118,19 +119,102 @@ pub const PROBES: [ProbeSpec; 9] = [
     ProbeSpec { name: "ip_drop_datagrams", unit: "1", kind: ProbeKind::Counter, help: "IP datagrams never completed because a fragment was lost (count at the end of the run, including pending ones)" },
 ];
 
-const TAG_APP: u32 = 0;
-const TAG_SAR: u32 = 1;
-const TAG_NIC: u32 = 2; // and 3: the interface transmitter
-const TAG_CPU: u32 = 4;
-const TAG_SLOW: u32 = 5;
-const TAG_FAST: u32 = 6;
-const TAG_TCP_START: u32 = 7;
-/// The adapter's credit gate's cell cycle.
-const TAG_GATE: u32 = 8;
-/// Adapter pacers: `TAG_PACER + i`.
-const TAG_PACER: u32 = 1 << 16;
-/// Fine TCP timers of connection `i`: `TAG_CONN + i`.
-const TAG_CONN: u32 = 2 << 16;
+/// The host's timers, as typed keys. Each is one kernel tag (the values the host has
+/// always used, so that runs keep their traces): [`HostTimer::tag`] encodes,
+/// [`HostTimer::of`] decodes, and a tag that is none of them is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HostTimer {
+    /// The application's next ping or datagram.
+    App,
+    /// The AAL5 segmenter's next PDU.
+    Sar,
+    /// The interface transmitter's own timers (its two tags).
+    Nic(u32),
+    /// The CPU finished a segment.
+    Cpu,
+    /// BSD's 500 ms and 200 ms TCP timers.
+    Slow,
+    Fast,
+    /// The TCP connections open.
+    TcpStart,
+    /// The adapter's credit gate's cell cycle.
+    Gate,
+    /// Adapter pacer `i`'s release.
+    Pacer(u32),
+    /// Connection `i`'s fine TCP timer.
+    Conn(u32),
+}
+
+/// Tags from here on are pacers', and from [`CONN_TAGS`] on connections'.
+const PACER_TAGS: u32 = 1 << 16;
+const CONN_TAGS: u32 = 2 << 16;
+/// The interface transmitter's first tag (it uses this and the next).
+const NIC_TAG: u32 = 2;
+
+impl HostTimer {
+    const fn tag(self) -> u32 {
+        match self {
+            HostTimer::App => 0,
+            HostTimer::Sar => 1,
+            HostTimer::Nic(t) => t,
+            HostTimer::Cpu => 4,
+            HostTimer::Slow => 5,
+            HostTimer::Fast => 6,
+            HostTimer::TcpStart => 7,
+            HostTimer::Gate => 8,
+            HostTimer::Pacer(i) => PACER_TAGS + i,
+            HostTimer::Conn(i) => CONN_TAGS + i,
+        }
+    }
+
+    fn of(tag: u32) -> Option<HostTimer> {
+        Some(match tag {
+            0 => HostTimer::App,
+            1 => HostTimer::Sar,
+            t @ (NIC_TAG | 3) => HostTimer::Nic(t),
+            4 => HostTimer::Cpu,
+            5 => HostTimer::Slow,
+            6 => HostTimer::Fast,
+            7 => HostTimer::TcpStart,
+            8 => HostTimer::Gate,
+            t if t >= CONN_TAGS => HostTimer::Conn(t - CONN_TAGS),
+            t if t >= PACER_TAGS => HostTimer::Pacer(t - PACER_TAGS),
+            _ => return None,
+        })
+    }
+}
+
+/// The host's parts, listed once: runs `$body` with `$place` (where under the host's
+/// path its series are: "" for the host's own, `nic`, or a connection's `tcp/vc<N>`) and
+/// `$p` (the part) for each, in report order; `mut` visits them mutably. The host
+/// delegates its statistics reset, probe rows, ledger and series to them alike
+/// ([`crate::part::Part`]).
+macro_rules! host_parts {
+    ($h:expr, mut |$place:ident, $p:ident| $body:block) => { host_parts!(@each [mut] $h, |$place, $p| $body) };
+    ($h:expr, |$place:ident, $p:ident| $body:block) => { host_parts!(@each [] $h, |$place, $p| $body) };
+    (@each [$($m:tt)?] $h:expr, |$place:ident, $p:ident| $body:block) => {{
+        { let $place: &str = ""; let $p = & $($m)? $h.app; $body }
+        { let $place: &str = ""; let $p = & $($m)? $h.aal; $body }
+        { let $place: &str = ""; let $p = & $($m)? $h.ip; $body }
+        { let $place: &str = ""; let $p = & $($m)? $h.cpu; $body }
+        for $p in & $($m)? $h.conns {
+            let name = $p.name();
+            let $place: &str = &name;
+            $body
+        }
+        { let $place: &str = "nic"; let $p = & $($m)? $h.nic; $body }
+        if let Some($p) = & $($m)? $h.gate {
+            let $place: &str = "nic";
+            let $p = & $($m)? **$p;
+            $body
+        }
+        { let $place: &str = ""; let $p = & $($m)? $h.sar; $body }
+        for $p in & $($m)? $h.pacers {
+            let $place: &str = "";
+            $body
+        }
+    }};
+}
 
 
 /// Work for the host CPU: one TCP segment to send or to process.
@@ -443,7 +527,7 @@ impl Host {
             fast_tick: tcp_cfg.fast_tick,
             tcp_start: SimTime::ZERO.plus(params.tcp.tcp_start),
             pacers,
-            nic: Transmitter::with(rate, CellBuffer::fifo(None), fibre_delay(params.line_length), 0, TAG_NIC),
+            nic: Transmitter::with(rate, CellBuffer::fifo(None), fibre_delay(params.line_length), 0, NIC_TAG),
             // The gate's cell cycle is the interface's (its peak rate when one is set).
             gate: credit.map(|(w, vcis)| Box::new(CreditGate::new(rate, &vcis, w))),
             since: SimTime::ZERO,
@@ -479,7 +563,7 @@ impl Host {
             self.send_datagram(SENDER, RECEIVER, l4, &pieces, now, ctx);
         }
         if let Some(at) = tick.next {
-            self.app.arm(at, TAG_APP, ctx);
+            self.app.arm(at, HostTimer::App.tag(), ctx);
         }
     }
 
@@ -491,7 +575,7 @@ impl Host {
         let head = Ipv4Repr { src, dst, protocol, payload_len: 0, ttl: TTL, ident: self.ident.take(), dont_frag: false, more_frags: false, frag_offset: 0, tos: 0 };
         for (ip, l4, cells) in ip::fragment(&head, l4, pieces) {
             let pdu = Pdu { born, vc: self.vc, seq: 0, cells, last_payload: Some(Payload::Ip { ip, l4 }), pacer: None };
-            self.sar.enqueue(pdu, TAG_SAR, ctx);
+            self.sar.enqueue(pdu, HostTimer::Sar.tag(), ctx);
         }
     }
 
@@ -528,17 +612,17 @@ impl Host {
                     observe(Observation::PduSent { cell: &c, payload: &h }, ctx);
                 }
                 match p.pacer {
-                    Some(k) => self.pacers[k as usize].enqueue(c, TAG_PACER + k as u32, ctx),
+                    Some(k) => self.pacers[k as usize].enqueue(c, HostTimer::Pacer(k as u32).tag(), ctx),
                     None => self.enter_interface(c, ctx),
                 }
             }
         }
-        self.sar.rearm(TAG_SAR, ctx);
+        self.sar.rearm(HostTimer::Sar.tag(), ctx);
     }
 
     fn pacer_release(&mut self, i: usize, ctx: &mut Cx<'_>) {
         let Some(p) = self.pacers.get_mut(i) else { return };
-        if let Some(cell) = p.release(TAG_PACER + i as u32, ctx) {
+        if let Some(cell) = p.release(HostTimer::Pacer(i as u32).tag(), ctx) {
             self.enter_interface(cell, ctx);
         }
     }
@@ -553,7 +637,7 @@ impl Host {
             return self.nic.accept(c, ctx);
         }
         if let Some(at) = g.wake(ctx.now) {
-            ctx.schedule_at(at, TAG_GATE);
+            ctx.schedule_at(at, HostTimer::Gate.tag());
         }
     }
 
@@ -562,7 +646,7 @@ impl Host {
         let Some(g) = self.gate.as_mut() else { return };
         let (cell, next) = g.on_slot();
         if let Some(at) = next {
-            ctx.schedule_at(at, TAG_GATE);
+            ctx.schedule_at(at, HostTimer::Gate.tag());
         }
         if let Some(cell) = cell {
             self.nic.accept(cell, ctx);
@@ -578,7 +662,7 @@ impl Host {
         let Some(g) = self.gate.as_mut() else { return };
         g.on_credit(cell.flow, credit.entries());
         if let Some(at) = g.wake(ctx.now) {
-            ctx.schedule_at(at, TAG_GATE);
+            ctx.schedule_at(at, HostTimer::Gate.tag());
         }
     }
 
@@ -595,7 +679,7 @@ impl Host {
         let (near_seq, near_ack) = self.conns[i].near();
         let seg = Segment::from_repr(tcp, near_seq, near_ack);
         self.cpu.push_keyed(Job { conn: i as u16, rx: true, seg }, seg.len as u64, i as u64);
-        self.cpu.kick(TAG_CPU, ctx);
+        self.cpu.kick(HostTimer::Cpu.tag(), ctx);
     }
 
     /// Moves the segments a connection just produced onto the CPU queue and re-arms its
@@ -606,9 +690,9 @@ impl Host {
         }
         let c = &mut self.conns[i];
         if let Some(d) = c.deadline() {
-            c.timer.arm_earliest(d.max(ctx.now), TAG_CONN + i as u32, ctx);
+            c.timer.arm_earliest(d.max(ctx.now), HostTimer::Conn(i as u32).tag(), ctx);
         }
-        self.cpu.kick(TAG_CPU, ctx);
+        self.cpu.kick(HostTimer::Cpu.tag(), ctx);
     }
 
     /// The CPU finished the segment at the head of its queue.
@@ -622,7 +706,7 @@ impl Host {
         } else {
             self.send_segment(i, &job.seg, ctx);
         }
-        self.cpu.kick(TAG_CPU, ctx);
+        self.cpu.kick(HostTimer::Cpu.tag(), ctx);
     }
 
     /// Hands one segment to AAL5: one PDU (TCP segments are never fragmented), its
@@ -633,13 +717,13 @@ impl Host {
         let cells = ip::pdu_cells(seg.ip_len());
         let headers = c.headers(seg, id);
         let pdu = Pdu { born: ctx.now, vc: c.out_vc, seq: 0, cells, last_payload: Some(headers), pacer: c.pacer.map(|p| p as u16) };
-        self.sar.enqueue(pdu, TAG_SAR, ctx);
+        self.sar.enqueue(pdu, HostTimer::Sar.tag(), ctx);
     }
 
-    fn tcp_tick(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+    fn tcp_tick(&mut self, slow: bool, ctx: &mut Cx<'_>) {
         let now = ctx.now;
-        let slow = tag == TAG_SLOW;
-        ctx.schedule_in(if slow { self.slow_tick } else { self.fast_tick }, tag);
+        let (every, key) = if slow { (self.slow_tick, HostTimer::Slow) } else { (self.fast_tick, HostTimer::Fast) };
+        ctx.schedule_in(every, key.tag());
         for i in 0..self.conns.len() {
             self.conns[i].tick(slow, now, &mut self.segs);
             if !self.segs.is_empty() {
@@ -657,14 +741,14 @@ impl crate::kind::Kind for Host {
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
         self.nic.trace_from(ctx);
-        self.app.start(TAG_APP, ctx);
+        self.app.start(HostTimer::App.tag(), ctx);
         if !self.conns.is_empty() {
-            ctx.schedule_at(self.tcp_start, TAG_TCP_START);
+            ctx.schedule_at(self.tcp_start, HostTimer::TcpStart.tag());
             // BSD's timers run from boot: the first ticks fall at the phase, then periodically.
             let slow = SimDuration(self.timer_phase.0 % self.slow_tick.0);
             let fast = SimDuration(self.timer_phase.0 % self.fast_tick.0);
-            ctx.schedule_at(SimTime::ZERO.plus(slow), TAG_SLOW);
-            ctx.schedule_at(SimTime::ZERO.plus(fast), TAG_FAST);
+            ctx.schedule_at(SimTime::ZERO.plus(slow), HostTimer::Slow.tag());
+            ctx.schedule_at(SimTime::ZERO.plus(fast), HostTimer::Fast.tag());
         }
     }
     fn on_cell(&mut self, _port: PortId, cell: Cell, ctx: &mut Cx<'_>) {
@@ -689,100 +773,81 @@ impl crate::kind::Kind for Host {
         }
     }
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
-        match tag {
-            TAG_APP => self.app_tick(ctx),
-            TAG_SAR => self.sar_tick(ctx),
-            TAG_CPU => self.cpu_done(ctx),
-            TAG_SLOW | TAG_FAST => self.tcp_tick(tag, ctx),
-            TAG_GATE => self.gate_slot(ctx),
-            TAG_TCP_START => {
+        let Some(key) = HostTimer::of(tag) else { return ctx.fail(format!("host: timer tag {tag} is none of the host's")) };
+        match key {
+            HostTimer::App => self.app_tick(ctx),
+            HostTimer::Sar => self.sar_tick(ctx),
+            HostTimer::Cpu => self.cpu_done(ctx),
+            HostTimer::Slow => self.tcp_tick(true, ctx),
+            HostTimer::Fast => self.tcp_tick(false, ctx),
+            HostTimer::Gate => self.gate_slot(ctx),
+            HostTimer::TcpStart => {
                 let now = ctx.now;
                 for i in 0..self.conns.len() {
                     self.conns[i].start(now, &mut self.segs);
                     self.queue_output(i, ctx);
                 }
             }
-            t if t >= TAG_CONN => {
-                let i = (t - TAG_CONN) as usize;
+            HostTimer::Conn(i) => {
                 let now = ctx.now;
-                let Some(c) = self.conns.get_mut(i) else { return };
+                let Some(c) = self.conns.get_mut(i as usize) else { return };
                 c.on_timer(now, &mut self.segs);
-                self.queue_output(i, ctx);
+                self.queue_output(i as usize, ctx);
             }
-            t if t >= TAG_PACER => self.pacer_release((t - TAG_PACER) as usize, ctx),
-            _ => self.nic.tick(tag, ctx),
+            HostTimer::Pacer(i) => self.pacer_release(i as usize, ctx),
+            HostTimer::Nic(t) => self.nic.tick(t, ctx),
         }
     }
-    /// The index of series `name` at `sub` (`""`, `nic`, `tcp/vc<N>`), if any.
+    /// The index of series `name` at `sub` (`""`, `nic`, `tcp/vc<N>`), if any: the
+    /// part that samples it, and its place in that part's series.
     fn series_index(&self, sub: &str, name: &str) -> Option<u64> {
-        use crate::series::{code, find, parse_vc_name};
-        match sub {
-            "" => find(&SERIES, name).map(|q| code(0, q)),
-            "nic" => find(&crate::link::transmitter::SERIES, name).map(|q| code(1, q)),
-            _ => {
-                let label = parse_vc_name(sub.strip_prefix("tcp/")?)?;
-                let i = self.conns.iter().position(|c| c.name() == format!("tcp/{}", crate::cell::vc_name(label)))?;
-                find(&conn::SERIES, name).map(|q| code(2 + i as u64, q))
+        let mut k = 0u64;
+        let mut found = None;
+        host_parts!(self, |place, p| {
+            if found.is_none() && place == sub {
+                found = crate::series::find(Part::series(p), name).map(|q| crate::series::code(k, q));
             }
-        }
+            k += 1;
+        });
+        found
     }
     fn sample(&self, index: u64) -> f64 {
-        match crate::series::split(index) {
-            (0, 0) => self.cpu.booked() as f64,
-            (0, 1) => self.app.udp_rx() as f64,
-            (1, q) => self.nic.quantity(q),
-            (e, q) if e >= 2 => self.conns.get(e as usize - 2).map_or(f64::NAN, |c| c.sample(q)),
-            _ => f64::NAN,
-        }
+        let (part, q) = crate::series::split(index);
+        let mut k = 0u64;
+        let mut value = f64::NAN;
+        host_parts!(self, |_place, p| {
+            if k == part {
+                value = Part::sample(p, q);
+            }
+            k += 1;
+        });
+        value
     }
     fn reset_stats(&mut self, now: SimTime) {
-        self.nic.reset_stats(now);
-        self.app.reset_stats();
-        self.aal.reset_stats();
-        self.ip.reset_stats();
         self.since = now;
-        self.cpu.reset_stats();
-        if let Some(g) = self.gate.as_mut() {
-            g.reset_stats();
-        }
-        for c in &mut self.conns {
-            c.reset_stats();
-        }
+        host_parts!(self, mut |_place, p| { Part::reset_stats(p, now) });
     }
     fn report(&self, now: SimTime, path: &str, out: &mut Report) {
         let secs = now.since(self.since).as_secs_f64();
-        self.app.report(secs, path, out);
-        self.aal.report(path, out);
-        self.ip.report(path, out);
         out.push(path, "non_ip_pdus", "count", self.non_ip as f64, "1");
         if !self.conns.is_empty() {
             // CPU time is booked when a segment starts; count only what has elapsed.
             out.push(path, "cpu_util", "value", self.cpu.utilization(secs), "1");
             out.push(path, "tcp_strays", "count", self.tcp_strays as f64, "1");
-            for c in &self.conns {
-                c.report(secs, path, out);
-            }
             // What all of this host's ttcp -r receivers got together (one run, one number).
             let rx: u64 = self.conns.iter().map(|c| c.delivered_since_reset()).sum();
             if self.conns.iter().any(|c| c.is_receiver()) {
                 out.push(path, "tcp_throughput", "rx_total", if secs > 0.0 { rx as f64 * 8.0 / secs } else { f64::NAN }, "b/s");
             }
         }
-        self.nic.report(now, &format!("{path}/nic"), out);
-        if let Some(g) = &self.gate {
-            g.report(&format!("{path}/nic"), 0, out);
-        }
+        let nic = format!("{path}/nic");
+        host_parts!(self, |place, p| {
+            let at = At { now, secs, path: if place == "nic" { &nic } else { path } };
+            Part::report(p, &at, out)
+        });
     }
     fn ledger(&self, l: &mut Ledger) {
-        self.sar.ledger(l);
-        self.nic.ledger(l);
-        if let Some(g) = &self.gate {
-            g.ledger(l);
-        }
-        for p in &self.pacers {
-            p.ledger(l);
-        }
-        self.aal.ledger(l);
+        host_parts!(self, |_place, p| { Part::ledger(p, l) });
     }
     fn source_flow(&self) -> Option<(u32, u32)> {
         Some((self.flow(), self.vc()))
@@ -839,5 +904,33 @@ mod tests {
         assert_eq!(HostParams::bind(&p).unwrap().validate(), Err(ParamIssue::new("mss", "give octets, e.g. \"1500 B\"")));
         let p = loaded(&[("app", Value::Word("ping".into()))]);
         assert_eq!(HostParams::bind(&p).unwrap().validate(), Err(ParamIssue::new("vc", "app = \"ping\" needs the vc it sends on")));
+    }
+
+    /// The typed keys encode to the tags the host has always used (a run's trace, which
+    /// the golden fingerprints pin, schedules these numbers), and decode back; a tag that
+    /// is none of them is refused.
+    #[test]
+    fn timer_keys_round_trip_through_the_hosts_tags() {
+        let keys = [
+            (HostTimer::App, 0),
+            (HostTimer::Sar, 1),
+            (HostTimer::Nic(2), 2),
+            (HostTimer::Nic(3), 3),
+            (HostTimer::Cpu, 4),
+            (HostTimer::Slow, 5),
+            (HostTimer::Fast, 6),
+            (HostTimer::TcpStart, 7),
+            (HostTimer::Gate, 8),
+            (HostTimer::Pacer(0), 1 << 16),
+            (HostTimer::Pacer(7), (1 << 16) + 7),
+            (HostTimer::Conn(0), 2 << 16),
+            (HostTimer::Conn(41), (2 << 16) + 41),
+        ];
+        for (key, tag) in keys {
+            assert_eq!(key.tag(), tag, "{key:?}");
+            assert_eq!(HostTimer::of(tag), Some(key), "{tag}");
+        }
+        assert_eq!(HostTimer::of(9), None);
+        assert_eq!(HostTimer::of((1 << 16) - 1), None);
     }
 }

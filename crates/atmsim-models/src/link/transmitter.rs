@@ -839,6 +839,24 @@ pub const LINK_KIND: crate::kind::KindInfo = crate::kind::KindInfo {
     observed: crate::kind::Observed::NONE,
 };
 
+impl crate::part::Part for Transmitter {
+    fn reset_stats(&mut self, now: SimTime) {
+        <Transmitter as crate::kind::Kind>::reset_stats(self, now)
+    }
+    fn report(&self, at: &crate::part::At<'_>, out: &mut Report) {
+        <Transmitter as crate::kind::Kind>::report(self, at.now, at.path, out)
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        <Transmitter as crate::kind::Kind>::ledger(self, l)
+    }
+    fn series(&self) -> &'static [crate::series::SeriesDecl] {
+        &SERIES
+    }
+    fn sample(&self, q: usize) -> f64 {
+        self.quantity(q)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -141,6 +141,19 @@ impl CreditGate {
     }
 }
 
+impl crate::part::Part for CreditGate {
+    fn reset_stats(&mut self, _now: atmsim_kernel::SimTime) {
+        CreditGate::reset_stats(self)
+    }
+    /// The gate's rows, with no piggybacked entries (a host's adapter takes none).
+    fn report(&self, at: &crate::part::At<'_>, out: &mut Report) {
+        CreditGate::report(self, at.path, 0, out)
+    }
+    fn ledger(&self, l: &mut Ledger) {
+        CreditGate::ledger(self, l)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
