@@ -38,5 +38,5 @@ pub use queue::{CompId, EventQueue};
 pub use rate::{Rate, CELL_BITS};
 pub use rng::Stream;
 pub use series::{SeriesKind, SeriesOut, SeriesProbe};
-pub use sim::{Component, Ctx, PortId, Route, RunOutcome, RunStore, Simulation};
+pub use sim::{Component, Ctx, Lanes, PortId, Route, RunOutcome, RunStore, Simulation};
 pub use time::{SimDuration, SimTime, PS_PER_S};

@@ -6,7 +6,7 @@
 //! component they target. This is the whole determinism contract of the kernel: with
 //! the same inputs the same events are scheduled in the same order. (Timed deliveries
 //! to passive components and the transmitters' departure-before-arrival rule are
-//! written in `sim.rs` and docs/architecture.md, "Simultaneous events".)
+//! written in `sim/mod.rs` and docs/architecture.md, "Simultaneous events".)
 //!
 //! The heap holds the time as the key and `(seq, component, tag)` as a 16-byte payload,
 //! no model data: components keep their own (cells in flight sit in the component's

@@ -100,7 +100,7 @@ impl Line {
     /// Called at start: hand cells over ahead where the run allows it; book each
     /// cell's start of transmission if the run keeps a cell trace.
     pub fn start(&mut self, ctx: &mut Cx<'_>) {
-        self.ahead = ctx.may_deliver_ahead(self.out_port);
+        self.ahead = ctx.lanes().may_deliver_ahead(self.out_port);
         self.traced = observing(Interest::DEPART, ctx);
     }
 

@@ -34,13 +34,13 @@
 //! keeps (arrival, end) per queued cell and books departures, waits and buffer levels
 //! in time order when the next cell arrives or the kernel asks it to settle (warm-up,
 //! samples, end), so everything it reports equals the event-per-departure path's. It is
-//! chosen when the run starts (`Ctx::may_deliver_ahead`); `[scenario] fast_path =
+//! chosen when the run starts (`Lanes::may_deliver_ahead`); `[scenario] fast_path =
 //! "sinks"` limits it to passive downstream components, `false` turns it off. EPD and
 //! PPD decide at arrivals, so they take it as they are. EFCI marking takes it only
-//! where the cells sent ahead wait in a lane of the port's own (`Ctx::keeps_lane`): a
+//! where the cells sent ahead wait in a lane of the port's own (`Lanes::keeps_lane`): a
 //! cell leaves marked exactly when the cell `threshold` places behind it arrives before
 //! it leaves, and then the mark is set on the cell where it waits, `threshold` places
-//! ahead of the arriving one (`Ctx::sent_ahead_mut`, [`Transmitter::mark_ahead`]), and
+//! ahead of the arriving one (`Lanes::sent_ahead_mut`, [`Transmitter::mark_ahead`]), and
 //! noted on its queued entry for the count at its departure.
 //!
 //! *SONET framing* (`framing = "sonet"`, OC-3c and OC-12c only; default `"none"`). The
@@ -363,7 +363,7 @@ impl Transmitter {
         self.trace_from(ctx);
         let fifo = self.buffer.in_arrival_order();
         let marks = self.policy.as_ref().and_then(|p| p.efci_threshold());
-        if self.may_compute && fifo && self.framed.is_none() && ctx.may_deliver_ahead(self.out_port) && (marks.is_none() || ctx.keeps_lane(self.out_port)) {
+        if self.may_compute && fifo && self.framed.is_none() && ctx.lanes().may_deliver_ahead(self.out_port) && (marks.is_none() || ctx.lanes().keeps_lane(self.out_port)) {
             self.computed = Some(VecDeque::new());
             self.computed_capacity = self.buffer.fifo_capacity();
             self.mark_over = marks.unwrap_or(usize::MAX);
@@ -589,7 +589,7 @@ impl Transmitter {
         if let Some(x) = self.computed.as_mut().and_then(|q| q.get_mut(len - 1 - t)) {
             x.efci = true;
         }
-        match t.checked_sub(1).and_then(|back| ctx.sent_ahead_mut(self.out_port, back)) {
+        match t.checked_sub(1).and_then(|back| ctx.lanes().sent_ahead_mut(self.out_port, back)) {
             Some(Msg::Cell(c)) => c.flags |= FLAG_EFCI,
             _ => ctx.fail(format!("EFCI: the cell {t} places ahead of the one arriving is not waiting in the lane")),
         }

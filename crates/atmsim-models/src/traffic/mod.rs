@@ -196,14 +196,14 @@ impl SourceCore {
     }
 
     /// Hands over one cell for emission at each of `times` (in order, not before now)
-    /// on output port 0 ([`atmsim_kernel::Ctx::send_at_each`]: one route and lane
+    /// on output port 0 ([`atmsim_kernel::Lanes::send_at_each`]: one route and lane
     /// lookup for the whole train; the run must allow it,
-    /// [`atmsim_kernel::Ctx::may_deliver_ahead`]). Each is generated now (the ledger
+    /// [`atmsim_kernel::Lanes::may_deliver_ahead`]). Each is generated now (the ledger
     /// books it in flight until it is delivered) and counted as emitted once the source
     /// learns its instant is past ([`SourceCore::count_due`]).
     #[inline]
     pub fn emit_at_each(&mut self, ctx: &mut Cx<'_>, times: impl IntoIterator<Item = SimTime>) {
-        ctx.send_at_each(0, times.into_iter().map(|t| {
+        ctx.lanes().send_at_each(0, times.into_iter().map(|t| {
             let cell = self.next_cell(t);
             self.pending += 1;
             (t, Msg::Cell(cell))

@@ -380,7 +380,7 @@ impl crate::kind::Kind for SelfSimilar {
         SelfSimilar::new(params, b.flow, b.stream("fgn"), b.end)
     }
     fn start(&mut self, ctx: &mut Cx<'_>) {
-        self.ahead = ctx.may_deliver_ahead(0);
+        self.ahead = ctx.lanes().may_deliver_ahead(0);
         self.n = self.next_bin_cells();
         self.schedule_bin(ctx);
     }

@@ -87,7 +87,7 @@ fn an_edge_device_drains_its_queue_at_acr() {
 
 /// A self-similar source's cells (handed over ahead) reach an edge whose queue holds
 /// a cell without an event each: the edge defers its input while a cell waits
-/// (`Ctx::defer_input`), and the kernel hands the arrivals over, each at its instant,
+/// (`Lanes::defer_input`), and the kernel hands the arrivals over, each at its instant,
 /// before the edge's next event. Every statistic is the event path's; the edge's
 /// arrivals no longer go through the future-event list.
 #[test]

@@ -396,7 +396,7 @@ impl AbrSourceNode {
                             e.level.set(now, e.queue.len() as f64);
                             if e.queue.is_empty() {
                                 // The next arrival changes when the VC sends: an event.
-                                ctx.defer_input(EDGE_IN, false);
+                                ctx.lanes().defer_input(EDGE_IN, false);
                             }
                             *e.sent_by_flow.entry(c.flow) += 1;
                             self.emit(ctx, 0, c.payload);
@@ -511,7 +511,7 @@ impl crate::kind::Kind for AbrSourceNode {
             // them over late, each at its instant (a deferred input).
             if was_empty {
                 self.plan(ctx);
-                ctx.defer_input(EDGE_IN, true);
+                ctx.lanes().defer_input(EDGE_IN, true);
             }
             return;
         }
