@@ -207,3 +207,35 @@ def test_calls_in_the_local_pool_come_back_in_order_and_a_workers_error_is_raise
     with pytest.raises(ValueError, match="math domain error"):
         ex.call_all(math.sqrt, [(4.0,), (-1.0,), (9.0,)])
     assert ex._pool is None  # stopped, workers killed
+
+
+def test_sigkill_of_dimension_leaves_no_worker(write_scenario, reaper):
+    """``kill -9`` of ``atmsim dimension`` while its pool runs replications (issue 44
+    item 3): its workers go within 10 s, as a sweep's do (the one local pool, with its
+    parent-death guard)."""
+    import psutil
+
+    path = str(write_scenario(BASE.replace('duration = "5 ms"', 'duration = "2 s"')))
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.Popen(atmsim_cmd() + ["dimension", path, "--key", "mux.capacity", "--unit", "cells", "--max", "64",
+                                            "--target", "mux.q_loss_ratio <= 1e-3", "-n", "8", "-j", "2", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                            start_new_session=True)
+    reaper(proc)
+    helpers: list = []
+    for _ in range(600):  # until its workers are running (a hang guard, not a timing assert)
+        helpers = [p for p in _psutil_session(proc.pid) if p.pid != proc.pid]
+        if len(helpers) >= 2 or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None and len(helpers) >= 2, proc.communicate()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    left = _psutil_session(proc.pid)
+    for _ in range(100):  # 10 s, polled
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _psutil_session(proc.pid)
+    assert left == [], [(p.pid, " ".join(p.cmdline())[:200]) for p in left if p.is_running()]

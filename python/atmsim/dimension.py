@@ -46,10 +46,12 @@ from __future__ import annotations
 
 import math
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
+
+if TYPE_CHECKING:
+    from atmsim.executors import LocalExecutor
 
 from atmsim.exceptions import ScenarioError
 from atmsim.units import BIT_RATE_UNITS, TIME_UNITS, convert
@@ -293,7 +295,7 @@ def _one_run(path: str, overrides: dict[str, str], run: int, target: Target) -> 
 
 
 def evaluate(path: str, key: str, size: int, unit: str, target: Target, replications: int,
-             overrides: Mapping[str, str], pool: Optional[ProcessPoolExecutor],
+             overrides: Mapping[str, str], pool: Optional["LocalExecutor"],
              on_run: Optional[Callable[[], None]] = None) -> Evaluation:
     """Run ``replications`` replications at ``size`` and judge the target (``on_run``
     is called as each replication finishes)."""
@@ -303,8 +305,7 @@ def evaluate(path: str, key: str, size: int, unit: str, target: Target, replicat
     if pool is None:
         results = (_one_run(path, over, i, target) for i in range(replications))
     else:
-        results = pool.map(_one_run, [path] * replications, [over] * replications, range(replications),
-                           [target] * replications)
+        results = pool.map(_one_run, [(path, over, i, target) for i in range(replications)])
     values, units = [], set()
     for v, u in results:
         values.append(v)
@@ -367,7 +368,10 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
                 on_eval(cache[size])
         return cache[size]
 
-    pool = ProcessPoolExecutor(max_workers=workers) if (workers or 0) != 1 else None
+    # The one local pool (atmsim.executors): its workers die with this process.
+    from atmsim.executors import LocalExecutor
+
+    pool = LocalExecutor(workers) if (workers or 0) != 1 else None
     # Written for the smallest size: `good` is the end most likely to meet the target,
     # `bad` the other, `step` the direction from good to bad.
     good, bad, step = (low, high, 1) if largest else (high, low, -1)
@@ -389,4 +393,4 @@ def dimension(path: str | Path, key: str, low: int, high: int, target: Target | 
         return ans
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.close()

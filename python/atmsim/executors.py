@@ -235,19 +235,26 @@ class LocalExecutor:
         self._shutdown(kill=True)
         self._pool = self._new_pool()
 
-    def call_all(self, fn: Callable[..., Any], argsets: Sequence[tuple]) -> list[Any]:
-        """``[fn(*args) for args in argsets]``, computed in the pool (``fn`` importable
-        by name), results in order. The first exception (a Ctrl-C included) stops and
+    def map(self, fn: Callable[..., Any], argsets: Sequence[tuple]) -> Iterator[Any]:
+        """``fn(*args)`` for each of ``argsets``, computed in the pool (``fn`` importable
+        by name), yielded in order as each is ready; the pool stays up for the next
+        call (:meth:`close` ends it). The first exception (a Ctrl-C included) stops and
         kills the workers and is raised here."""
         if self._pool is None:
             self._pool = self._new_pool()
         try:
             with _main_module_hidden():
                 futures = [self._pool.submit(fn, *args) for args in argsets]
-            results = [f.result() for f in futures]
+            for f in futures:
+                yield f.result()
         except BaseException:
             self.close(kill=True)
             raise
+
+    def call_all(self, fn: Callable[..., Any], argsets: Sequence[tuple]) -> list[Any]:
+        """``[fn(*args) for args in argsets]`` (:meth:`map`), results in order; the
+        pool is closed after."""
+        results = list(self.map(fn, argsets))
         self.close()
         return results
 
