@@ -124,9 +124,52 @@ pub fn ports(p: &Params) -> Ports {
     }
 }
 
-const TAG_DELAY: u32 = 0;
-/// The fabric's slot timer (output ports use 1 + 2j and 2 + 2j).
-const TAG_FABRIC: u32 = u32::MAX;
+/// The switch's timers, as typed keys. Each is one kernel tag (the values the switch
+/// has always used, so that runs keep their traces): [`SwitchTimer::tag`] encodes,
+/// [`SwitchTimer::of`] decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SwitchTimer {
+    /// The head of the switching-delay line is due.
+    Delay,
+    /// The input-buffered fabric's cell slot.
+    Fabric,
+    /// Output port `j`'s transmitter (its own two tags, `1 + 2j` and `2 + 2j`: the
+    /// field is the tag).
+    Port(u32),
+    /// The credit gate of output port `j`'s cell cycle.
+    Gate(u32),
+    /// The credit packers' flush deadline.
+    Flush,
+}
+
+impl SwitchTimer {
+    const fn tag(self) -> u32 {
+        match self {
+            SwitchTimer::Delay => 0,
+            SwitchTimer::Fabric => u32::MAX,
+            SwitchTimer::Port(t) => t,
+            SwitchTimer::Gate(j) => credit::TAG_GATE + j,
+            SwitchTimer::Flush => credit::TAG_FLUSH,
+        }
+    }
+
+    /// Output port `j`'s transmitter's first tag.
+    const fn port(j: u32) -> u32 {
+        1 + 2 * j
+    }
+
+    #[inline(always)]
+    fn of(tag: u32) -> SwitchTimer {
+        // The ports' ticks first: they are most of a switch's timers.
+        match tag {
+            0 => SwitchTimer::Delay,
+            t if t < credit::TAG_GATE => SwitchTimer::Port(t),
+            u32::MAX => SwitchTimer::Fabric,
+            credit::TAG_FLUSH => SwitchTimer::Flush,
+            t => SwitchTimer::Gate(t - credit::TAG_GATE),
+        }
+    }
+}
 
 /// The receiving buffers, the fabric's clock and the input counters.
 #[derive(Clone, Debug)]
@@ -218,7 +261,7 @@ impl Switch {
         let mut out: Vec<Transmitter> = (0..n)
             .map(|j| {
                 let buffer = if per_vc { CellBuffer::per_vc(out_labels[j].len(), vc_capacity, capacity).with_levels(levels[j].clone()).with_weights(weights[j].clone()) } else { CellBuffer::fifo(capacity) };
-                let mut t = Transmitter::with(rates[j], buffer, propagation[j], j as u16, 1 + 2 * j as u32);
+                let mut t = Transmitter::with(rates[j], buffer, propagation[j], j as u16, SwitchTimer::port(j as u32));
                 t.count_per_vc(out_labels[j].clone());
                 t.set_framing(framing[j]);
                 t.set_policy(policy.clone());
@@ -314,7 +357,7 @@ impl Switch {
         } else {
             let at = ctx.now.plus(self.delay);
             if self.line.is_empty() {
-                ctx.schedule_at(at, TAG_DELAY);
+                ctx.schedule_at(at, SwitchTimer::Delay.tag());
             }
             self.line.push_back((at, o, c));
         }
@@ -354,7 +397,7 @@ impl Switch {
                     return ctx.fail(format!("switch: {} on credit_out port p{} is not one of its gated VCs", vc_name(c.vc), o + 1));
                 }
                 if let Some(at) = g.gate.wake(ctx.now) {
-                    ctx.schedule_at(at, credit::TAG_GATE + o as u32);
+                    ctx.schedule_at(at, SwitchTimer::Gate(o as u32).tag());
                 }
                 return;
             }
@@ -403,7 +446,7 @@ impl Switch {
         if let Some(cr) = self.credit.as_deref_mut() {
             if let Some(d) = cr.deadline() {
                 if cr.flush.due() != Some(d) {
-                    cr.flush.arm(d, credit::TAG_FLUSH, ctx);
+                    cr.flush.arm(d, SwitchTimer::Flush.tag(), ctx);
                 }
             }
         }
@@ -421,30 +464,33 @@ impl Switch {
         }
         g.gate.on_credit(cell.flow, repr.entries());
         if let Some(at) = g.gate.wake(ctx.now) {
-            ctx.schedule_at(at, credit::TAG_GATE + i as u32);
+            ctx.schedule_at(at, SwitchTimer::Gate(i as u32).tag());
         }
         true
     }
 
     /// A credit timer: a gate's cell cycle, or the packers' deadline.
     #[cold]
-    fn credit_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
+    fn credit_timer(&mut self, key: SwitchTimer, ctx: &mut Cx<'_>) {
         let now = ctx.now;
         let Some(cr) = self.credit.as_deref_mut() else { return };
-        if tag == credit::TAG_FLUSH {
-            if cr.flush.fire(now) {
-                let sends = cr.on_flush(now);
-                self.send_credit(sends, ctx);
+        let j = match key {
+            SwitchTimer::Flush => {
+                if cr.flush.fire(now) {
+                    let sends = cr.on_flush(now);
+                    self.send_credit(sends, ctx);
+                }
+                return;
             }
-            return;
-        }
-        let j = (tag - credit::TAG_GATE) as usize;
+            SwitchTimer::Gate(j) => j as usize,
+            _ => return ctx.fail(format!("switch: {key:?} is not a credit timer")),
+        };
         let Some(g) = cr.gates.get_mut(j).and_then(Option::as_mut) else {
-            return ctx.fail(format!("switch credit timer {tag} for no gated port"));
+            return ctx.fail(format!("switch credit timer {key:?} for no gated port"));
         };
         let (cell, next) = g.gate.on_slot();
         if let Some(at) = next {
-            ctx.schedule_at(at, tag);
+            ctx.schedule_at(at, key.tag());
         }
         if let Some(cell) = cell {
             self.out[j].accept(cell, ctx);
@@ -468,7 +514,7 @@ impl Switch {
             let k = if k > 0 && inp.fabric.cell_train_offset(k - 1).0 == ctx.now.0 { k - 1 } else { k };
             inp.next_slot = k.max(inp.next_slot);
             inp.armed = true;
-            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), TAG_FABRIC);
+            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), SwitchTimer::Fabric.tag());
         }
     }
 
@@ -480,7 +526,7 @@ impl Switch {
         inp.next_slot += 1;
         inp.armed = !inp.stage.is_empty();
         if inp.armed {
-            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), TAG_FABRIC);
+            ctx.schedule_at(SimTime(inp.fabric.cell_train_offset(inp.next_slot).0), SwitchTimer::Fabric.tag());
         }
         self.inputs = Some(inp);
         for t in transfers.drain(..) {
@@ -590,31 +636,32 @@ impl crate::kind::Kind for Switch {
     }
     #[inline]
     fn on_timer(&mut self, tag: u32, ctx: &mut Cx<'_>) {
-        if tag == TAG_DELAY {
-            let Some((_, o, c)) = self.line.pop_front() else {
-                ctx.fail("switch delay timer with an empty delay line".into());
-                return;
-            };
-            if let Some(&(next, _, _)) = self.line.front() {
-                ctx.schedule_at(next, TAG_DELAY);
+        match SwitchTimer::of(tag) {
+            SwitchTimer::Delay => {
+                let Some((_, o, c)) = self.line.pop_front() else {
+                    ctx.fail("switch delay timer with an empty delay line".into());
+                    return;
+                };
+                if let Some(&(next, _, _)) = self.line.front() {
+                    ctx.schedule_at(next, SwitchTimer::Delay.tag());
+                }
+                if self.abr_on {
+                    self.enter::<true>(o as usize, c, ctx);
+                } else {
+                    self.enter::<false>(o as usize, c, ctx);
+                }
             }
-            if self.abr_on {
-                self.enter::<true>(o as usize, c, ctx);
-            } else {
-                self.enter::<false>(o as usize, c, ctx);
-            }
-        } else if tag == TAG_FABRIC {
-            self.fabric_slot(ctx);
-        } else if tag >= credit::TAG_GATE {
-            self.credit_timer(tag, ctx);
-        } else {
-            let j = ((tag - 1) / 2) as usize;
-            match self.out.get_mut(j) {
-                Some(t) => t.tick(tag, ctx),
-                None => ctx.fail(format!("switch timer {tag} for no port")),
-            }
-            if self.credit.is_some() {
-                self.settle(j, ctx);
+            SwitchTimer::Fabric => self.fabric_slot(ctx),
+            key @ (SwitchTimer::Gate(_) | SwitchTimer::Flush) => self.credit_timer(key, ctx),
+            SwitchTimer::Port(tag) => {
+                let j = ((tag - 1) / 2) as usize;
+                match self.out.get_mut(j) {
+                    Some(t) => t.tick(tag, ctx),
+                    None => ctx.fail(format!("switch timer {tag} for no port")),
+                }
+                if self.credit.is_some() {
+                    self.settle(j, ctx);
+                }
             }
         }
     }
@@ -731,5 +778,25 @@ mod tests {
         assert!(e.contains("two branches"), "{e}");
         let e = parse_table(&["p1:5000/1 -> p2:1".into()], 16).unwrap_err();
         assert!(e.contains("VPI"), "{e}");
+    }
+
+    /// The typed keys encode to the tags the switch has always used (the golden
+    /// fingerprints pin the traces that schedule them) and decode back.
+    #[test]
+    fn timer_keys_round_trip_through_the_switchs_tags() {
+        let keys = [
+            (SwitchTimer::Delay, 0),
+            (SwitchTimer::Port(SwitchTimer::port(0)), 1),
+            (SwitchTimer::Port(SwitchTimer::port(0) + 1), 2),
+            (SwitchTimer::Port(SwitchTimer::port(4095) + 1), 2 * 4095 + 2),
+            (SwitchTimer::Gate(0), 1 << 30),
+            (SwitchTimer::Gate(7), (1 << 30) + 7),
+            (SwitchTimer::Flush, u32::MAX - 1),
+            (SwitchTimer::Fabric, u32::MAX),
+        ];
+        for (key, tag) in keys {
+            assert_eq!(key.tag(), tag, "{key:?}");
+            assert_eq!(SwitchTimer::of(tag), key, "{tag}");
+        }
     }
 }
