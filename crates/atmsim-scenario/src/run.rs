@@ -213,7 +213,7 @@ impl Scenario {
                 capture.open(i, &path, snaplen).map_err(|e| SimError::Output(format!("{}: {e}", c.name)))?;
             }
         }
-        if !capture.files().is_empty() {
+        if !capture.is_empty() {
             observers.subscribe(Box::new(capture));
         }
         if let Some(t) = &self.trace {

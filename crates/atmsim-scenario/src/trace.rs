@@ -139,7 +139,8 @@ pub fn trace_section(raw: &RawScenario, components: &[ComponentDecl], duration: 
 /// an error for a station the component does not have.
 fn ring_station(components: &[ComponentDecl], name: &str) -> Result<Option<(usize, u16)>, String> {
     let Some((ring, station)) = name.rsplit_once("/s") else { return Ok(None) };
-    let Some((i, count)) = components.iter().enumerate().find_map(|(i, c)| (c.name == ring).then_some(c.kind.observed.stations?).map(|f| (i, f))) else { return Ok(None) };
+    let Some(i) = components.iter().position(|c| c.name == ring) else { return Ok(None) };
+    let Some(count) = components[i].kind.observed.stations else { return Ok(None) };
     let stations = count(&components[i].params);
     match station.parse::<u16>() {
         Ok(s) if i64::from(s) < stations => Ok(Some((i, s))),

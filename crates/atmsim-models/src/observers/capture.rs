@@ -129,6 +129,11 @@ impl Capture {
         Ok(())
     }
 
+    /// Whether any component is captured.
+    pub fn is_empty(&self) -> bool {
+        self.taps.iter().all(Option::is_none)
+    }
+
     /// `(path, PDUs recorded)` of each capture, in component order.
     pub fn files(&self) -> Vec<(String, u64)> {
         self.taps.iter().flatten().map(|t| (t.path.clone(), t.packets)).collect()
